@@ -1,0 +1,40 @@
+// `tunefarm`: the single binary. Each subcommand is one row of kSubcommands.
+#include "absl/debugging/failure_signal_handler.h"
+#include "absl/debugging/symbolize.h"
+#include "cli/commands.h"
+#include "cli/subcommand.h"
+
+namespace tunefarm::cli {
+namespace {
+
+constexpr Subcommand kSubcommands[] = {
+    {"tune", "Tune an operator on a farm (embedded local farm without --tracker).", "OPERATOR", "",
+     nullptr, "issue 6 (tuner)"},
+    {"tracker", "Run the tracker that queues measurements for device workers.", "", "", nullptr,
+     "issue 5 (device farm)"},
+    {"server", "Run a device worker that dials a tracker and measures kernels.", "", "", nullptr,
+     "issue 5 (device farm)"},
+    {"status", "Show the devices, queues and throughput of a farm.", "", "", nullptr,
+     "issue 5 (device farm)"},
+    {"best", "Show the best recorded schedules from a tuning log.", "", "", nullptr,
+     "issue 7 (tuning log)"},
+    {"history", "Plot the tuning curve of a job from a tuning log.", "", "", nullptr,
+     "issue 7 (tuning log)"},
+    {"export", "Build a deployable kernel library from the best schedules.", "", "", nullptr,
+     "issue 7 (tuning log)"},
+    {"import-log", "Import an AutoTVM JSON-lines tuning log.", "FILE", "", nullptr,
+     "issue 7 (tuning log)"},
+    {"export-log", "Export records as an AutoTVM JSON-lines tuning log.", "FILE", "", nullptr,
+     "issue 7 (tuning log)"},
+    {"version", "Print the version of tunefarm and of the libraries it links.", "",
+     "cmd_version.cc", RunVersion, ""},
+};
+
+}  // namespace
+}  // namespace tunefarm::cli
+
+int main(int argc, char** argv) {
+  absl::InitializeSymbolizer(argv[0]);
+  absl::InstallFailureSignalHandler(absl::FailureSignalHandlerOptions());
+  return tunefarm::cli::Dispatch(tunefarm::cli::kSubcommands, argc, argv);
+}

@@ -1,0 +1,131 @@
+#include "cli/subcommand.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+
+namespace tunefarm::cli {
+namespace {
+
+// Flags that belong to the subcommand: those defined in its flags_file.
+std::vector<const absl::CommandLineFlag*> FlagsOf(const Subcommand& cmd) {
+  std::vector<const absl::CommandLineFlag*> out;
+  if (cmd.flags_file.empty()) return out;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::EndsWith(flag->Filename(), absl::StrCat("/", cmd.flags_file)) ||
+        flag->Filename() == cmd.flags_file) {
+      out.push_back(flag);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
+  return out;
+}
+
+void PrintTopUsage(absl::Span<const Subcommand> table, FILE* out) {
+  absl::FPrintF(out,
+                "tunefarm: a distributed auto-tuner for tensor programs.\n\n"
+                "Usage: tunefarm <command> [flags] [args]\n\nCommands:\n");
+  for (const Subcommand& cmd : table) {
+    absl::FPrintF(out, "  %-12s %s%s\n", cmd.name, cmd.summary,
+                  cmd.run == nullptr ? " (not built yet)" : "");
+  }
+  absl::FPrintF(out, "\nRun `tunefarm <command> --help` for the flags of one command.\n");
+}
+
+void PrintCommandUsage(const Subcommand& cmd, FILE* out) {
+  absl::FPrintF(out, "Usage: tunefarm %s [flags]%s%s\n\n%s\n", cmd.name,
+                cmd.positional.empty() ? "" : " ", cmd.positional, cmd.summary);
+  std::vector<const absl::CommandLineFlag*> flags = FlagsOf(cmd);
+  if (flags.empty()) return;
+  absl::FPrintF(out, "\nFlags:\n");
+  for (const auto* flag : flags) {
+    absl::FPrintF(out, "  --%s  %s (default: %s)\n", flag->Name(), flag->Help(),
+                  flag->DefaultValue().empty() ? "\"\"" : flag->DefaultValue());
+  }
+}
+
+const Subcommand* Find(absl::Span<const Subcommand> table, absl::string_view name) {
+  for (const Subcommand& cmd : table) {
+    if (cmd.name == name) return &cmd;
+  }
+  return nullptr;
+}
+
+bool IsHelp(absl::string_view arg) {
+  return arg == "--help" || arg == "-help" || arg == "-h" || arg == "help";
+}
+
+// Returns the flag name of `arg` if it looks like a flag ("--name", "-name=v", "--noname").
+absl::string_view FlagName(absl::string_view arg) {
+  if (!absl::ConsumePrefix(&arg, "--")) absl::ConsumePrefix(&arg, "-");
+  return arg.substr(0, arg.find('='));
+}
+
+}  // namespace
+
+int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv) {
+  if (argc < 2 || IsHelp(argv[1])) {
+    PrintTopUsage(table, argc < 2 ? stderr : stdout);
+    return argc < 2 ? kExitUsage : kExitOk;
+  }
+  const Subcommand* cmd = Find(table, argv[1]);
+  if (cmd == nullptr) {
+    absl::FPrintF(stderr, "tunefarm: unknown command '%s'\n\n", argv[1]);
+    PrintTopUsage(table, stderr);
+    return kExitUsage;
+  }
+
+  for (int i = 2; i < argc && absl::string_view(argv[i]) != "--"; ++i) {
+    if (IsHelp(argv[i])) {
+      PrintCommandUsage(*cmd, stdout);
+      return kExitOk;
+    }
+  }
+  if (cmd->run == nullptr) {
+    absl::FPrintF(stderr, "tunefarm %s: not built yet (tracked in %s).\n", cmd->name,
+                  cmd->tracked_in);
+    return kExitUsage;
+  }
+
+  // Check every flag against the subcommand's own before Abseil sees them, so a stray flag is
+  // a usage error (exit 2) that names the subcommand, not a generic parse failure.
+  std::vector<const absl::CommandLineFlag*> own = FlagsOf(*cmd);
+  for (int i = 2; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    absl::string_view name = FlagName(arg);
+    auto known = [&](absl::string_view n) {
+      return std::any_of(own.begin(), own.end(), [&](const auto* f) { return f->Name() == n; });
+    };
+    bool negated_bool = absl::StartsWith(name, "no") && known(name.substr(2));
+    if (!known(name) && !negated_bool) {
+      absl::FPrintF(stderr, "tunefarm %s: unknown flag '%s'\n\n", cmd->name, arg);
+      PrintCommandUsage(*cmd, stderr);
+      return kExitUsage;
+    }
+  }
+
+  // Abseil parses the flags; argv[0] becomes "tunefarm SUB" for its messages.
+  std::string program = absl::StrCat(argv[0], " ", cmd->name);
+  std::vector<char*> sub_argv;
+  sub_argv.push_back(program.data());
+  for (int i = 2; i < argc; ++i) sub_argv.push_back(argv[i]);
+  std::vector<char*> rest =
+      absl::ParseCommandLine(static_cast<int>(sub_argv.size()), sub_argv.data());
+  std::vector<std::string> positional(rest.begin() + 1, rest.end());
+  return cmd->run(positional);
+}
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tunefarm builds and runs against. Idempotent: when every
+# package is present it changes nothing and makes no network access.
+#
+#   deploy/setup.sh            install what is missing (uses sudo when not root)
+#   deploy/setup.sh --check    only report what is missing; exit 1 if anything is
+set -euo pipefail
+
+# One package per line, with why it is needed.
+PACKAGES=(
+  bazel-bootstrap        # build system (Bazel 4.2.3, offline WORKSPACE mode)
+  g++                    # C++17 compiler Bazel drives
+  pkg-config             # link lines for system libraries (third_party/pkg_config.bzl)
+  protobuf-compiler      # protoc
+  protobuf-compiler-grpc # grpc_cpp_plugin
+  libprotobuf-dev        # protobuf 3.21 runtime and headers
+  libgrpc++-dev          # gRPC 1.51
+  libabsl-dev            # Abseil 20220623
+  llvm-16-dev            # LLVM 16: IR builder, ORC JIT, x86/AArch64/NVPTX backends
+  libxgboost-dev         # XGBoost C API: the cost model
+  libsqlite3-dev         # the tuning log
+  libgtest-dev           # GoogleTest
+  libgmock-dev           # GoogleMock
+  libopenblas-dev        # GEMM baseline for benchmarks
+  libdnnl-dev            # convolution baseline for benchmarks (oneDNN)
+  libdlpack-dev          # DLTensor, the kernel C ABI's tensor descriptor
+  clang-format           # formatting check run by the test command
+  python3                # small helper scripts in tests
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+if [[ "${1:-}" == "--check" ]]; then
+  echo "setup: missing: ${missing[*]}"
+  exit 1
+fi
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup: need root or sudo to install packages" >&2; exit 1; }
+  SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq "${missing[@]}"
+echo "setup: done"

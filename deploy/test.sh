@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: installs missing packages, checks formatting, runs every Bazel test.
+# This is the README's second quick-start command and exactly what CI runs (.ci/run).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+deploy/setup.sh || exit 1
+tools/check_format.sh || exit 1
+
+log=$(mktemp)
+bazel test //... "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+
+# One closing line that any CI reader understands, from Bazel's own summary.
+passed=$(grep -cE "^//.* PASSED in" "$log" || true)
+failed=$(grep -cE "^//.* (FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)" "$log" || true)
+if [[ $passed -eq 0 && $failed -eq 0 ]]; then
+  # Bazel prints per-target lines only for what it ran; fall back to its "Executed" line.
+  total=$(grep -oE "Executed [0-9]+ out of ([0-9]+) test" "$log" | grep -oE "[0-9]+ test" | grep -oE "[0-9]+" || true)
+  if [[ $rc -eq 0 ]]; then passed=${total:-0}; fi
+fi
+rm -f "$log"
+echo "tests: ${passed} passed, ${failed} failed"
+exit "$rc"
