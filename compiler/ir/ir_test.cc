@@ -1,0 +1,70 @@
+#include "compiler/ir/ir.h"
+
+#include "compiler/ir/ir_equality.h"
+#include "compiler/ir/ir_mutator.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/ir/ir_util.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::ir {
+namespace {
+
+TEST(IrOperators, ConstantOperands_Fold) {
+  Expr e = Expr(3) * 4 + 2;
+  ASSERT_NE(AsConstInt(e), nullptr);
+  EXPECT_EQ(*AsConstInt(e), 14);
+  EXPECT_EQ(*AsConstInt(floordiv(-7, 2)), -4);
+  EXPECT_EQ(*AsConstInt(floormod(-7, 2)), 1);
+}
+
+TEST(IrOperators, IntConstantMeetsFloat_BecomesFloat) {
+  Var x("x", DataType::Float(32));
+  Expr e = x + 1;
+  EXPECT_EQ(e.type(), DataType::Float(32));
+}
+
+TEST(IrEquality, RenamedLoopVariables_Equal) {
+  Buffer a = MakeBuffer("A", DataType::Float(32), {16});
+  Var i("i"), j("j");
+  Stmt s1 = ForNode::Make(i, 0, 16, ForKind::kSerial, StoreNode::Make(a, Expr(1.0f), {i}));
+  Stmt s2 = ForNode::Make(j, 0, 16, ForKind::kSerial, StoreNode::Make(a, Expr(1.0f), {j}));
+  EXPECT_TRUE(StructuralEqual(s1, s2));
+  EXPECT_EQ(StructuralHash(s1), StructuralHash(s2));
+  Stmt s3 = ForNode::Make(j, 0, 8, ForKind::kSerial, StoreNode::Make(a, Expr(1.0f), {j}));
+  EXPECT_FALSE(StructuralEqual(s1, s3));
+}
+
+TEST(IrEquality, DifferentFreeVariables_NotEqual) {
+  Var x("x"), y("x");
+  EXPECT_FALSE(StructuralEqual(x + 1, y + 1));
+  EXPECT_TRUE(StructuralEqual(x + 1, x + 1));
+}
+
+TEST(IrMutator, NoChange_ReturnsSameNode) {
+  Var x("x");
+  Expr e = (x + 1) * 2;
+  IRMutator m;
+  EXPECT_TRUE(m.Mutate(e).same_as(e));
+}
+
+TEST(IrUtil, Substitute_ReplacesVar) {
+  Var x("x");
+  Expr e = Substitute(x * 2 + 1, {{x.get(), Expr(5)}});
+  EXPECT_EQ(ToString(e), "((5 * 2) + 1)");
+}
+
+TEST(IrPrinter, Loop_PrintsReadably) {
+  Buffer a = MakeBuffer("A", DataType::Float(32), {16});
+  Var i("i");
+  Stmt s = ForNode::Make(i, 0, 16, ForKind::kParallel, StoreNode::Make(a, Expr(1.0f), {i}));
+  EXPECT_EQ(ToString(s), "parallel (i, 0, 16) {\n  A[i] = 1f\n}\n");
+}
+
+TEST(DataType, Parse_KnownAndUnknown) {
+  EXPECT_EQ(*ParseDataType("float32x16"), DataType::Float(32, 16));
+  EXPECT_EQ(ParseDataType("float7").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tunefarm::ir

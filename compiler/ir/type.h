@@ -1,0 +1,57 @@
+// Scalar and vector element types of the IR, in DLPack's (code, bits, lanes) terms.
+#ifndef TUNEFARM_COMPILER_IR_TYPE_H_
+#define TUNEFARM_COMPILER_IR_TYPE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tunefarm::ir {
+
+// The type of an IR value: `lanes` > 1 is a vector of `lanes` elements.
+struct DataType {
+  enum class Code : uint8_t { kInt, kUInt, kFloat, kBool, kHandle };
+
+  Code code = Code::kInt;
+  int bits = 32;
+  int lanes = 1;
+
+  static constexpr DataType Int(int bits, int lanes = 1) { return {Code::kInt, bits, lanes}; }
+  static constexpr DataType UInt(int bits, int lanes = 1) { return {Code::kUInt, bits, lanes}; }
+  static constexpr DataType Float(int bits, int lanes = 1) { return {Code::kFloat, bits, lanes}; }
+  static constexpr DataType Bool(int lanes = 1) { return {Code::kBool, 1, lanes}; }
+  // An opaque pointer (a buffer's base address).
+  static constexpr DataType Handle() { return {Code::kHandle, 64, 1}; }
+
+  bool is_int() const { return code == Code::kInt; }
+  bool is_uint() const { return code == Code::kUInt; }
+  bool is_float() const { return code == Code::kFloat; }
+  bool is_bool() const { return code == Code::kBool; }
+  bool is_handle() const { return code == Code::kHandle; }
+  // Integer-like: int, uint or bool.
+  bool is_integral() const { return is_int() || is_uint() || is_bool(); }
+  bool is_scalar() const { return lanes == 1; }
+  bool is_vector() const { return lanes > 1; }
+  int bytes() const { return (bits + 7) / 8; }
+
+  DataType element_of() const { return {code, bits, 1}; }
+  DataType with_lanes(int n) const { return {code, bits, n}; }
+
+  bool operator==(const DataType& o) const {
+    return code == o.code && bits == o.bits && lanes == o.lanes;
+  }
+  bool operator!=(const DataType& o) const { return !(*this == o); }
+
+  // "float32", "int8", "float32x16", "bool", "handle".
+  std::string ToString() const;
+};
+
+// Parses "float32", "float16", "int8", "int32", "int64", "uint8", "bool" (optionally "xN").
+// InvalidArgument: an unknown name.
+absl::StatusOr<DataType> ParseDataType(absl::string_view name);
+
+}  // namespace tunefarm::ir
+
+#endif  // TUNEFARM_COMPILER_IR_TYPE_H_
