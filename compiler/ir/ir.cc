@@ -18,15 +18,12 @@ Var::Var(const Expr& e) : Expr(e) {
 }
 
 Buffer MakeBuffer(std::string name, DataType dtype, std::vector<Expr> shape, std::string scope) {
-  return std::make_shared<BufferNode>(std::move(name), dtype, std::move(shape),
-                                      std::move(scope));
+  return std::make_shared<BufferNode>(std::move(name), dtype, std::move(shape), std::move(scope));
 }
 
 Expr IntImmNode::Make(DataType t, int64_t v) { return Expr(std::make_shared<IntImmNode>(t, v)); }
 
-Expr FloatImmNode::Make(DataType t, double v) {
-  return Expr(std::make_shared<FloatImmNode>(t, v));
-}
+Expr FloatImmNode::Make(DataType t, double v) { return Expr(std::make_shared<FloatImmNode>(t, v)); }
 
 const char* BinaryOpName(BinaryOp op) {
   switch (op) {
@@ -69,8 +66,8 @@ const char* BinaryOpName(BinaryOp op) {
 }
 
 bool IsComparison(BinaryOp op) {
-  return op == BinaryOp::kEQ || op == BinaryOp::kNE || op == BinaryOp::kLT ||
-         op == BinaryOp::kLE || op == BinaryOp::kGT || op == BinaryOp::kGE;
+  return op == BinaryOp::kEQ || op == BinaryOp::kNE || op == BinaryOp::kLT || op == BinaryOp::kLE ||
+         op == BinaryOp::kGT || op == BinaryOp::kGE;
 }
 
 bool IsLogical(BinaryOp op) { return op == BinaryOp::kAnd || op == BinaryOp::kOr; }
@@ -130,10 +127,9 @@ const char* ReduceOpName(ReduceOp op) {
   return "?";
 }
 
-Expr ReduceNode::Make(ReduceOp op, Expr source, std::vector<Var> axes,
-                      std::vector<Range> ranges) {
-  return Expr(std::make_shared<ReduceNode>(op, std::move(source), std::move(axes),
-                                           std::move(ranges)));
+Expr ReduceNode::Make(ReduceOp op, Expr source, std::vector<Var> axes, std::vector<Range> ranges) {
+  return Expr(
+      std::make_shared<ReduceNode>(op, std::move(source), std::move(axes), std::move(ranges)));
 }
 
 Expr MakeConst(DataType t, double value) {
@@ -188,8 +184,8 @@ const char* ForKindName(ForKind kind) {
   return "?";
 }
 
-Stmt ForNode::Make(Var var, Expr min, Expr extent, ForKind kind, Stmt body,
-                   std::string thread_tag, std::map<std::string, int64_t> pragmas) {
+Stmt ForNode::Make(Var var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag,
+                   std::map<std::string, int64_t> pragmas) {
   return Stmt(std::make_shared<ForNode>(std::move(var), std::move(min), std::move(extent), kind,
                                         std::move(body), std::move(thread_tag),
                                         std::move(pragmas)));
@@ -205,8 +201,7 @@ Stmt AllocateNode::Make(Buffer buffer, Stmt body) {
 }
 
 Stmt StoreNode::Make(Buffer buffer, Expr value, std::vector<Expr> indices) {
-  return Stmt(
-      std::make_shared<StoreNode>(std::move(buffer), std::move(value), std::move(indices)));
+  return Stmt(std::make_shared<StoreNode>(std::move(buffer), std::move(value), std::move(indices)));
 }
 
 Stmt EvaluateNode::Make(Expr value) {

@@ -138,10 +138,12 @@ struct Range {
   Expr extent;
 };
 
-// A multi-dimensional array in some storage scope. Identity is the node.
+// A multi-dimensional array in some storage scope. Identity is the node. Tensor-expression
+// operations derive from it: the node that computes a tensor is also the storage it writes.
 struct BufferNode {
   BufferNode(std::string n, DataType t, std::vector<Expr> s, std::string sc)
       : name(std::move(n)), dtype(t), shape(std::move(s)), scope(std::move(sc)) {}
+  virtual ~BufferNode() = default;
   const std::string name;
   const DataType dtype;
   // Extent of each dimension, outermost first.
@@ -260,7 +262,10 @@ struct LoadNode : ExprNode {
 struct RampNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kRamp;
   RampNode(Expr b, Expr s, int l)
-      : ExprNode(kKind, b.type().with_lanes(l)), base(std::move(b)), stride(std::move(s)), lanes(l) {}
+      : ExprNode(kKind, b.type().with_lanes(l)),
+        base(std::move(b)),
+        stride(std::move(s)),
+        lanes(l) {}
   static Expr Make(Expr base, Expr stride, int lanes);
   const Expr base, stride;
   const int lanes;
@@ -326,9 +331,9 @@ struct LetStmtNode : StmtNode {
 // How a loop runs.
 enum class ForKind {
   kSerial,
-  kParallel,    // Iterations split across CPU threads.
-  kVectorized,  // Replaced by vector operations; constant extent required.
-  kUnrolled,    // Replicated; constant extent required.
+  kParallel,       // Iterations split across CPU threads.
+  kVectorized,     // Replaced by vector operations; constant extent required.
+  kUnrolled,       // Replicated; constant extent required.
   kThreadBinding,  // Bound to a GPU block/thread index (see thread_tag).
 };
 const char* ForKindName(ForKind kind);

@@ -108,8 +108,7 @@ class Comparer {
       }
       case StmtKind::kStore: {
         const auto *x = a.as<StoreNode>(), *y = b.as<StoreNode>();
-        return x->buffer == y->buffer && Eq(x->value, y->value) &&
-               EqAll(x->indices, y->indices);
+        return x->buffer == y->buffer && Eq(x->value, y->value) && EqAll(x->indices, y->indices);
       }
       case StmtKind::kEvaluate:
         return Eq(a.as<EvaluateNode>()->value, b.as<EvaluateNode>()->value);

@@ -213,7 +213,8 @@ Expr pow(Expr x, Expr y) {
 }
 Expr likely(Expr cond) {
   if (AsConstInt(cond) != nullptr) return cond;
-  return CallNode::Make(cond.type(), "likely", {std::move(cond)});
+  DataType t = cond.type();
+  return CallNode::Make(t, "likely", {std::move(cond)});
 }
 
 }  // namespace tunefarm::ir

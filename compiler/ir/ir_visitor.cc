@@ -5,8 +5,8 @@ namespace tunefarm::ir {
 void IRVisitor::Visit(const Expr& e) {
   if (!e.defined()) return;
   switch (e->kind) {
-#define TF_DISPATCH(N)    \
-  case ExprKind::k##N:    \
+#define TF_DISPATCH(N)       \
+  case ExprKind::k##N:       \
     Visit_(e.as<N##Node>()); \
     return;
     TF_FOR_EACH_EXPR(TF_DISPATCH)
@@ -17,8 +17,8 @@ void IRVisitor::Visit(const Expr& e) {
 void IRVisitor::Visit(const Stmt& s) {
   if (!s.defined()) return;
   switch (s->kind) {
-#define TF_DISPATCH(N)    \
-  case StmtKind::k##N:    \
+#define TF_DISPATCH(N)       \
+  case StmtKind::k##N:       \
     Visit_(s.as<N##Node>()); \
     return;
     TF_FOR_EACH_STMT(TF_DISPATCH)

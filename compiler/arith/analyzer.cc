@@ -1,0 +1,409 @@
+#include "compiler/arith/analyzer.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/ir_equality.h"
+#include "compiler/ir/ir_mutator.h"
+#include "compiler/ir/ir_operators.h"
+
+namespace tunefarm::arith {
+
+using ir::BinaryNode;
+using ir::BinaryOp;
+using ir::Expr;
+
+namespace {
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// A canonical integer sum: Σ coef_i * atom_i + constant.
+struct Sum {
+  std::vector<std::pair<Expr, int64_t>> terms;
+  int64_t constant = 0;
+
+  void AddTerm(const Expr& atom, int64_t coef) {
+    if (coef == 0) return;
+    for (auto& [a, c] : terms) {
+      if (ir::StructuralEqual(a, atom)) {
+        c += coef;
+        return;
+      }
+    }
+    terms.emplace_back(atom, coef);
+  }
+  void Add(const Sum& o, int64_t scale) {
+    for (const auto& [a, c] : o.terms) AddTerm(a, c * scale);
+    constant += o.constant * scale;
+  }
+  bool IsConst() const {
+    return std::all_of(terms.begin(), terms.end(), [](const auto& t) { return t.second == 0; });
+  }
+};
+
+class Simplifier : public ir::IRMutator {
+ public:
+  explicit Simplifier(const Analyzer& an) : an_(an) {}
+
+  using IRMutator::Mutate;
+
+ protected:
+  Expr Mutate_(const BinaryNode* op, const Expr& self) override {
+    Expr a = Mutate(op->a);
+    Expr b = Mutate(op->b);
+    ir::DataType t = a.type();
+    bool integer = (t.is_int() || t.is_uint()) && t.is_scalar();
+    if (integer) {
+      switch (op->op) {
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub:
+        case BinaryOp::kMul: {
+          Expr e = BinaryNode::Make(op->op, a, b);
+          return FromSum(ToSum(e), t);
+        }
+        case BinaryOp::kFloorDiv:
+        case BinaryOp::kFloorMod:
+        case BinaryOp::kDiv:
+        case BinaryOp::kMod:
+          return DivMod(op->op, a, b, t);
+        case BinaryOp::kMin:
+        case BinaryOp::kMax: {
+          auto ba = an_.ConstBound(a), bb = an_.ConstBound(b);
+          if (ba && bb) {
+            bool a_le_b = ba->max <= bb->min, b_le_a = bb->max <= ba->min;
+            if (op->op == BinaryOp::kMin && a_le_b) return a;
+            if (op->op == BinaryOp::kMin && b_le_a) return b;
+            if (op->op == BinaryOp::kMax && a_le_b) return b;
+            if (op->op == BinaryOp::kMax && b_le_a) return a;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    if (ir::IsComparison(op->op) && integer) {
+      // Compare a - b with zero using bounds.
+      Sum diff = ToSum(a);
+      diff.Add(ToSum(b), -1);
+      Expr d = FromSum(diff, t);
+      if (auto bd = an_.ConstBound(d)) {
+        std::optional<bool> known;
+        switch (op->op) {
+          case BinaryOp::kLT:
+            if (bd->max < 0) known = true;
+            if (bd->min >= 0) known = false;
+            break;
+          case BinaryOp::kLE:
+            if (bd->max <= 0) known = true;
+            if (bd->min > 0) known = false;
+            break;
+          case BinaryOp::kGT:
+            if (bd->min > 0) known = true;
+            if (bd->max <= 0) known = false;
+            break;
+          case BinaryOp::kGE:
+            if (bd->min >= 0) known = true;
+            if (bd->max < 0) known = false;
+            break;
+          case BinaryOp::kEQ:
+            if (bd->min == 0 && bd->max == 0) known = true;
+            if (bd->min > 0 || bd->max < 0) known = false;
+            break;
+          case BinaryOp::kNE:
+            if (bd->min > 0 || bd->max < 0) known = true;
+            if (bd->min == 0 && bd->max == 0) known = false;
+            break;
+          default:
+            break;
+        }
+        if (known) return ir::IntImmNode::Make(ir::DataType::Bool(), *known);
+      }
+    }
+    switch (op->op) {
+      case BinaryOp::kAnd:
+        return a && b;
+      case BinaryOp::kOr:
+        return a || b;
+      default:
+        break;
+    }
+    if (a.same_as(op->a) && b.same_as(op->b)) {
+      // Still fold constants of floats etc.
+      switch (op->op) {
+        case BinaryOp::kAdd:
+          return a + b;
+        case BinaryOp::kSub:
+          return a - b;
+        case BinaryOp::kMul:
+          return a * b;
+        default:
+          return self;
+      }
+    }
+    return Rebuild(op->op, a, b);
+  }
+
+  Expr Mutate_(const ir::NotNode* op, const Expr& self) override {
+    Expr a = Mutate(op->a);
+    return a.same_as(op->a) ? self : !a;
+  }
+
+  Expr Mutate_(const ir::SelectNode* op, const Expr& self) override {
+    Expr c = Mutate(op->cond);
+    if (const int64_t* v = ir::AsConstInt(c)) {
+      return Mutate(*v ? op->true_value : op->false_value);
+    }
+    return IRMutator::Mutate_(op, self);
+  }
+
+  Expr Mutate_(const ir::CallNode* op, const Expr& self) override {
+    Expr e = IRMutator::Mutate_(op, self);
+    const auto* call = e.as<ir::CallNode>();
+    if (call != nullptr && call->name == "likely" && ir::AsConstInt(call->args[0]) != nullptr) {
+      return call->args[0];
+    }
+    return e;
+  }
+
+ private:
+  static Expr Rebuild(BinaryOp op, Expr a, Expr b) {
+    switch (op) {
+      case BinaryOp::kAdd:
+        return a + b;
+      case BinaryOp::kSub:
+        return a - b;
+      case BinaryOp::kMul:
+        return a * b;
+      case BinaryOp::kDiv:
+        return a / b;
+      case BinaryOp::kMod:
+        return a % b;
+      case BinaryOp::kFloorDiv:
+        return ir::floordiv(a, b);
+      case BinaryOp::kFloorMod:
+        return ir::floormod(a, b);
+      case BinaryOp::kMin:
+        return ir::min(a, b);
+      case BinaryOp::kMax:
+        return ir::max(a, b);
+      case BinaryOp::kLT:
+        return a < b;
+      case BinaryOp::kLE:
+        return a <= b;
+      case BinaryOp::kGT:
+        return a > b;
+      case BinaryOp::kGE:
+        return a >= b;
+      case BinaryOp::kEQ:
+        return ir::eq(a, b);
+      case BinaryOp::kNE:
+        return ir::ne(a, b);
+      case BinaryOp::kAnd:
+        return a && b;
+      case BinaryOp::kOr:
+        return a || b;
+    }
+    return Expr();
+  }
+
+  // Decomposes an (already simplified) integer expression into a Sum.
+  Sum ToSum(const Expr& e) const {
+    Sum s;
+    if (const int64_t* c = ir::AsConstInt(e)) {
+      s.constant = *c;
+      return s;
+    }
+    if (const auto* op = e.as<BinaryNode>()) {
+      switch (op->op) {
+        case BinaryOp::kAdd: {
+          s = ToSum(op->a);
+          s.Add(ToSum(op->b), 1);
+          return s;
+        }
+        case BinaryOp::kSub: {
+          s = ToSum(op->a);
+          s.Add(ToSum(op->b), -1);
+          return s;
+        }
+        case BinaryOp::kMul: {
+          Sum x = ToSum(op->a), y = ToSum(op->b);
+          if (y.IsConst()) {
+            s.Add(x, y.constant);
+            return s;
+          }
+          if (x.IsConst()) {
+            s.Add(y, x.constant);
+            return s;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    s.AddTerm(e, 1);
+    return s;
+  }
+
+  static Expr FromSum(const Sum& s, ir::DataType t) {
+    Expr out;
+    for (const auto& [atom, coef] : s.terms) {
+      if (coef == 0) continue;
+      Expr term = coef == 1 ? atom : atom * ir::MakeConst(t, static_cast<double>(coef));
+      if (!out.defined()) {
+        out = coef == -1 ? ir::MakeConst(t, 0) - atom : term;
+      } else if (coef < 0) {
+        out = out - (coef == -1 ? atom : atom * ir::MakeConst(t, static_cast<double>(-coef)));
+      } else {
+        out = out + term;
+      }
+    }
+    if (!out.defined()) return ir::MakeConst(t, static_cast<double>(s.constant));
+    if (s.constant > 0) out = out + ir::MakeConst(t, static_cast<double>(s.constant));
+    if (s.constant < 0) out = out - ir::MakeConst(t, static_cast<double>(-s.constant));
+    return out;
+  }
+
+  Expr DivMod(BinaryOp op, const Expr& a, const Expr& b, ir::DataType t) const {
+    const int64_t* c = ir::AsConstInt(b);
+    if (c == nullptr || *c <= 0) return Rebuild(op, a, b);
+    int64_t d = *c;
+    Sum s = ToSum(a);
+    // Split into a part divisible by d and a remainder.
+    Sum q, r;
+    for (const auto& [atom, coef] : s.terms) {
+      if (coef % d == 0) {
+        q.AddTerm(atom, coef / d);
+      } else {
+        r.AddTerm(atom, coef);
+      }
+    }
+    int64_t cq = FloorDiv(s.constant, d);
+    q.constant = cq;
+    r.constant = s.constant - cq * d;
+    Expr rem = FromSum(r, t);
+    auto rb = an_.ConstBound(rem);
+    bool nonneg = [&] {
+      auto ab = an_.ConstBound(a);
+      return ab && ab->min >= 0;
+    }();
+    // Truncating div/mod equal floor ones for non-negative dividends.
+    bool floor_ok = op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod || nonneg;
+    if (floor_ok && rb && rb->min >= 0 && rb->max < d) {
+      bool is_div = op == BinaryOp::kFloorDiv || op == BinaryOp::kDiv;
+      return is_div ? FromSum(q, t) : rem;
+    }
+    if (floor_ok && rb) {
+      // floordiv(q*d + r, d) = q + floordiv(r, d) always holds.
+      bool is_div = op == BinaryOp::kFloorDiv || op == BinaryOp::kDiv;
+      if (is_div && !q.terms.empty()) {
+        Expr inner = FromSum(r, t);
+        return FromSum(q, t) + ir::floordiv(inner, b);
+      }
+      if (!is_div && !q.terms.empty()) return ir::floormod(FromSum(r, t), b);
+    }
+    return Rebuild(op, a, b);
+  }
+
+  const Analyzer& an_;
+};
+
+IntBound Mul(IntBound a, IntBound b) {
+  int64_t c[4] = {a.min * b.min, a.min * b.max, a.max * b.min, a.max * b.max};
+  return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+}
+
+}  // namespace
+
+void Analyzer::Bind(const ir::VarNode* v, int64_t min, int64_t extent) {
+  bounds_[v] = IntBound{min, min + std::max<int64_t>(extent, 1) - 1};
+}
+
+void Analyzer::Bind(const ir::Var& v, const Expr& min, const Expr& extent) {
+  const int64_t* mn = ir::AsConstInt(min);
+  const int64_t* ext = ir::AsConstInt(extent);
+  if (mn != nullptr && ext != nullptr) {
+    Bind(v.get(), *mn, *ext);
+  } else {
+    Unbind(v.get());
+  }
+}
+
+void Analyzer::Unbind(const ir::VarNode* v) { bounds_.erase(v); }
+
+std::optional<IntBound> Analyzer::ConstBound(const Expr& e) const {
+  if (!e.defined()) return std::nullopt;
+  if (const int64_t* c = ir::AsConstInt(e)) return IntBound{*c, *c};
+  if (const auto* v = e.as<ir::VarNode>()) {
+    auto it = bounds_.find(v);
+    if (it == bounds_.end()) return std::nullopt;
+    return it->second;
+  }
+  if (const auto* call = e.as<ir::CallNode>(); call != nullptr && call->name == "likely") {
+    return ConstBound(call->args[0]);
+  }
+  if (const auto* cast = e.as<ir::CastNode>(); cast != nullptr && cast->type.is_integral()) {
+    return ConstBound(cast->value);
+  }
+  if (const auto* sel = e.as<ir::SelectNode>()) {
+    auto t = ConstBound(sel->true_value), f = ConstBound(sel->false_value);
+    if (!t || !f) return std::nullopt;
+    return IntBound{std::min(t->min, f->min), std::max(t->max, f->max)};
+  }
+  const auto* op = e.as<BinaryNode>();
+  if (op == nullptr) return std::nullopt;
+  if (ir::IsComparison(op->op) || ir::IsLogical(op->op)) return IntBound{0, 1};
+  auto a = ConstBound(op->a);
+  auto b = ConstBound(op->b);
+  if (!a || !b) {
+    // floormod(x, c) is in [0, c) whatever x is.
+    if (b && (op->op == BinaryOp::kFloorMod) && b->min == b->max && b->min > 0) {
+      return IntBound{0, b->min - 1};
+    }
+    return std::nullopt;
+  }
+  switch (op->op) {
+    case BinaryOp::kAdd:
+      return IntBound{a->min + b->min, a->max + b->max};
+    case BinaryOp::kSub:
+      return IntBound{a->min - b->max, a->max - b->min};
+    case BinaryOp::kMul:
+      return Mul(*a, *b);
+    case BinaryOp::kMin:
+      return IntBound{std::min(a->min, b->min), std::min(a->max, b->max)};
+    case BinaryOp::kMax:
+      return IntBound{std::max(a->min, b->min), std::max(a->max, b->max)};
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kDiv:
+      if (b->min == b->max && b->min > 0) {
+        if (op->op == BinaryOp::kDiv && a->min < 0) return std::nullopt;
+        return IntBound{FloorDiv(a->min, b->min), FloorDiv(a->max, b->min)};
+      }
+      return std::nullopt;
+    case BinaryOp::kFloorMod:
+    case BinaryOp::kMod:
+      if (b->min == b->max && b->min > 0) {
+        if (a->min >= 0 && a->max < b->min) return *a;
+        if (op->op == BinaryOp::kMod && a->min < 0) return std::nullopt;
+        return IntBound{0, b->min - 1};
+      }
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+bool Analyzer::CanProve(const Expr& cond) const {
+  Expr s = Simplify(cond);
+  const int64_t* v = ir::AsConstInt(s);
+  return v != nullptr && *v != 0;
+}
+
+Expr Analyzer::Simplify(const Expr& e) const { return Simplifier(*this).Mutate(e); }
+
+}  // namespace tunefarm::arith

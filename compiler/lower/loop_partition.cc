@@ -1,0 +1,214 @@
+#include "compiler/lower/loop_partition.h"
+
+#include <optional>
+#include <vector>
+
+#include "compiler/arith/analyzer.h"
+#include "compiler/ir/ir_equality.h"
+#include "compiler/ir/ir_mutator.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/ir/ir_visitor.h"
+
+namespace tunefarm::lower {
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+void Conjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (const auto* b = e.as<ir::BinaryNode>(); b != nullptr && b->op == ir::BinaryOp::kAnd) {
+    Conjuncts(b->a, out);
+    Conjuncts(b->b, out);
+    return;
+  }
+  out->push_back(e);
+}
+
+// Conjuncts of every likely() condition in a statement.
+class LikelyCollector : public ir::IRVisitor {
+ public:
+  std::vector<Expr> conds;
+
+ protected:
+  void Visit_(const ir::CallNode* op) override {
+    if (op->name == "likely") Conjuncts(op->args[0], &conds);
+    IRVisitor::Visit_(op);
+  }
+};
+
+// Replaces one conjunct (structurally) inside likely() conditions by true.
+class ReplaceConjunct : public ir::IRMutator {
+ public:
+  explicit ReplaceConjunct(const Expr& c) : c_(c) {}
+
+ protected:
+  Expr Mutate_(const ir::CallNode* op, const Expr& self) override {
+    if (op->name != "likely") return IRMutator::Mutate_(op, self);
+    std::vector<Expr> parts;
+    Conjuncts(op->args[0], &parts);
+    Expr out = ir::IntImmNode::Make(ir::DataType::Bool(), 1);
+    bool changed = false;
+    for (const Expr& p : parts) {
+      if (ir::StructuralEqual(p, c_)) {
+        changed = true;
+        continue;
+      }
+      out = out && p;
+    }
+    return changed ? ir::likely(out) : self;
+  }
+
+ private:
+  const Expr& c_;
+};
+
+// Coefficient of `v` in a linear expression, with the rest; nullopt when not linear in v.
+std::optional<std::pair<int64_t, Expr>> LinearIn(const Expr& e, const ir::VarNode* v) {
+  if (const auto* var = e.as<ir::VarNode>(); var == v) return std::make_pair(int64_t{1}, Expr(0));
+  const auto* b = e.as<ir::BinaryNode>();
+  bool uses = false;
+  {
+    class Uses : public ir::IRVisitor {
+     public:
+      const ir::VarNode* v;
+      bool found = false;
+      void Visit_(const ir::VarNode* op) override { found |= op == v; }
+    } u;
+    u.v = v;
+    u.Visit(e);
+    uses = u.found;
+  }
+  if (!uses) return std::make_pair(int64_t{0}, e);
+  if (b == nullptr) return std::nullopt;
+  auto a = LinearIn(b->a, v);
+  auto c = LinearIn(b->b, v);
+  if (!a || !c) return std::nullopt;
+  switch (b->op) {
+    case ir::BinaryOp::kAdd:
+      return std::make_pair(a->first + c->first, a->second + c->second);
+    case ir::BinaryOp::kSub:
+      return std::make_pair(a->first - c->first, a->second - c->second);
+    case ir::BinaryOp::kMul: {
+      const int64_t* ka = ir::AsConstInt(b->a);
+      const int64_t* kc = ir::AsConstInt(b->b);
+      if (kc != nullptr) return std::make_pair(a->first * *kc, a->second * b->b);
+      if (ka != nullptr) return std::make_pair(c->first * *ka, b->a * c->second);
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+class Partitioner : public ir::IRMutator {
+ public:
+  using IRMutator::Mutate;
+
+ protected:
+  Stmt Mutate_(const ir::ForNode* op, const Stmt& self) override {
+    const int64_t* mn = ir::AsConstInt(op->min);
+    const int64_t* ext = ir::AsConstInt(op->extent);
+    if (mn == nullptr || ext == nullptr || op->for_kind == ir::ForKind::kThreadBinding) {
+      return IRMutator::Mutate_(op, self);
+    }
+    an_.Bind(op->var.get(), *mn, *ext);
+    BindInnerLoops(op->body);
+    Stmt body = op->body;
+    LikelyCollector lc;
+    lc.Visit(body);
+    for (const Expr& cond : lc.conds) {
+      // Normalize to diff >= 0.
+      const auto* cmp = cond.as<ir::BinaryNode>();
+      if (cmp == nullptr) continue;
+      Expr diff;
+      switch (cmp->op) {
+        case ir::BinaryOp::kLT:
+          diff = cmp->b - cmp->a - 1;
+          break;
+        case ir::BinaryOp::kLE:
+          diff = cmp->b - cmp->a;
+          break;
+        case ir::BinaryOp::kGT:
+          diff = cmp->a - cmp->b - 1;
+          break;
+        case ir::BinaryOp::kGE:
+          diff = cmp->a - cmp->b;
+          break;
+        default:
+          continue;
+      }
+      auto lin = LinearIn(diff, op->var.get());
+      if (!lin || lin->first == 0) continue;
+      auto rest = an_.ConstBound(an_.Simplify(lin->second));
+      if (!rest) continue;
+      int64_t k = lin->first, dmin = rest->min;
+      int64_t lo = *mn, hi = *mn + *ext;  // [lo, hi)
+      // Holds where k*v + dmin >= 0.
+      int64_t split;
+      bool main_first;
+      if (k > 0) {
+        split = -FloorDiv(dmin, k);  // v >= ceil(-dmin / k)
+        main_first = false;
+      } else {
+        split = FloorDiv(dmin, -k) + 1;  // v <= floor(dmin / -k)
+        main_first = true;
+      }
+      split = std::max(lo, std::min(hi, split));
+      bool main_everywhere = main_first ? split == hi : split == lo;
+      bool tail_everywhere = main_first ? split == lo : split == hi;
+      if (tail_everywhere) continue;
+      Stmt proven = ReplaceConjunct(cond).Mutate(body);
+      if (main_everywhere) {
+        body = proven;
+        continue;
+      }
+      Stmt main_body = main_first ? proven : body;
+      Stmt tail_body = main_first ? body : proven;
+      std::vector<Stmt> parts;
+      parts.push_back(MakeLoop(op, lo, split - lo, main_body));
+      parts.push_back(MakeLoop(op, split, hi - split, tail_body));
+      an_.Unbind(op->var.get());
+      // Recurse: each part may have more conditions to split on.
+      std::vector<Stmt> done;
+      for (const Stmt& p : parts) done.push_back(Mutate(p));
+      return ir::SeqNode::Make(std::move(done));
+    }
+    body = Mutate(body);
+    an_.Unbind(op->var.get());
+    if (body.same_as(op->body)) return self;
+    return ir::ForNode::Make(op->var, op->min, op->extent, op->for_kind, body, op->thread_tag,
+                             op->pragmas);
+  }
+
+ private:
+  static Stmt MakeLoop(const ir::ForNode* op, int64_t min, int64_t extent, Stmt body) {
+    return ir::ForNode::Make(op->var, Expr(static_cast<int>(min)), Expr(static_cast<int>(extent)),
+                             op->for_kind, std::move(body), op->thread_tag, op->pragmas);
+  }
+
+  void BindInnerLoops(const Stmt& s) {
+    class Binder : public ir::IRVisitor {
+     public:
+      arith::Analyzer* an;
+      void Visit_(const ir::ForNode* op) override {
+        an->Bind(op->var, op->min, op->extent);
+        IRVisitor::Visit_(op);
+      }
+    } b;
+    b.an = &an_;
+    b.Visit(s);
+  }
+
+  arith::Analyzer an_;
+};
+
+}  // namespace
+
+Stmt LoopPartition(Stmt s) { return Partitioner().Mutate(s); }
+
+}  // namespace tunefarm::lower

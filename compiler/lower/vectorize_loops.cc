@@ -1,0 +1,205 @@
+#include "compiler/lower/vectorize_loops.h"
+
+#include <optional>
+
+#include "compiler/ir/ir_mutator.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/ir/ir_util.h"
+#include "compiler/ir/ir_visitor.h"
+
+namespace tunefarm::lower {
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+bool HasLoad(const Expr& e) {
+  class V : public ir::IRVisitor {
+   public:
+    bool found = false;
+    void Visit_(const ir::LoadNode*) override { found = true; }
+  } v;
+  v.Visit(e);
+  return v.found;
+}
+
+// Rewrites a loop body with the loop variable replaced by a Ramp. Sets `failed` on anything it
+// cannot express with vectors.
+class Vectorizer : public ir::IRMutator {
+ public:
+  Vectorizer(const ir::VarNode* var, Expr min, int lanes)
+      : var_(var), ramp_(ir::RampNode::Make(min, Expr(1), lanes)), lanes_(lanes) {}
+  bool failed = false;
+
+  using IRMutator::Mutate;
+
+ protected:
+  Expr Mutate_(const ir::VarNode* op, const Expr& self) override {
+    if (op == var_) return ramp_;
+    auto it = let_vectors_.find(op);
+    return it != let_vectors_.end() ? it->second : self;
+  }
+
+  Expr Mutate_(const ir::BinaryNode* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;
+    // Ramp arithmetic with scalars stays a Ramp (keeps loads contiguous).
+    const auto* ra = a.as<ir::RampNode>();
+    const auto* rb = b.as<ir::RampNode>();
+    if (ra != nullptr && b.type().is_scalar()) {
+      if (op->op == ir::BinaryOp::kAdd)
+        return ir::RampNode::Make(ra->base + b, ra->stride, ra->lanes);
+      if (op->op == ir::BinaryOp::kSub)
+        return ir::RampNode::Make(ra->base - b, ra->stride, ra->lanes);
+      if (op->op == ir::BinaryOp::kMul) {
+        return ir::RampNode::Make(ra->base * b, ra->stride * b, ra->lanes);
+      }
+    }
+    if (rb != nullptr && a.type().is_scalar()) {
+      if (op->op == ir::BinaryOp::kAdd)
+        return ir::RampNode::Make(a + rb->base, rb->stride, rb->lanes);
+      if (op->op == ir::BinaryOp::kMul) {
+        return ir::RampNode::Make(a * rb->base, a * rb->stride, rb->lanes);
+      }
+    }
+    if (ra != nullptr && rb != nullptr && ra->lanes == rb->lanes) {
+      if (op->op == ir::BinaryOp::kAdd) {
+        return ir::RampNode::Make(ra->base + rb->base, ra->stride + rb->stride, ra->lanes);
+      }
+    }
+    Expr x = Widen(a), y = Widen(b);
+    return ir::BinaryNode::Make(op->op, x, y);
+  }
+
+  Expr Mutate_(const ir::SelectNode* op, const Expr& self) override {
+    Expr c = Mutate(op->cond), t = Mutate(op->true_value), f = Mutate(op->false_value);
+    if (c.same_as(op->cond) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
+      return self;
+    }
+    if (HasLoad(t) || HasLoad(f)) {
+      // Both sides of a vector select would be loaded in every lane, including lanes whose
+      // condition protects an out-of-bounds access.
+      failed = true;
+      return self;
+    }
+    return ir::SelectNode::Make(Widen(c), Widen(t), Widen(f));
+  }
+
+  Expr Mutate_(const ir::CastNode* op, const Expr& self) override {
+    Expr v = Mutate(op->value);
+    if (v.same_as(op->value)) return self;
+    v = Widen(v);
+    return ir::CastNode::Make(op->type.with_lanes(v.type().lanes), v);
+  }
+
+  Expr Mutate_(const ir::CallNode* op, const Expr& self) override {
+    if (op->name == "likely") {
+      failed = true;  // A guard that depends on the vector lane.
+      return self;
+    }
+    bool changed = false;
+    std::vector<Expr> args = MutateAll(op->args, &changed);
+    if (!changed) return self;
+    for (Expr& a : args) a = Widen(a);
+    return ir::CallNode::Make(op->type.with_lanes(lanes_), op->name, std::move(args));
+  }
+
+  Expr Mutate_(const ir::LoadNode* op, const Expr& self) override {
+    bool changed = false;
+    std::vector<Expr> idx = MutateAll(op->indices, &changed);
+    if (!changed) return self;
+    for (Expr& i : idx) i = WidenIndex(i);
+    return ir::LoadNode::Make(op->buffer, std::move(idx));
+  }
+
+  Expr Mutate_(const ir::LetNode* op, const Expr& self) override {
+    failed = true;
+    return self;
+  }
+
+  Stmt Mutate_(const ir::StoreNode* op, const Stmt& self) override {
+    Expr v = Mutate(op->value);
+    bool changed = false;
+    std::vector<Expr> idx = MutateAll(op->indices, &changed);
+    if (!changed) {
+      // Every lane would write the same element.
+      failed = true;
+      return self;
+    }
+    for (Expr& i : idx) i = WidenIndex(i);
+    return ir::StoreNode::Make(op->buffer, Widen(v), std::move(idx));
+  }
+
+  Stmt Mutate_(const ir::IfThenElseNode* op, const Stmt& self) override {
+    Expr c = Mutate(op->cond);
+    if (!c.same_as(op->cond)) {
+      failed = true;
+      return self;
+    }
+    return IRMutator::Mutate_(op, self);
+  }
+
+  Stmt Mutate_(const ir::ForNode* op, const Stmt& self) override {
+    Expr mn = Mutate(op->min), ext = Mutate(op->extent);
+    if (!mn.same_as(op->min) || !ext.same_as(op->extent) ||
+        op->for_kind == ir::ForKind::kParallel) {
+      failed = true;
+      return self;
+    }
+    return IRMutator::Mutate_(op, self);
+  }
+
+  Stmt Mutate_(const ir::AllocateNode* op, const Stmt& self) override {
+    failed = true;
+    return self;
+  }
+
+  Stmt Mutate_(const ir::LetStmtNode* op, const Stmt& self) override {
+    Expr v = Mutate(op->value);
+    if (!v.same_as(op->value)) {
+      let_vectors_[op->var.get()] = v;
+    }
+    return IRMutator::Mutate_(op, self);
+  }
+
+ private:
+  Expr Widen(const Expr& e) {
+    if (e.type().lanes == lanes_) return e;
+    if (e.type().is_scalar()) return ir::BroadcastNode::Make(e, lanes_);
+    failed = true;
+    return e;
+  }
+  // Every index of a multi-dimensional access must have the same lane count.
+  Expr WidenIndex(const Expr& e) { return Widen(e); }
+
+  const ir::VarNode* var_;
+  Expr ramp_;
+  int lanes_;
+  absl::flat_hash_map<const ir::VarNode*, Expr> let_vectors_;
+};
+
+class LoopVectorizer : public ir::IRMutator {
+ protected:
+  Stmt Mutate_(const ir::ForNode* op, const Stmt& self) override {
+    Stmt body = Mutate(op->body);
+    if (op->for_kind != ir::ForKind::kVectorized) {
+      return body.same_as(op->body) ? self
+                                    : ir::ForNode::Make(op->var, op->min, op->extent, op->for_kind,
+                                                        body, op->thread_tag, op->pragmas);
+    }
+    const int64_t* ext = ir::AsConstInt(op->extent);
+    if (ext != nullptr && *ext > 1 && *ext <= kMaxVectorLanes) {
+      Vectorizer v(op->var.get(), op->min, static_cast<int>(*ext));
+      Stmt vec = v.Mutate(body);
+      if (!v.failed) return vec;
+    }
+    return ir::ForNode::Make(op->var, op->min, op->extent, ir::ForKind::kSerial, body,
+                             op->thread_tag, op->pragmas);
+  }
+};
+
+}  // namespace
+
+Stmt VectorizeLoops(Stmt s) { return LoopVectorizer().Mutate(s); }
+
+}  // namespace tunefarm::lower

@@ -1,0 +1,189 @@
+// Schedules: how each stage of a tensor computation becomes loops, in TVM's style.
+//
+//   Schedule s = Schedule::Create({C});
+//   Stage& c = s[C];
+//   auto [mo, no, mi, ni] = *c.Tile(c.axis(0), c.axis(1), 8, 32);
+//   Tensor CC = *s.CacheWrite(C, "local");          // accumulate in registers
+//   s[CC].ComputeAt(s[C], no);
+//   s[C].Vectorize(ni);  s[C].Parallel(mo);
+//
+// Every primitive validates its arguments and returns absl::Status; a schedule that would
+// produce wrong code is rejected with InvalidArgument or FailedPrecondition, never run.
+#ifndef TUNEFARM_COMPILER_SCHEDULE_SCHEDULE_H_
+#define TUNEFARM_COMPILER_SCHEDULE_SCHEDULE_H_
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/te/tensor.h"
+
+namespace tunefarm::schedule {
+
+using ir::Expr;
+using ir::Var;
+using te::IterVar;
+using te::Tensor;
+
+// How a split or fuse relates iteration variables.
+struct Relation {
+  enum class Kind { kSplit, kFuse };
+  Kind kind;
+  // Split: parent -> (outer, inner). Fuse: (outer, inner) -> fused.
+  IterVar parent, outer, inner, fused;
+  // Split by factor (inner extent) when factor > 0, else by nparts (outer extent).
+  int64_t factor = 0;
+  int64_t nparts = 0;
+};
+
+// Per-loop annotations.
+struct IterVarAttr {
+  ir::ForKind kind = ir::ForKind::kSerial;
+  std::string thread_tag;
+  std::map<std::string, int64_t> pragmas;
+};
+
+class Stage;
+
+// Where a stage's loop nest is placed.
+struct Attach {
+  enum class Kind { kRoot, kInline, kScope };
+  Kind kind = Kind::kRoot;
+  // For kScope: the consumer stage and the loop inside which this stage is computed.
+  const Stage* stage = nullptr;
+  IterVar ivar;
+};
+
+// storage_align: pad dimension `axis`'s stride so stride % factor == offset.
+struct StorageAlign {
+  int axis;
+  int64_t factor;
+  int64_t offset;
+};
+
+// The schedule of one operation.
+class Stage {
+ public:
+  Stage(std::shared_ptr<const te::OperationNode> op, Expr body);
+
+  const te::OperationNode* op() const { return op_.get(); }
+  const std::shared_ptr<const te::OperationNode>& op_ptr() const { return op_; }
+  bool is_placeholder() const { return op_->op_kind == te::OperationNode::Kind::kPlaceholder; }
+  // The body this stage computes (rewritten by cache_read/cache_write); undefined for inputs.
+  const Expr& body() const { return body_; }
+  // Data-parallel axes and reduce axes of the operation, outermost first.
+  const std::vector<IterVar>& root_axes() const { return root_axes_; }
+  const std::vector<IterVar>& reduce_axes() const { return reduce_axes_; }
+  IterVar axis(int i) const;
+  IterVar reduce_axis(int i) const;
+  // Loops from outermost to innermost.
+  const std::vector<IterVar>& leaf_ivars() const { return leaf_; }
+  const std::vector<Relation>& relations() const { return relations_; }
+  const IterVarAttr& attr(const IterVar& iv) const;
+  const Attach& attach() const { return attach_; }
+  const std::string& scope() const { return scope_; }
+  const std::vector<StorageAlign>& storage_aligns() const { return aligns_; }
+
+  // Splits `parent` into (outer, inner) with inner extent `factor`. A factor that does not
+  // divide the extent adds a guard (removed from the main body by loop partitioning).
+  // InvalidArgument: parent is not a leaf of this stage, or factor < 1.
+  absl::StatusOr<std::pair<IterVar, IterVar>> Split(const IterVar& parent, int64_t factor);
+  // Splits `parent` into `nparts` outer iterations.
+  absl::StatusOr<std::pair<IterVar, IterVar>> SplitByNParts(const IterVar& parent, int64_t nparts);
+  // Splits x and y and orders the result (x.outer, y.outer, x.inner, y.inner).
+  absl::StatusOr<std::array<IterVar, 4>> Tile(const IterVar& x, const IterVar& y, int64_t x_factor,
+                                              int64_t y_factor);
+  // Fuses two adjacent leaf loops, outer first, into one.
+  // InvalidArgument: not leaves of this stage, or not adjacent in that order.
+  absl::StatusOr<IterVar> Fuse(const IterVar& outer, const IterVar& inner);
+  // Puts the given leaves in this relative order; the other leaves keep their positions.
+  // InvalidArgument: a variable that is not a leaf of this stage, or one listed twice.
+  absl::Status Reorder(const std::vector<IterVar>& order);
+  // Loop annotations. InvalidArgument: not a leaf of this stage. Vectorize and Unroll also
+  // reject reduce axes of unknown extent at lowering; Vectorize rejects reduce axes.
+  absl::Status Vectorize(const IterVar& iv);
+  absl::Status Unroll(const IterVar& iv);
+  absl::Status Parallel(const IterVar& iv);
+  // Binds a loop to a GPU index: "blockIdx.x|y|z" or "threadIdx.x|y|z".
+  absl::Status Bind(const IterVar& iv, const std::string& thread_tag);
+  // A hint on a loop, e.g. ("auto_unroll_max_step", 16): unroll inner loops whose total
+  // trip count is at most the value.
+  absl::Status Pragma(const IterVar& iv, const std::string& key, int64_t value);
+  // Computes this stage inside `parent`'s loop `iv`, over just the region it needs there.
+  // InvalidArgument: iv is not a leaf of parent; FailedPrecondition: parent does not read
+  // this stage, this stage is an input or an output, or the attachment forms a cycle.
+  absl::Status ComputeAt(const Stage& parent, const IterVar& iv);
+  // Substitutes this stage's body into its consumers. FailedPrecondition: a reduction, an
+  // input, or an output.
+  absl::Status ComputeInline();
+  // Computes this stage at the top level (the default).
+  absl::Status ComputeRoot();
+  // Pads a dimension's stride (see StorageAlign). InvalidArgument: bad axis or factor.
+  absl::Status SetStorageAlign(int axis, int64_t factor, int64_t offset);
+  // Storage scope of this stage's buffer when it is not a kernel argument.
+  void SetScope(std::string scope) { scope_ = std::move(scope); }
+
+ private:
+  friend class Schedule;
+  absl::Status CheckLeaf(const IterVar& iv, const char* primitive) const;
+  int LeafIndex(const IterVar& iv) const;
+  IterVarAttr& MutableAttr(const IterVar& iv);
+  std::string Name() const { return op_->name; }
+
+  std::shared_ptr<const te::OperationNode> op_;
+  Expr body_;
+  std::vector<IterVar> root_axes_;
+  std::vector<IterVar> reduce_axes_;
+  std::vector<IterVar> leaf_;
+  std::vector<Relation> relations_;
+  std::map<const te::IterVarNode*, IterVarAttr> attrs_;
+  Attach attach_;
+  std::string scope_ = "global";
+  std::vector<StorageAlign> aligns_;
+  bool is_output_ = false;
+  // Set by Schedule so ComputeAt can check what reads what.
+  const class Schedule* schedule_ = nullptr;
+};
+
+// All stages needed to compute some output tensors, producers before consumers.
+class Schedule {
+ public:
+  // InvalidArgument: no outputs, or an output that is an input placeholder.
+  static absl::StatusOr<std::unique_ptr<Schedule>> Create(const std::vector<Tensor>& outputs);
+
+  // The stage of `t`. Aborts when t is not part of this schedule (a programming error); use
+  // Find to test.
+  Stage& operator[](const Tensor& t);
+  const Stage* Find(const te::OperationNode* op) const;
+  Stage* FindMutable(const te::OperationNode* op);
+  const std::vector<std::unique_ptr<Stage>>& stages() const { return stages_; }
+  const std::vector<Tensor>& outputs() const { return outputs_; }
+
+  // Adds a stage that computes `t` into a buffer of `scope`; `t` becomes a copy of it. Call
+  // before splitting `t`'s stage. FailedPrecondition: t is an input or already transformed.
+  absl::StatusOr<Tensor> CacheWrite(const Tensor& t, const std::string& scope);
+  // Adds a stage that copies `t` into `scope`; `readers` read the copy instead.
+  // InvalidArgument: a reader that does not read t.
+  absl::StatusOr<Tensor> CacheRead(const Tensor& t, const std::string& scope,
+                                   const std::vector<Tensor>& readers);
+
+  // Stages whose bodies read `op`.
+  std::vector<const Stage*> ConsumersOf(const te::OperationNode* op) const;
+
+ private:
+  Schedule() = default;
+  void AddStage(std::unique_ptr<Stage> stage, size_t position);
+  size_t IndexOf(const te::OperationNode* op) const;
+
+  std::vector<std::unique_ptr<Stage>> stages_;
+  std::vector<Tensor> outputs_;
+};
+
+}  // namespace tunefarm::schedule
+
+#endif  // TUNEFARM_COMPILER_SCHEDULE_SCHEDULE_H_
