@@ -44,6 +44,8 @@ enum {
   TF_KERNEL_OUT_OF_MEMORY = 5,
   /* A NULL tensor or data pointer. */
   TF_KERNEL_NULL_ARG = 6,
+  /* A tensor on a device the kernel was not compiled for (e.g. GPU memory for a CPU kernel). */
+  TF_KERNEL_BAD_DEVICE = 7,
 };
 
 /* Signature of every exported kernel. */

@@ -1,0 +1,223 @@
+#include "compiler/codegen/build.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/codegen/codegen_llvm.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/raw_ostream.h"
+
+extern char** environ;
+
+namespace tunefarm::codegen {
+namespace {
+
+absl::Status ToStatus(llvm::Error err, const std::string& what) {
+  if (!err) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(what, ": ", llvm::toString(std::move(err))));
+}
+
+absl::StatusOr<std::string> Emit(const std::vector<lower::LoweredFunc>& funcs, const Target& target,
+                                 llvm::CodeGenFileType type) {
+  if (target.kind != Target::Kind::kLLVM) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("target '", target.str, "' is not a CPU target"));
+  }
+  auto tm = MakeTargetMachine(target);
+  if (!tm.ok()) return tm.status();
+  llvm::LLVMContext context;
+  auto module = CodegenLLVM(funcs, **tm, context);
+  if (!module.ok()) return module.status();
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if ((*tm)->addPassesToEmitFile(pm, os, nullptr, type)) {
+    return absl::InternalError(absl::StrCat("LLVM cannot emit files for '", target.str, "'"));
+  }
+  pm.run(**module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+// A scratch directory removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl = absl::StrCat(base != nullptr ? base : "/tmp", "/tunefarm-XXXXXX");
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    if (path_.empty()) return;
+    for (const std::string& f : files_) unlink(f.c_str());
+    rmdir(path_.c_str());
+  }
+  bool ok() const { return !path_.empty(); }
+  std::string File(const std::string& name) {
+    files_.push_back(absl::StrCat(path_, "/", name));
+    return files_.back();
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InternalError(absl::StrCat("cannot read ", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+JitModule::JitModule(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
+JitModule::~JitModule() = default;
+
+absl::StatusOr<TfKernelFn> JitModule::Lookup(const std::string& name) const {
+  auto sym = jit_->lookup(name);
+  if (!sym) {
+    llvm::consumeError(sym.takeError());
+    return absl::NotFoundError(absl::StrCat("no kernel named '", name, "' in this module"));
+  }
+  return sym->toPtr<TfKernelFn>();
+}
+
+absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::LoweredFunc>& funcs,
+                                                    const Target& target) {
+  if (target.kind != Target::Kind::kLLVM || !target.IsHost()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("JIT needs a target of this machine's architecture, got '", target.str, "'"));
+  }
+  auto tm = MakeTargetMachine(target);
+  if (!tm.ok()) return tm.status();
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = CodegenLLVM(funcs, **tm, *context);
+  if (!module.ok()) return module.status();
+
+  // Parallel loops call into libgomp; make its symbols visible to the JIT.
+  static const bool gomp_loaded = [] {
+    std::string err;
+    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libgomp.so.1", &err);
+  }();
+  if (!gomp_loaded) {
+    return absl::FailedPreconditionError("cannot load libgomp.so.1 (install gcc's libgomp1)");
+  }
+  llvm::orc::JITTargetMachineBuilder jtmb((*tm)->getTargetTriple());
+  jtmb.setCPU(target.cpu);
+  if (!target.features.empty()) {
+    llvm::SubtargetFeatures sf(target.features);
+    jtmb.addFeatures(sf.getFeatures());
+  }
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
+  if (!jit) return ToStatus(jit.takeError(), "creating the JIT");
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!gen) return ToStatus(gen.takeError(), "process symbol lookup");
+  (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
+  (*module)->setDataLayout((*jit)->getDataLayout());
+  if (absl::Status s = ToStatus(
+          (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(*module), std::move(context))),
+          "adding the module to the JIT");
+      !s.ok()) {
+    return s;
+  }
+  return std::unique_ptr<JitModule>(new JitModule(std::move(*jit)));
+}
+
+absl::StatusOr<std::string> BuildObject(const std::vector<lower::LoweredFunc>& funcs,
+                                        const Target& target) {
+  return Emit(funcs, target, llvm::CGFT_ObjectFile);
+}
+
+absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
+                                          const Target& target) {
+  return Emit(funcs, target, llvm::CGFT_AssemblyFile);
+}
+
+absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
+                                        const Target& target) {
+  auto tm = MakeTargetMachine(target);
+  if (!tm.ok()) return tm.status();
+  llvm::LLVMContext context;
+  auto module = CodegenLLVM(funcs, **tm, context);
+  if (!module.ok()) return module.status();
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  (*module)->print(os, nullptr);
+  return os.str();
+}
+
+absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
+                               const std::string& out_path) {
+  std::vector<std::string> argv = {"cc", "-shared", "-o", out_path};
+  argv.insert(argv.end(), object_paths.begin(), object_paths.end());
+  argv.insert(argv.end(), {"-lgomp", "-lm"});
+  std::string log_path = out_path + ".log";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, "cc", &actions, nullptr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    unlink(log_path.c_str());
+    return absl::FailedPreconditionError(
+        "cannot run the system C compiler driver `cc` to link a shared library (install gcc)");
+  }
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  auto log = ReadFile(log_path);
+  unlink(log_path.c_str());
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    return absl::InternalError(
+        absl::StrCat("linking ", out_path, " failed: ", log.ok() ? *log : "(no output)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
+                                               const Target& target) {
+  if (!target.IsHost()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shared libraries are linked for this machine's architecture only; for '",
+                     target.str, "' use BuildObject and link with that platform's toolchain"));
+  }
+  auto obj = BuildObject(funcs, target);
+  if (!obj.ok()) return obj.status();
+  TempDir dir;
+  if (!dir.ok()) return absl::InternalError("cannot create a temporary directory");
+  std::string obj_path = dir.File("kernel.o");
+  std::string so_path = dir.File("kernel.so");
+  if (absl::Status s = WriteFile(obj_path, *obj); !s.ok()) return s;
+  if (absl::Status s = LinkSharedLibrary({obj_path}, so_path); !s.ok()) return s;
+  return ReadFile(so_path);
+}
+
+}  // namespace tunefarm::codegen

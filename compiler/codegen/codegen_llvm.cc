@@ -1,0 +1,829 @@
+#include "compiler/codegen/codegen_llvm.h"
+
+#include <set>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/abi/kernel_abi.h"
+#include "compiler/codegen/llvm_init.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/lower/storage_flatten.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetOptions.h"
+
+namespace tunefarm::codegen {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+using ir::Stmt;
+
+// Allocations up to this size live on the stack (registers after SROA); larger ones on the
+// heap, freed when their scope ends.
+constexpr int64_t kMaxStackAllocBytes = 64 * 1024;
+
+bool HasLoad(const Expr& e) {
+  class V : public ir::IRVisitor {
+   public:
+    bool found = false;
+    void Visit_(const ir::LoadNode*) override { found = true; }
+  } v;
+  v.Visit(e);
+  return v.found;
+}
+
+// Variables and buffers a statement uses but does not define.
+class FreeUses : public ir::IRVisitor {
+ public:
+  std::vector<const ir::VarNode*> vars;
+  std::vector<const ir::BufferNode*> buffers;
+
+ protected:
+  void Visit_(const ir::VarNode* op) override {
+    if (!defined_.count(op) && seen_vars_.insert(op).second) vars.push_back(op);
+  }
+  void Visit_(const ir::ForNode* op) override {
+    Visit(op->min);
+    Visit(op->extent);
+    defined_.insert(op->var.get());
+    Visit(op->body);
+  }
+  void Visit_(const ir::LetStmtNode* op) override {
+    Visit(op->value);
+    defined_.insert(op->var.get());
+    Visit(op->body);
+  }
+  void Visit_(const ir::LetNode* op) override {
+    Visit(op->value);
+    defined_.insert(op->var.get());
+    Visit(op->body);
+  }
+  void Visit_(const ir::AllocateNode* op) override {
+    allocated_.insert(op->buffer.get());
+    IRVisitor::Visit_(op);
+  }
+  void Visit_(const ir::LoadNode* op) override {
+    UseBuffer(op->buffer.get());
+    IRVisitor::Visit_(op);
+  }
+  void Visit_(const ir::StoreNode* op) override {
+    UseBuffer(op->buffer.get());
+    IRVisitor::Visit_(op);
+  }
+
+ private:
+  void UseBuffer(const ir::BufferNode* b) {
+    if (!allocated_.count(b) && seen_bufs_.insert(b).second) buffers.push_back(b);
+  }
+  absl::flat_hash_set<const ir::VarNode*> defined_, seen_vars_;
+  absl::flat_hash_set<const ir::BufferNode*> allocated_, seen_bufs_;
+};
+
+class CodeGen {
+ public:
+  CodeGen(llvm::Module* m, llvm::TargetMachine& tm)
+      : ctx_(m->getContext()), m_(m), tm_(tm), b_(m->getContext()) {
+    llvm::FastMathFlags fmf;
+    fmf.setAllowContract(true);
+    b_.setFastMathFlags(fmf);
+  }
+
+  absl::Status AddFunction(const lower::LoweredFunc& f);
+  void AddNamesFunction(const std::vector<std::string>& names);
+
+ private:
+  llvm::Type* LLVMType(DataType t) {
+    llvm::Type* e = nullptr;
+    switch (t.code) {
+      case DataType::Code::kInt:
+      case DataType::Code::kUInt:
+        e = llvm::IntegerType::get(ctx_, t.bits);
+        break;
+      case DataType::Code::kBool:
+        e = b_.getInt1Ty();
+        break;
+      case DataType::Code::kFloat:
+        e = t.bits == 16 ? b_.getHalfTy() : t.bits == 64 ? b_.getDoubleTy() : b_.getFloatTy();
+        break;
+      case DataType::Code::kHandle:
+        e = b_.getPtrTy();
+        break;
+    }
+    return t.lanes > 1 ? llvm::FixedVectorType::get(e, t.lanes) : e;
+  }
+  // Element type used in memory (bool is stored as a byte).
+  llvm::Type* StorageType(DataType t) {
+    return t.is_bool() ? b_.getInt8Ty() : LLVMType(t.element_of());
+  }
+
+  void Fail(absl::Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+
+  void SetAttributes(llvm::Function* fn) {
+    fn->addFnAttr("target-cpu", tm_.getTargetCPU());
+    fn->addFnAttr("target-features", tm_.getTargetFeatureString());
+    if (tm_.getTargetFeatureString().contains("+avx512f")) {
+      fn->addFnAttr("prefer-vector-width", "512");
+      fn->addFnAttr("min-legal-vector-width", "512");
+    }
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+
+  llvm::AllocaInst* EntryAlloca(llvm::Type* t, llvm::Value* count, const std::string& name,
+                                unsigned align) {
+    llvm::IRBuilder<> eb(alloca_block_, alloca_block_->begin());
+    auto* a = eb.CreateAlloca(t, count, name);
+    a->setAlignment(llvm::Align(align));
+    return a;
+  }
+
+  // A block that returns `code` from the kernel entry.
+  void CheckOr(llvm::Value* ok, int code) {
+    llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_, "arg_fail", fn_);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "arg_ok", fn_);
+    b_.CreateCondBr(ok, next, fail);
+    b_.SetInsertPoint(fail);
+    b_.CreateRet(b_.getInt32(code));
+    b_.SetInsertPoint(next);
+  }
+
+  llvm::Value* Emit(const Expr& e);
+  llvm::Value* EmitBinary(const ir::BinaryNode* op);
+  llvm::Value* EmitCast(DataType to, DataType from, llvm::Value* v);
+  llvm::Value* EmitCall(const ir::CallNode* op);
+  llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index);
+  llvm::Value* EmitLoad(const ir::LoadNode* op);
+  void EmitStore(const ir::StoreNode* op);
+  void Emit(const Stmt& s);
+  void EmitFor(const ir::ForNode* op);
+  void EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body);
+  void EmitParallelFor(const ir::ForNode* op);
+  void EmitAllocate(const ir::AllocateNode* op);
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module* m_;
+  llvm::TargetMachine& tm_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* alloca_block_ = nullptr;
+  llvm::Value* err_slot_ = nullptr;  // i32* the kernel returns at the end.
+  absl::flat_hash_map<const ir::VarNode*, llvm::Value*> vars_;
+  absl::flat_hash_map<const ir::BufferNode*, llvm::Value*> bufs_;
+  absl::Status status_;
+  int parallel_count_ = 0;
+};
+
+absl::Status CodeGen::AddFunction(const lower::LoweredFunc& f) {
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* ptr = b_.getPtrTy();
+  auto* fty = llvm::FunctionType::get(i32, {ptr, i32}, false);
+  fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, f.name, m_);
+  SetAttributes(fn_);
+  alloca_block_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  b_.SetInsertPoint(alloca_block_);
+  llvm::Value* args = fn_->getArg(0);
+  llvm::Value* nargs = fn_->getArg(1);
+  llvm::BasicBlock* start = llvm::BasicBlock::Create(ctx_, "check", fn_);
+  b_.CreateBr(start);
+  b_.SetInsertPoint(start);
+  CheckOr(b_.CreateICmpEQ(nargs, b_.getInt32(static_cast<int>(f.args.size()))),
+          TF_KERNEL_BAD_ARG_COUNT);
+
+  // DLPack's DLTensor: {data, {device_type, device_id}, ndim, {code, bits, lanes}, shape,
+  // strides, byte_offset}.
+  auto* device_ty = llvm::StructType::get(ctx_, {i32, i32});
+  auto* dtype_ty = llvm::StructType::get(ctx_, {b_.getInt8Ty(), b_.getInt8Ty(), b_.getInt16Ty()});
+  auto* tensor_ty =
+      llvm::StructType::get(ctx_, {ptr, device_ty, i32, dtype_ty, ptr, ptr, b_.getInt64Ty()});
+  llvm::Type* i64 = b_.getInt64Ty();
+  for (size_t i = 0; i < f.args.size(); ++i) {
+    const lower::FuncArg& a = f.args[i];
+    llvm::Value* t = b_.CreateLoad(ptr, b_.CreateConstGEP1_32(ptr, args, static_cast<unsigned>(i)));
+    CheckOr(b_.CreateIsNotNull(t), TF_KERNEL_NULL_ARG);
+    llvm::Value* data = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 0));
+    CheckOr(b_.CreateIsNotNull(data), TF_KERNEL_NULL_ARG);
+    llvm::Value* dev =
+        b_.CreateLoad(i32, b_.CreateStructGEP(device_ty, b_.CreateStructGEP(tensor_ty, t, 1), 0));
+    CheckOr(b_.CreateICmpEQ(dev, b_.getInt32(kDLCPU)), TF_KERNEL_BAD_DEVICE);
+    llvm::Value* ndim = b_.CreateLoad(i32, b_.CreateStructGEP(tensor_ty, t, 2));
+    CheckOr(b_.CreateICmpEQ(ndim, b_.getInt32(static_cast<int>(a.shape.size()))),
+            TF_KERNEL_BAD_SHAPE);
+    llvm::Value* dt = b_.CreateStructGEP(tensor_ty, t, 3);
+    DataType d = a.buffer->dtype;
+    int code = d.is_float() ? kDLFloat : (d.is_uint() || d.is_bool()) ? kDLUInt : kDLInt;
+    int bits = d.is_bool() ? 8 : d.bits;
+    llvm::Value* ok_code = b_.CreateICmpEQ(
+        b_.CreateLoad(b_.getInt8Ty(), b_.CreateStructGEP(dtype_ty, dt, 0)), b_.getInt8(code));
+    llvm::Value* ok_bits = b_.CreateICmpEQ(
+        b_.CreateLoad(b_.getInt8Ty(), b_.CreateStructGEP(dtype_ty, dt, 1)), b_.getInt8(bits));
+    llvm::Value* ok_lanes = b_.CreateICmpEQ(
+        b_.CreateLoad(b_.getInt16Ty(), b_.CreateStructGEP(dtype_ty, dt, 2)), b_.getInt16(1));
+    CheckOr(b_.CreateAnd(ok_code, b_.CreateAnd(ok_bits, ok_lanes)), TF_KERNEL_BAD_DTYPE);
+    llvm::Value* shape = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 4));
+    CheckOr(b_.CreateIsNotNull(shape), TF_KERNEL_NULL_ARG);
+    for (size_t dim = 0; dim < a.shape.size(); ++dim) {
+      llvm::Value* ext =
+          b_.CreateLoad(i64, b_.CreateConstGEP1_32(i64, shape, static_cast<unsigned>(dim)));
+      CheckOr(b_.CreateICmpEQ(ext, b_.getInt64(a.shape[dim])), TF_KERNEL_BAD_SHAPE);
+    }
+    // Strides: NULL, or exactly the compact row-major ones.
+    llvm::Value* strides = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 5));
+    llvm::BasicBlock* check_strides = llvm::BasicBlock::Create(ctx_, "strides", fn_);
+    llvm::BasicBlock* strides_ok = llvm::BasicBlock::Create(ctx_, "strides_ok", fn_);
+    b_.CreateCondBr(b_.CreateIsNull(strides), strides_ok, check_strides);
+    b_.SetInsertPoint(check_strides);
+    int64_t expect = 1;
+    for (int dim = static_cast<int>(a.shape.size()) - 1; dim >= 0; --dim) {
+      llvm::Value* st =
+          b_.CreateLoad(i64, b_.CreateConstGEP1_32(i64, strides, static_cast<unsigned>(dim)));
+      // A dimension of extent 1 may carry any stride.
+      llvm::Value* ok = b_.CreateICmpEQ(st, b_.getInt64(expect));
+      if (a.shape[dim] == 1) ok = b_.getTrue();
+      CheckOr(ok, TF_KERNEL_BAD_STRIDES);
+      expect *= a.shape[dim];
+    }
+    b_.CreateBr(strides_ok);
+    b_.SetInsertPoint(strides_ok);
+    llvm::Value* offset = b_.CreateLoad(i64, b_.CreateStructGEP(tensor_ty, t, 6));
+    bufs_[a.buffer.get()] = b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset, a.buffer->name);
+  }
+  err_slot_ = EntryAlloca(i32, nullptr, "err", 4);
+  b_.CreateStore(b_.getInt32(0), err_slot_);
+  Emit(f.body);
+  b_.CreateRet(b_.CreateLoad(i32, err_slot_));
+  vars_.clear();
+  bufs_.clear();
+  if (!status_.ok()) return status_;
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyFunction(*fn_, &os)) {
+    return absl::InternalError(absl::StrCat("LLVM verifier rejected '", f.name, "': ", os.str()));
+  }
+  return absl::OkStatus();
+}
+
+void CodeGen::AddNamesFunction(const std::vector<std::string>& names) {
+  auto* fty = llvm::FunctionType::get(b_.getPtrTy(), {}, false);
+  auto* fn =
+      llvm::Function::Create(fty, llvm::Function::ExternalLinkage, TF_KERNEL_NAMES_SYMBOL, m_);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+  llvm::Constant* str =
+      b_.CreateGlobalStringPtr(absl::StrJoin(names, ","), "tunefarm.names", 0, m_);
+  b_.CreateRet(str);
+}
+
+llvm::Value* CodeGen::Emit(const Expr& e) {
+  switch (e->kind) {
+    case ir::ExprKind::kIntImm: {
+      const auto* op = e.as<ir::IntImmNode>();
+      return llvm::ConstantInt::get(LLVMType(op->type), op->value, /*isSigned=*/true);
+    }
+    case ir::ExprKind::kFloatImm: {
+      const auto* op = e.as<ir::FloatImmNode>();
+      return llvm::ConstantFP::get(LLVMType(op->type), op->value);
+    }
+    case ir::ExprKind::kVar: {
+      auto it = vars_.find(e.as<ir::VarNode>());
+      if (it == vars_.end()) {
+        Fail(absl::InternalError(
+            absl::StrCat("codegen: unbound variable '", e.as<ir::VarNode>()->name, "'")));
+        return llvm::UndefValue::get(LLVMType(e.type()));
+      }
+      return it->second;
+    }
+    case ir::ExprKind::kBinary:
+      return EmitBinary(e.as<ir::BinaryNode>());
+    case ir::ExprKind::kNot:
+      return b_.CreateNot(Emit(e.as<ir::NotNode>()->a));
+    case ir::ExprKind::kSelect: {
+      const auto* op = e.as<ir::SelectNode>();
+      llvm::Value* c = Emit(op->cond);
+      if (op->type.is_scalar() && (HasLoad(op->true_value) || HasLoad(op->false_value))) {
+        // Evaluate only the chosen side: the other may read out of bounds (padding).
+        llvm::BasicBlock* tb = llvm::BasicBlock::Create(ctx_, "sel_true", fn_);
+        llvm::BasicBlock* fb = llvm::BasicBlock::Create(ctx_, "sel_false", fn_);
+        llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "sel_done", fn_);
+        b_.CreateCondBr(c, tb, fb);
+        b_.SetInsertPoint(tb);
+        llvm::Value* tv = Emit(op->true_value);
+        llvm::BasicBlock* tend = b_.GetInsertBlock();
+        b_.CreateBr(done);
+        b_.SetInsertPoint(fb);
+        llvm::Value* fv = Emit(op->false_value);
+        llvm::BasicBlock* fend = b_.GetInsertBlock();
+        b_.CreateBr(done);
+        b_.SetInsertPoint(done);
+        llvm::PHINode* phi = b_.CreatePHI(tv->getType(), 2);
+        phi->addIncoming(tv, tend);
+        phi->addIncoming(fv, fend);
+        return phi;
+      }
+      return b_.CreateSelect(c, Emit(op->true_value), Emit(op->false_value));
+    }
+    case ir::ExprKind::kCast: {
+      const auto* op = e.as<ir::CastNode>();
+      return EmitCast(op->type, op->value.type(), Emit(op->value));
+    }
+    case ir::ExprKind::kCall:
+      return EmitCall(e.as<ir::CallNode>());
+    case ir::ExprKind::kLoad:
+      return EmitLoad(e.as<ir::LoadNode>());
+    case ir::ExprKind::kRamp: {
+      const auto* op = e.as<ir::RampNode>();
+      llvm::Value* base = b_.CreateVectorSplat(op->lanes, Emit(op->base));
+      llvm::Value* stride = b_.CreateVectorSplat(op->lanes, Emit(op->stride));
+      std::vector<llvm::Constant*> lanes;
+      for (int i = 0; i < op->lanes; ++i) {
+        lanes.push_back(llvm::ConstantInt::get(LLVMType(op->base.type()), i));
+      }
+      return b_.CreateAdd(base, b_.CreateMul(stride, llvm::ConstantVector::get(lanes)));
+    }
+    case ir::ExprKind::kBroadcast: {
+      const auto* op = e.as<ir::BroadcastNode>();
+      return b_.CreateVectorSplat(op->lanes, Emit(op->value));
+    }
+    case ir::ExprKind::kLet: {
+      const auto* op = e.as<ir::LetNode>();
+      vars_[op->var.get()] = Emit(op->value);
+      return Emit(op->body);
+    }
+    case ir::ExprKind::kReduce:
+      Fail(absl::InvalidArgumentError("codegen: a reduction survived lowering"));
+      return llvm::UndefValue::get(LLVMType(e.type()));
+  }
+  return nullptr;
+}
+
+llvm::Value* CodeGen::EmitBinary(const ir::BinaryNode* op) {
+  llvm::Value* a = Emit(op->a);
+  llvm::Value* b = Emit(op->b);
+  DataType t = op->a.type();
+  bool f = t.is_float();
+  bool u = t.is_uint() || t.is_bool();
+  switch (op->op) {
+    case ir::BinaryOp::kAdd:
+      return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, !u);
+    case ir::BinaryOp::kSub:
+      return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, !u);
+    case ir::BinaryOp::kMul:
+      return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, !u);
+    case ir::BinaryOp::kDiv:
+      return f ? b_.CreateFDiv(a, b) : u ? b_.CreateUDiv(a, b) : b_.CreateSDiv(a, b);
+    case ir::BinaryOp::kMod:
+      return f ? b_.CreateFRem(a, b) : u ? b_.CreateURem(a, b) : b_.CreateSRem(a, b);
+    case ir::BinaryOp::kFloorDiv: {
+      if (f) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+      if (u) return b_.CreateUDiv(a, b);
+      llvm::Value* q = b_.CreateSDiv(a, b);
+      llvm::Value* r = b_.CreateSRem(a, b);
+      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+      llvm::Value* adjust =
+          b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(a->getType(), 1)), q);
+    }
+    case ir::BinaryOp::kFloorMod: {
+      if (f) {
+        llvm::Value* q = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+        return b_.CreateFSub(a, b_.CreateFMul(q, b));
+      }
+      if (u) return b_.CreateURem(a, b);
+      llvm::Value* r = b_.CreateSRem(a, b);
+      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+      llvm::Value* adjust =
+          b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+    }
+    case ir::BinaryOp::kMin:
+      if (f) return b_.CreateMinNum(a, b);
+      return b_.CreateSelect(u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), a, b);
+    case ir::BinaryOp::kMax:
+      if (f) return b_.CreateMaxNum(a, b);
+      return b_.CreateSelect(u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b), a, b);
+    case ir::BinaryOp::kEQ:
+      return f ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
+    case ir::BinaryOp::kNE:
+      return f ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
+    case ir::BinaryOp::kLT:
+      return f ? b_.CreateFCmpOLT(a, b) : u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+    case ir::BinaryOp::kLE:
+      return f ? b_.CreateFCmpOLE(a, b) : u ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+    case ir::BinaryOp::kGT:
+      return f ? b_.CreateFCmpOGT(a, b) : u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+    case ir::BinaryOp::kGE:
+      return f ? b_.CreateFCmpOGE(a, b) : u ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+    case ir::BinaryOp::kAnd:
+      return b_.CreateAnd(a, b);
+    case ir::BinaryOp::kOr:
+      return b_.CreateOr(a, b);
+  }
+  return nullptr;
+}
+
+llvm::Value* CodeGen::EmitCast(DataType to, DataType from, llvm::Value* v) {
+  llvm::Type* ty = LLVMType(to);
+  if (to.is_bool()) {
+    if (from.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+    return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  }
+  if (from.is_float() && to.is_float()) return b_.CreateFPCast(v, ty);
+  if (from.is_float()) return to.is_uint() ? b_.CreateFPToUI(v, ty) : b_.CreateFPToSI(v, ty);
+  bool from_signed = from.is_int();
+  if (to.is_float()) return from_signed ? b_.CreateSIToFP(v, ty) : b_.CreateUIToFP(v, ty);
+  return b_.CreateIntCast(v, ty, from_signed);
+}
+
+llvm::Value* CodeGen::EmitCall(const ir::CallNode* op) {
+  if (op->name == "likely") return Emit(op->args[0]);
+  std::vector<llvm::Value*> args;
+  for (const Expr& a : op->args) args.push_back(Emit(a));
+  if (!op->type.is_float()) {
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("codegen: ", op->name, " needs a float argument, got ", op->type.ToString())));
+    return llvm::UndefValue::get(LLVMType(op->type));
+  }
+  llvm::Type* ty = args[0]->getType();
+  llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
+  if (op->name == "exp") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, args[0]);
+  if (op->name == "log") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, args[0]);
+  if (op->name == "sqrt") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
+  if (op->name == "fabs") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
+  if (op->name == "pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args[0], args[1]);
+  if (op->name == "sigmoid") {
+    llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(args[0]));
+    return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+  }
+  if (op->name == "tanh") {
+    // tanh(x) = 1 - 2 / (exp(2x) + 1), exact at the saturated ends.
+    llvm::Value* two = llvm::ConstantFP::get(ty, 2.0);
+    llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFMul(two, args[0]));
+    return b_.CreateFSub(one, b_.CreateFDiv(two, b_.CreateFAdd(e, one)));
+  }
+  Fail(absl::InvalidArgumentError(absl::StrCat("codegen: unknown intrinsic '", op->name, "'")));
+  return llvm::UndefValue::get(LLVMType(op->type));
+}
+
+llvm::Value* CodeGen::Address(const ir::BufferNode* buf, llvm::Value* index) {
+  auto it = bufs_.find(buf);
+  if (it == bufs_.end()) {
+    Fail(absl::InternalError(absl::StrCat("codegen: buffer '", buf->name, "' is not in scope")));
+    return llvm::ConstantPointerNull::get(b_.getPtrTy());
+  }
+  return b_.CreateInBoundsGEP(StorageType(buf->dtype), it->second, index);
+}
+
+llvm::Value* CodeGen::EmitLoad(const ir::LoadNode* op) {
+  if (op->indices.size() != 1) {
+    Fail(absl::InternalError("codegen: load is not flattened"));
+    return llvm::UndefValue::get(LLVMType(op->type));
+  }
+  llvm::Type* elem = StorageType(op->buffer->dtype);
+  const Expr& index = op->indices[0];
+  auto fix_bool = [&](llvm::Value* v) {
+    return op->buffer->dtype.is_bool() ? b_.CreateTrunc(v, LLVMType(op->type)) : v;
+  };
+  if (op->type.is_scalar()) {
+    return fix_bool(b_.CreateLoad(elem, Address(op->buffer.get(), Emit(index))));
+  }
+  const auto* ramp = index.as<ir::RampNode>();
+  const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
+  llvm::Type* vty = llvm::FixedVectorType::get(elem, op->type.lanes);
+  if (stride != nullptr && *stride == 1) {
+    auto* ld = b_.CreateAlignedLoad(vty, Address(op->buffer.get(), Emit(ramp->base)),
+                                    llvm::Align(op->buffer->dtype.bytes()));
+    return fix_bool(ld);
+  }
+  // Gather lane by lane.
+  llvm::Value* idx = Emit(index);
+  llvm::Value* out = llvm::UndefValue::get(vty);
+  for (int i = 0; i < op->type.lanes; ++i) {
+    llvm::Value* li = b_.CreateExtractElement(idx, i);
+    out = b_.CreateInsertElement(out, b_.CreateLoad(elem, Address(op->buffer.get(), li)), i);
+  }
+  return fix_bool(out);
+}
+
+void CodeGen::EmitStore(const ir::StoreNode* op) {
+  if (op->indices.size() != 1) {
+    Fail(absl::InternalError("codegen: store is not flattened"));
+    return;
+  }
+  llvm::Value* value = Emit(op->value);
+  if (op->buffer->dtype.is_bool())
+    value = b_.CreateZExt(value,
+                          value->getType()->isVectorTy()
+                              ? llvm::FixedVectorType::get(b_.getInt8Ty(), op->value.type().lanes)
+                              : static_cast<llvm::Type*>(b_.getInt8Ty()));
+  const Expr& index = op->indices[0];
+  if (op->value.type().is_scalar()) {
+    b_.CreateStore(value, Address(op->buffer.get(), Emit(index)));
+    return;
+  }
+  const auto* ramp = index.as<ir::RampNode>();
+  const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
+  if (stride != nullptr && *stride == 1) {
+    b_.CreateAlignedStore(value, Address(op->buffer.get(), Emit(ramp->base)),
+                          llvm::Align(op->buffer->dtype.bytes()));
+    return;
+  }
+  llvm::Value* idx = Emit(index);
+  for (int i = 0; i < op->value.type().lanes; ++i) {
+    b_.CreateStore(b_.CreateExtractElement(value, i),
+                   Address(op->buffer.get(), b_.CreateExtractElement(idx, i)));
+  }
+}
+
+void CodeGen::Emit(const Stmt& s) {
+  if (!s.defined() || !status_.ok()) return;
+  switch (s->kind) {
+    case ir::StmtKind::kLetStmt: {
+      const auto* op = s.as<ir::LetStmtNode>();
+      vars_[op->var.get()] = Emit(op->value);
+      Emit(op->body);
+      return;
+    }
+    case ir::StmtKind::kFor:
+      EmitFor(s.as<ir::ForNode>());
+      return;
+    case ir::StmtKind::kIfThenElse: {
+      const auto* op = s.as<ir::IfThenElseNode>();
+      llvm::Value* c = Emit(op->cond);
+      llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "then", fn_);
+      llvm::BasicBlock* else_bb =
+          op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "else", fn_) : nullptr;
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "endif", fn_);
+      b_.CreateCondBr(c, then_bb, else_bb != nullptr ? else_bb : done);
+      b_.SetInsertPoint(then_bb);
+      Emit(op->then_case);
+      b_.CreateBr(done);
+      if (else_bb != nullptr) {
+        b_.SetInsertPoint(else_bb);
+        Emit(op->else_case);
+        b_.CreateBr(done);
+      }
+      b_.SetInsertPoint(done);
+      return;
+    }
+    case ir::StmtKind::kAllocate:
+      EmitAllocate(s.as<ir::AllocateNode>());
+      return;
+    case ir::StmtKind::kStore:
+      EmitStore(s.as<ir::StoreNode>());
+      return;
+    case ir::StmtKind::kEvaluate: {
+      const auto* op = s.as<ir::EvaluateNode>();
+      if (ir::AsConstInt(op->value) == nullptr) Emit(op->value);
+      return;
+    }
+    case ir::StmtKind::kSeq:
+      for (const Stmt& c : s.as<ir::SeqNode>()->stmts) Emit(c);
+      return;
+  }
+}
+
+void CodeGen::EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body) {
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for_" + var.name(), fn_);
+  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx_, "body_" + var.name(), fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "end_" + var.name(), fn_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* phi = b_.CreatePHI(begin->getType(), 2, var.name());
+  phi->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(phi, end), body_bb, exit);
+  b_.SetInsertPoint(body_bb);
+  llvm::Value* saved = vars_.contains(var.get()) ? vars_[var.get()] : nullptr;
+  vars_[var.get()] = phi;
+  Emit(body);
+  llvm::Value* next = b_.CreateAdd(phi, llvm::ConstantInt::get(phi->getType(), 1), "", false, true);
+  phi->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+  if (saved != nullptr) {
+    vars_[var.get()] = saved;
+  } else {
+    vars_.erase(var.get());
+  }
+}
+
+void CodeGen::EmitFor(const ir::ForNode* op) {
+  if (op->for_kind == ir::ForKind::kThreadBinding) {
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("loop '", op->var.name(), "' is bound to ", op->thread_tag,
+                     "; thread bindings need a cuda target, not a CPU target")));
+    return;
+  }
+  if (op->for_kind == ir::ForKind::kParallel) {
+    EmitParallelFor(op);
+    return;
+  }
+  llvm::Value* begin = Emit(op->min);
+  llvm::Value* end = b_.CreateAdd(begin, Emit(op->extent), "", false, true);
+  EmitLoop(op->var, begin, end, op->body);
+}
+
+void CodeGen::EmitParallelFor(const ir::ForNode* op) {
+  FreeUses uses;
+  uses.Visit(op->body);
+  std::vector<const ir::VarNode*> vars;
+  for (const ir::VarNode* v : uses.vars) {
+    if (v != op->var.get() && vars_.contains(v)) vars.push_back(v);
+  }
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i32 = b_.getInt32Ty();
+  // Closure: {err*, min, extent, vars..., buffers...}
+  std::vector<llvm::Type*> fields = {ptr, i32, i32};
+  for (const ir::VarNode* v : vars) fields.push_back(vars_.at(v)->getType());
+  for (size_t i = 0; i < uses.buffers.size(); ++i) fields.push_back(ptr);
+  auto* closure_ty = llvm::StructType::get(ctx_, fields);
+  llvm::Value* closure = EntryAlloca(closure_ty, nullptr, "closure", 8);
+  std::vector<llvm::Value*> values = {err_slot_, Emit(op->min), Emit(op->extent)};
+  for (const ir::VarNode* v : vars) values.push_back(vars_.at(v));
+  for (const ir::BufferNode* buf : uses.buffers) {
+    auto it = bufs_.find(buf);
+    if (it == bufs_.end()) {
+      Fail(absl::InternalError(absl::StrCat("codegen: buffer '", buf->name, "' not in scope")));
+      return;
+    }
+    values.push_back(it->second);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    b_.CreateStore(values[i], b_.CreateStructGEP(closure_ty, closure, static_cast<unsigned>(i)));
+  }
+
+  // The outlined body: void fn(void* closure).
+  auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false);
+  auto* outlined =
+      llvm::Function::Create(fty, llvm::Function::InternalLinkage,
+                             absl::StrCat(fn_->getName().str(), ".par", parallel_count_++), m_);
+  SetAttributes(outlined);
+  llvm::Function* saved_fn = fn_;
+  llvm::BasicBlock* saved_alloca = alloca_block_;
+  llvm::Value* saved_err = err_slot_;
+  llvm::BasicBlock* saved_block = b_.GetInsertBlock();
+  auto saved_vars = vars_;
+  auto saved_bufs = bufs_;
+
+  fn_ = outlined;
+  alloca_block_ = llvm::BasicBlock::Create(ctx_, "entry", outlined);
+  b_.SetInsertPoint(alloca_block_);
+  llvm::Value* data = outlined->getArg(0);
+  auto field = [&](unsigned i) {
+    return b_.CreateLoad(fields[i], b_.CreateStructGEP(closure_ty, data, i));
+  };
+  err_slot_ = field(0);
+  llvm::Value* min = field(1);
+  llvm::Value* extent = field(2);
+  vars_.clear();
+  bufs_.clear();
+  for (size_t i = 0; i < vars.size(); ++i) vars_[vars[i]] = field(static_cast<unsigned>(3 + i));
+  for (size_t i = 0; i < uses.buffers.size(); ++i) {
+    bufs_[uses.buffers[i]] = field(static_cast<unsigned>(3 + vars.size() + i));
+  }
+  llvm::FunctionCallee nthreads_fn = m_->getOrInsertFunction("omp_get_num_threads", i32);
+  llvm::FunctionCallee tid_fn = m_->getOrInsertFunction("omp_get_thread_num", i32);
+  llvm::Value* nthreads = b_.CreateCall(nthreads_fn);
+  llvm::Value* tid = b_.CreateCall(tid_fn);
+  // Static schedule: contiguous chunks, one per thread.
+  llvm::Value* chunk =
+      b_.CreateSDiv(b_.CreateAdd(extent, b_.CreateSub(nthreads, b_.getInt32(1))), nthreads);
+  llvm::Value* begin = b_.CreateAdd(min, b_.CreateMul(tid, chunk));
+  llvm::Value* limit = b_.CreateAdd(min, extent);
+  llvm::Value* end = b_.CreateSelect(b_.CreateICmpSLT(b_.CreateAdd(begin, chunk), limit),
+                                     b_.CreateAdd(begin, chunk), limit);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "par_body", outlined);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  EmitLoop(op->var, begin, end, op->body);
+  b_.CreateRetVoid();
+
+  fn_ = saved_fn;
+  alloca_block_ = saved_alloca;
+  err_slot_ = saved_err;
+  vars_ = std::move(saved_vars);
+  bufs_ = std::move(saved_bufs);
+  b_.SetInsertPoint(saved_block);
+  llvm::FunctionCallee gomp =
+      m_->getOrInsertFunction("GOMP_parallel", b_.getVoidTy(), ptr, ptr, i32, i32);
+  b_.CreateCall(gomp, {outlined, closure, b_.getInt32(0), b_.getInt32(0)});
+}
+
+void CodeGen::EmitAllocate(const ir::AllocateNode* op) {
+  const ir::BufferNode& buf = *op->buffer;
+  std::vector<Expr> strides = lower::BufferStrides(buf, {});
+  int64_t elems = 1;
+  if (!buf.shape.empty()) {
+    const int64_t* s0 = ir::AsConstInt(strides[0]);
+    const int64_t* e0 = ir::AsConstInt(buf.shape[0]);
+    if (s0 == nullptr || e0 == nullptr) {
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("codegen: allocation '", buf.name, "' has a non-constant size")));
+      return;
+    }
+    elems = *s0 * *e0;
+  }
+  int64_t bytes = elems * buf.dtype.bytes();
+  llvm::Type* elem = StorageType(buf.dtype);
+  if (bytes <= kMaxStackAllocBytes) {
+    bufs_[&buf] = EntryAlloca(elem, b_.getInt32(static_cast<int>(elems)), buf.name, 64);
+    Emit(op->body);
+    bufs_.erase(&buf);
+    return;
+  }
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::FunctionCallee malloc_fn = m_->getOrInsertFunction("malloc", b_.getPtrTy(), i64);
+  llvm::FunctionCallee free_fn = m_->getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
+  llvm::Value* p = b_.CreateCall(malloc_fn, {b_.getInt64(bytes)}, buf.name);
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_, "alloc_ok", fn_);
+  llvm::BasicBlock* oom = llvm::BasicBlock::Create(ctx_, "alloc_fail", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "alloc_done", fn_);
+  b_.CreateCondBr(b_.CreateIsNotNull(p), ok, oom);
+  b_.SetInsertPoint(oom);
+  b_.CreateStore(b_.getInt32(TF_KERNEL_OUT_OF_MEMORY), err_slot_);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(ok);
+  bufs_[&buf] = p;
+  Emit(op->body);
+  bufs_.erase(&buf);
+  b_.CreateCall(free_fn, {p});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+void Optimize(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Target& target) {
+  InitializeLLVM();
+  std::string error;
+  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (t == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no LLVM backend for '", target.triple, "': ", error));
+  }
+  llvm::TargetOptions opts;
+  opts.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  std::unique_ptr<llvm::TargetMachine> tm(
+      t->createTargetMachine(target.triple, target.cpu, target.features, opts, llvm::Reloc::PIC_,
+                             std::nullopt, llvm::CodeGenOpt::Aggressive));
+  if (tm == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("LLVM could not create a target machine for '", target.str, "'"));
+  }
+  return tm;
+}
+
+absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
+    const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
+    llvm::LLVMContext& context) {
+  auto module = std::make_unique<llvm::Module>("tunefarm", context);
+  module->setTargetTriple(tm.getTargetTriple().str());
+  module->setDataLayout(tm.createDataLayout());
+  CodeGen cg(module.get(), tm);
+  std::set<std::string> names;
+  std::vector<std::string> ordered;
+  for (const lower::LoweredFunc& f : funcs) {
+    if (!names.insert(f.name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("duplicate kernel name '", f.name, "'"));
+    }
+    ordered.push_back(f.name);
+    if (absl::Status s = cg.AddFunction(f); !s.ok()) return s;
+  }
+  cg.AddNamesFunction(ordered);
+  Optimize(*module, tm);
+  return module;
+}
+
+}  // namespace tunefarm::codegen

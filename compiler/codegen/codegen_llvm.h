@@ -1,0 +1,38 @@
+// LLVM IR generation for lowered CPU kernels.
+//
+// Each LoweredFunc becomes an exported function with the kernel C ABI
+// (compiler/abi/kernel_abi.h): it validates every DLTensor argument against the compiled
+// shapes and dtypes, then runs the loop nest. Parallel loops are outlined and run through
+// libgomp's GOMP_parallel: a mature thread pool that every Debian system already has (gcc's
+// runtime), that reuses its threads across calls, and that a deployed kernel library or a
+// device worker resolves with the ordinary dynamic loader, so artifacts need no runtime of
+// ours. Vector IR nodes map to LLVM vector types; the module is optimized at O3 for the
+// target CPU with floating-point contraction (FMA) allowed and no reassociation.
+#ifndef TUNEFARM_COMPILER_CODEGEN_CODEGEN_LLVM_H_
+#define TUNEFARM_COMPILER_CODEGEN_CODEGEN_LLVM_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/codegen/target.h"
+#include "compiler/lower/lowered_func.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace tunefarm::codegen {
+
+// A target machine for `target`. InvalidArgument: a target LLVM cannot create.
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Target& target);
+
+// Generates and optimizes a module holding every function plus `tunefarm_kernel_names`.
+// InvalidArgument: duplicate kernel names, an IR construct the CPU backend cannot run (a loop
+// bound to a GPU thread index, an unlowered reduction).
+absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
+    const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
+    llvm::LLVMContext& context);
+
+}  // namespace tunefarm::codegen
+
+#endif  // TUNEFARM_COMPILER_CODEGEN_CODEGEN_LLVM_H_

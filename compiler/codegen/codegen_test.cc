@@ -1,0 +1,153 @@
+#include <dlfcn.h>
+
+#include <fstream>
+
+#include "compiler/codegen/build.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/lower/lower.h"
+#include "compiler/runtime/ndarray.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::codegen {
+namespace {
+
+using ir::DataType;
+using ir::Var;
+using runtime::NDArray;
+using te::Tensor;
+
+struct Gemm {
+  Tensor A, B, C;
+  std::unique_ptr<schedule::Schedule> sch;
+};
+
+Gemm MakeGemm(int m, int n, int k) {
+  Gemm g;
+  g.A = te::Placeholder({m, k}, DataType::Float(32), "A");
+  g.B = te::Placeholder({k, n}, DataType::Float(32), "B");
+  auto kk = te::ReduceAxis(k, "k");
+  g.C = te::Compute(
+      {m, n},
+      [&](const std::vector<Var>& i) {
+        return te::Sum(g.A(i[0], kk->var) * g.B(kk->var, i[1]), {kk});
+      },
+      "C");
+  g.sch = *schedule::Schedule::Create({g.C});
+  return g;
+}
+
+void CheckGemm(TfKernelFn fn, int m, int n, int k) {
+  auto a = *NDArray::Empty({m, k}, DataType::Float(32));
+  auto b = *NDArray::Empty({k, n}, DataType::Float(32));
+  auto c = *NDArray::Empty({m, n}, DataType::Float(32));
+  auto ref = *NDArray::Empty({m, n}, DataType::Float(32));
+  a.FillRandom(1);
+  b.FillRandom(2);
+  c.Fill(NAN);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int x = 0; x < k; ++x) s += a.data<float>()[i * k + x] * b.data<float>()[x * n + j];
+      ref.data<float>()[i * n + j] = static_cast<float>(s);
+    }
+  }
+  ASSERT_TRUE(runtime::Call(fn, {&a, &b, &c}).ok());
+  EXPECT_LE(runtime::MaxRelError(c, ref, 1e-4, 1e-4), 1.0);
+}
+
+TEST(Codegen, TiledGemm_Jit_MatchesReference) {
+  const int m = 67, n = 45, k = 33;  // Nothing divides: guards and partitioned tails.
+  Gemm g = MakeGemm(m, n, k);
+  Tensor CC = *g.sch->CacheWrite(g.C, "local");
+  auto& c = (*g.sch)[g.C];
+  auto t = *c.Tile(c.axis(0), c.axis(1), 8, 16);
+  ASSERT_TRUE((*g.sch)[CC].ComputeAt(c, t[1]).ok());
+  auto& cc = (*g.sch)[CC];
+  auto ks = *cc.Split(cc.reduce_axis(0), 4);
+  ASSERT_TRUE(cc.Reorder({ks.first, cc.axis(0), ks.second, cc.axis(1)}).ok());
+  ASSERT_TRUE(cc.Vectorize(cc.axis(1)).ok());
+  ASSERT_TRUE(cc.Unroll(cc.axis(0)).ok());
+  ASSERT_TRUE(c.Vectorize(t[3]).ok());
+  ASSERT_TRUE(c.Parallel(t[0]).ok());
+  auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto jit = BuildJit({*f}, HostTarget());
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  auto fn = (*jit)->Lookup("gemm");
+  ASSERT_TRUE(fn.ok());
+  CheckGemm(*fn, m, n, k);
+}
+
+TEST(Codegen, BadArguments_ReturnErrorCodes) {
+  Gemm g = MakeGemm(8, 8, 8);
+  auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm");
+  ASSERT_TRUE(f.ok());
+  auto jit = BuildJit({*f}, HostTarget());
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  TfKernelFn fn = *(*jit)->Lookup("gemm");
+  auto a = *NDArray::Empty({8, 8}, DataType::Float(32));
+  auto b = *NDArray::Empty({8, 8}, DataType::Float(32));
+  auto wrong_shape = *NDArray::Empty({8, 9}, DataType::Float(32));
+  auto wrong_dtype = *NDArray::Empty({8, 8}, DataType::Int(32));
+  DLTensor* args[3] = {a.dl(), b.dl(), wrong_shape.dl()};
+  EXPECT_EQ(fn(args, 2), TF_KERNEL_BAD_ARG_COUNT);
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_BAD_SHAPE);
+  args[2] = wrong_dtype.dl();
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_BAD_DTYPE);
+  args[2] = nullptr;
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_NULL_ARG);
+  EXPECT_EQ((*jit)->Lookup("nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(Codegen, SharedLibrary_DlopenAndCall_MatchesReference) {
+  Gemm g = MakeGemm(32, 48, 16);
+  auto& c = (*g.sch)[g.C];
+  ASSERT_TRUE(c.Parallel(c.axis(0)).ok());
+  auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm_so");
+  ASSERT_TRUE(f.ok());
+  auto so = BuildSharedLibrary({*f}, HostTarget());
+  ASSERT_TRUE(so.ok()) << so.status();
+  std::string path = ::testing::TempDir() + "/gemm_so.so";
+  std::ofstream(path, std::ios::binary) << *so;
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto names = reinterpret_cast<TfKernelNamesFn>(dlsym(lib, TF_KERNEL_NAMES_SYMBOL));
+  ASSERT_NE(names, nullptr);
+  EXPECT_STREQ(names(), "gemm_so");
+  auto fn = reinterpret_cast<TfKernelFn>(dlsym(lib, "gemm_so"));
+  ASSERT_NE(fn, nullptr);
+  CheckGemm(fn, 32, 48, 16);
+  dlclose(lib);
+}
+
+TEST(Codegen, CrossTarget_AArch64Object_Emitted) {
+  Gemm g = MakeGemm(16, 16, 16);
+  auto& c = (*g.sch)[g.C];
+  ASSERT_TRUE(c.Vectorize(c.axis(1)).ok());
+  auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm_arm");
+  ASSERT_TRUE(f.ok());
+  auto target = ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1");
+  ASSERT_TRUE(target.ok()) << target.status();
+  auto obj = BuildObject({*f}, *target);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  ASSERT_GT(obj->size(), 64u);
+  EXPECT_EQ(obj->substr(0, 4),
+            "\x7f"
+            "ELF");
+  EXPECT_EQ(static_cast<uint8_t>((*obj)[18]), 183);  // e_machine = EM_AARCH64
+  EXPECT_EQ(BuildSharedLibrary({*f}, *target).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Target, Parse_ValidAndInvalid) {
+  EXPECT_TRUE(ParseTarget("llvm -mcpu=znver4").ok());
+  EXPECT_EQ(ParseTarget("llvm -mcpu=pentium9000").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseTarget("opencl").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseTarget("llvm -O3").status().code(), absl::StatusCode::kInvalidArgument);
+  auto cuda = ParseTarget("cuda -arch=sm_90");
+  ASSERT_TRUE(cuda.ok());
+  EXPECT_EQ(cuda->arch, "sm_90");
+}
+
+}  // namespace
+}  // namespace tunefarm::codegen

@@ -1,0 +1,42 @@
+// Compilation targets, parsed from TVM-style strings:
+//   "llvm"                                   the host CPU
+//   "llvm -mcpu=znver4"                      x86-64 host triple, given CPU
+//   "llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1 -mattr=+neon"
+//   "cuda -arch=sm_90"                       NVPTX (built by the GPU backend)
+#ifndef TUNEFARM_COMPILER_CODEGEN_TARGET_H_
+#define TUNEFARM_COMPILER_CODEGEN_TARGET_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tunefarm::codegen {
+
+struct Target {
+  enum class Kind { kLLVM, kCUDA };
+  Kind kind = Kind::kLLVM;
+  // LLVM target triple; the host's when not given.
+  std::string triple;
+  // CPU name for LLVM ("znver4", "skylake-avx512", "neoverse-n1"); the host's when not given.
+  std::string cpu;
+  // Comma-separated LLVM features ("+avx512f,+fma"); the host's when cpu is the host's.
+  std::string features;
+  // CUDA: "sm_90".
+  std::string arch;
+  // The string this was parsed from, normalized.
+  std::string str;
+
+  bool IsHost() const;
+};
+
+// Parses a target string. InvalidArgument: unknown kind or option, an unknown CPU for the
+// triple, or a triple LLVM has no backend for.
+absl::StatusOr<Target> ParseTarget(absl::string_view s);
+
+// The host CPU as a target ("llvm -mcpu=<host cpu>").
+Target HostTarget();
+
+}  // namespace tunefarm::codegen
+
+#endif  // TUNEFARM_COMPILER_CODEGEN_TARGET_H_
