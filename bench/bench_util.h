@@ -1,0 +1,59 @@
+// Shared helpers of the benchmarks: --quick parsing, robust timing and the RESULT line.
+#ifndef TUNEFARM_BENCH_BENCH_UTIL_H_
+#define TUNEFARM_BENCH_BENCH_UTIL_H_
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tunefarm::bench {
+
+// True when argv holds --quick.
+inline bool QuickMode(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) return true;
+  }
+  return false;
+}
+
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Median seconds of one call of `fn`, over `repeats` timed calls after one warm-up call.
+inline double TimeMedian(const std::function<void()>& fn, int repeats) {
+  fn();
+  std::vector<double> t;
+  for (int i = 0; i < repeats; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return Median(t);
+}
+
+// Prints `RESULT k=v k=v ...`, the last line every benchmark prints.
+inline void PrintResult(const std::vector<std::pair<std::string, std::string>>& kv) {
+  std::string line = "RESULT";
+  for (const auto& [k, v] : kv) line += " " + k + "=" + v;
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+inline std::string Fixed(double v, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace tunefarm::bench
+
+#endif  // TUNEFARM_BENCH_BENCH_UTIL_H_
