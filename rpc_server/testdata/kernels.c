@@ -10,7 +10,7 @@
 
 const char* tunefarm_kernel_names(void) { return "kernel"; }
 
-static int64_t Elements(const DLTensor* t) {
+__attribute__((unused)) static int64_t Elements(const DLTensor* t) {
   int64_t n = 1;
   for (int i = 0; i < t->ndim; ++i) n *= t->shape[i];
   return n;
