@@ -161,6 +161,10 @@ TEST(FarmFault, TrackerRestarts_WorkersReregister) {
   }
   ASSERT_TRUE(restarted.ok()) << restarted.status();
   ASSERT_TRUE(WaitForDevices((*restarted)->core(), 1));
+  // The tracker counts the worker as soon as Register lands; the worker counts it on return.
+  for (int i = 0; i < 100 && (*worker)->registrations() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
   EXPECT_GE((*worker)->registrations(), 2);
   EXPECT_TRUE(measure((*restarted)->address(), "after"));
   (*worker)->Stop();
