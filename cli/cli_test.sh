@@ -28,4 +28,9 @@ for sub in tune tracker server status best history export import-log export-log;
   expect 0 "Usage: tunefarm $sub" -- "$sub" --help
 done
 expect 2 "not built yet" -- tune dense --shape 1,2,3
+expect 0 "--key" -- server --help
+expect 0 "--token" -- tracker --help
+expect 2 "--tracker HOST:PORT and --key KEY are required" -- server
+expect 2 "unknown flag '--key'" -- tracker --key x
+expect 1 "tunefarm status: 127.0.0.1:1" -- status --tracker 127.0.0.1:1
 [[ $fails == 0 ]] || { echo "$fails failures"; exit 1; }

@@ -11,6 +11,15 @@ namespace tunefarm::cli {
 // `tunefarm version`: prints the tunefarm version and the versions of the linked libraries.
 int RunVersion(const std::vector<std::string>& positional);
 
+// `tunefarm tracker`: runs the tracker until SIGTERM, then drains (cmd_tracker.cc).
+int RunTracker(const std::vector<std::string>& positional);
+
+// `tunefarm server`: runs a device worker that dials the tracker (cmd_server.cc).
+int RunServer(const std::vector<std::string>& positional);
+
+// `tunefarm status`: prints the farm's devices, queues and throughput (cmd_status.cc).
+int RunStatus(const std::vector<std::string>& positional);
+
 }  // namespace tunefarm::cli
 
 #endif  // TUNEFARM_CLI_COMMANDS_H_

@@ -1,0 +1,84 @@
+// `tunefarm server`: a device worker that dials the tracker; SIGTERM finishes the measurement
+// in progress, reports it, and leaves.
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "cli/commands.h"
+#include "cli/farm_flags.h"
+#include "cli/subcommand.h"
+#include "rpc_server/cpu_backend.h"
+#include "rpc_server/sandbox_process.h"
+#include "rpc_server/worker.h"
+
+ABSL_FLAG(std::string, key, "", "Device key, e.g. cpu-znver4 (required).");
+ABSL_FLAG(std::string, target, "llvm", "Compiler target string of this device.");
+ABSL_FLAG(std::string, worker_id, "", "Unique worker name (default HOST-PID-N).");
+ABSL_FLAG(std::string, labels, "", "Comma-separated k=v labels shown in status.");
+ABSL_FLAG(std::string, sandbox, "", "Path of tunefarm_sandbox (default: found next to tunefarm).");
+ABSL_FLAG(int, memory_limit_mb, 4096, "Address-space limit of the kernel sandbox, MiB.");
+ABSL_FLAG(double, calibration_period_s, 60,
+          "Seconds between runs of the noise calibration kernel (0: never).");
+
+namespace tunefarm::cli {
+
+int RunServer(const std::vector<std::string>& positional) {
+  if (!positional.empty()) {
+    absl::FPrintF(stderr, "tunefarm server: takes no arguments\n");
+    return kExitUsage;
+  }
+  if (FarmTrackerAddress("").empty() || absl::GetFlag(FLAGS_key).empty()) {
+    absl::FPrintF(stderr, "tunefarm server: --tracker HOST:PORT and --key KEY are required\n");
+    return kExitUsage;
+  }
+  BlockTerminationSignals();
+  std::string sandbox = absl::GetFlag(FLAGS_sandbox);
+  if (sandbox.empty()) {
+    absl::StatusOr<std::string> found = FindSandboxBinary();
+    if (!found.ok()) {
+      absl::FPrintF(stderr, "tunefarm server: %s\n", found.status().message());
+      return kExitFailure;
+    }
+    sandbox = *found;
+  }
+  WorkerOptions options;
+  options.tracker_address = FarmTrackerAddress("");
+  options.token = FarmToken();
+  options.tls = FarmTls();
+  options.key = absl::GetFlag(FLAGS_key);
+  options.target = absl::GetFlag(FLAGS_target);
+  options.worker_id = absl::GetFlag(FLAGS_worker_id);
+  options.calibration_period = absl::Seconds(absl::GetFlag(FLAGS_calibration_period_s));
+  for (absl::string_view kv : absl::StrSplit(absl::GetFlag(FLAGS_labels), ',', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+    options.labels.push_back(p);
+  }
+  auto backend =
+      std::make_unique<CpuBackend>(SandboxOptions{sandbox, absl::GetFlag(FLAGS_memory_limit_mb)});
+  absl::StatusOr<std::unique_ptr<Worker>> worker = Worker::Create(options, std::move(backend));
+  if (!worker.ok()) {
+    absl::FPrintF(stderr, "tunefarm server: %s\n", worker.status().ToString());
+    return kExitFailure;
+  }
+  absl::PrintF("tunefarm server %s (key %s) dialling %s\n", (*worker)->worker_id(), options.key,
+               options.tracker_address);
+  std::fflush(stdout);
+  Worker* w = worker->get();
+  std::thread signals([w] {
+    WaitForTerminationSignal();
+    w->Stop();
+  });
+  signals.detach();  // blocked in sigwait; the process exits when Run returns
+  absl::Status status = w->Run();
+  absl::PrintF("tunefarm server: stopped after %d measurements\n", w->completed());
+  if (!status.ok()) {
+    absl::FPrintF(stderr, "tunefarm server: %s\n", status.ToString());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,58 @@
+#include "rpc_server/cpu_backend.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "rpc_server/cost_stats.h"
+
+namespace tunefarm {
+namespace {
+
+// Measurement timeout used when a request leaves timeout_ms at 0.
+constexpr absl::Duration kDefaultTimeout = absl::Seconds(10);
+// Slack on top of the request's timeout for the child's start-up and dlopen.
+constexpr absl::Duration kSpawnSlack = absl::Milliseconds(500);
+constexpr int kCalibrationRepeats = 30;
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, "model name")) {
+      return std::string(absl::StripAsciiWhitespace(line.substr(line.find(':') + 1)));
+    }
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+void CpuBackend::Describe(v1::DeviceDescription* device) const {
+  device->set_cpu_model(CpuModel());
+  device->set_cores(static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN)));
+  device->set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
+}
+
+v1::MeasureResult CpuBackend::Measure(const v1::MeasureRequest& request,
+                                      const std::string& artifact_path,
+                                      const std::string& reference_path) {
+  v1::SandboxMeasure measure;
+  *measure.mutable_request() = request;
+  measure.set_artifact_path(artifact_path);
+  measure.set_reference_path(reference_path);
+  absl::Duration timeout =
+      request.timeout_ms() > 0 ? absl::Milliseconds(request.timeout_ms()) : kDefaultTimeout;
+  return sandbox_.Measure(measure, timeout + kSpawnSlack);
+}
+
+absl::StatusOr<double> CpuBackend::MeasureNoise() {
+  absl::StatusOr<std::vector<double>> costs =
+      sandbox_.Calibrate(kCalibrationRepeats, absl::Seconds(10));
+  if (!costs.ok()) return costs.status();
+  return RobustCv(*costs);
+}
+
+}  // namespace tunefarm

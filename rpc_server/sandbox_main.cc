@@ -1,0 +1,116 @@
+// `tunefarm_sandbox`: the child process that loads and runs untrusted kernels for a worker.
+//
+// Usage: tunefarm_sandbox MEMORY_LIMIT_MB
+// Reads SandboxRequest frames on fd 0 and answers SandboxResponse frames on fd 1 until EOF.
+// It closes every other inherited descriptor, caps its address space (RLIMIT_AS) and, per
+// request, its CPU time (RLIMIT_CPU), disables core dumps and dies with its parent. A crash
+// is reported by the parent from the exit status; an out-of-memory crash exits with
+// kExitOutOfMemory so the parent can tell it from a plain segfault.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include "absl/time/time.h"
+#include "proto/sandbox.pb.h"
+#include "rpc_server/framing.h"
+#include "rpc_server/harness.h"
+#include "rpc_server/sandbox_exit_codes.h"
+
+namespace tunefarm {
+namespace {
+
+int64_t g_memory_limit_bytes = 0;
+
+// Current address-space size from /proc/self/statm, using only async-signal-safe calls.
+int64_t AddressSpaceBytes() {
+  int fd = open("/proc/self/statm", O_RDONLY);
+  if (fd < 0) return 0;
+  char buf[64];
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  int64_t pages = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
+    pages = pages * 10 + (buf[i] - '0');
+  return pages * sysconf(_SC_PAGESIZE);
+}
+
+// Within this much of the limit, a crash is blamed on memory exhaustion.
+constexpr int64_t kOomSlackBytes = int64_t{256} << 20;
+
+void OnCrash(int sig) {
+  if (g_memory_limit_bytes > 0 && AddressSpaceBytes() + kOomSlackBytes >= g_memory_limit_bytes) {
+    _exit(kSandboxExitOutOfMemory);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void OnNewFailure() { _exit(kSandboxExitOutOfMemory); }
+
+void Harden(int64_t memory_limit_mb) {
+  close_range(3, ~0u, 0);  // no inherited sockets or files
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) _exit(kSandboxExitOrphaned);
+  rlimit core{0, 0};
+  setrlimit(RLIMIT_CORE, &core);
+  if (memory_limit_mb > 0) {
+    g_memory_limit_bytes = memory_limit_mb << 20;
+    rlimit as{static_cast<rlim_t>(g_memory_limit_bytes), static_cast<rlim_t>(g_memory_limit_bytes)};
+    setrlimit(RLIMIT_AS, &as);
+  }
+  static char alt_stack[1 << 16];
+  stack_t ss{};
+  ss.ss_sp = alt_stack;
+  ss.ss_size = sizeof(alt_stack);
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = OnCrash;
+  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) sigaction(sig, &sa, nullptr);
+  std::set_new_handler(OnNewFailure);
+}
+
+// Limits this process's CPU time to what it used so far plus `seconds`.
+void LimitCpuFromNow(int64_t seconds) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  rlim_t used = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1;
+  rlimit cpu{used + static_cast<rlim_t>(seconds), RLIM_INFINITY};
+  setrlimit(RLIMIT_CPU, &cpu);
+}
+
+int Serve(int64_t memory_limit_mb) {
+  Harden(memory_limit_mb);
+  Harness harness(memory_limit_mb > 0 ? (memory_limit_mb << 20) / 2 : int64_t{1} << 32);
+  while (true) {
+    v1::SandboxRequest request;
+    absl::Status status = ReadFrame(0, &request, absl::InfiniteFuture());
+    if (!status.ok()) return status.code() == absl::StatusCode::kUnavailable ? 0 : 3;
+    v1::SandboxResponse response;
+    if (request.has_measure()) {
+      int timeout_ms = request.measure().request().timeout_ms();
+      LimitCpuFromNow(timeout_ms > 0 ? (timeout_ms + 999) / 1000 : 10);
+      *response.mutable_result() = harness.Measure(request.measure());
+    } else {
+      for (double c : harness.Calibrate(request.calibrate_repeats())) {
+        response.mutable_result()->add_costs_s(c);
+      }
+    }
+    if (!WriteFrame(1, response).ok()) return 0;
+  }
+}
+
+}  // namespace
+}  // namespace tunefarm
+
+int main(int argc, char** argv) {
+  int64_t memory_limit_mb = argc > 1 ? std::strtoll(argv[1], nullptr, 10) : 0;
+  return tunefarm::Serve(memory_limit_mb);
+}

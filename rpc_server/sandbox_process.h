@@ -1,0 +1,68 @@
+// The worker's side of the sandbox: a freshly exec'd `tunefarm_sandbox` child (never a fork of
+// the multithreaded gRPC process), kept alive across measurements, restarted when it dies.
+// The parent enforces the wall-clock timeout and classifies the child's death:
+//   killed by the timeout or by SIGXCPU -> TIMEOUT; exit kSandboxExitOutOfMemory ->
+//   OUT_OF_MEMORY; any other signal or exit -> RUNTIME_ERROR.
+#ifndef TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_
+#define TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/sandbox.pb.h"
+
+namespace tunefarm {
+
+struct SandboxOptions {
+  // Path of the tunefarm_sandbox binary (see FindSandboxBinary).
+  std::string binary;
+  // Address-space limit of the child (RLIMIT_AS); 0 for none.
+  int64_t memory_limit_mb = 4096;
+};
+
+// Not thread-safe: one caller at a time (the worker's measurement loop).
+class SandboxProcess {
+ public:
+  explicit SandboxProcess(SandboxOptions options) : options_(std::move(options)) {}
+  ~SandboxProcess();
+  SandboxProcess(const SandboxProcess&) = delete;
+  SandboxProcess& operator=(const SandboxProcess&) = delete;
+
+  // Measures one request within `timeout` (wall clock). Always returns a result: failures of
+  // the child become error classes, and the next call starts a fresh child.
+  v1::MeasureResult Measure(const v1::SandboxMeasure& measure, absl::Duration timeout);
+
+  // Runs the calibration kernel. Errors: Unavailable (child could not start or died).
+  absl::StatusOr<std::vector<double>> Calibrate(int repeats, absl::Duration timeout);
+
+  // Times the child was (re)started; for tests.
+  int spawn_count() const { return spawn_count_; }
+
+ private:
+  absl::Status EnsureStarted();
+  // Kills (if needed) and reaps the child; returns its wait status.
+  int Reap(bool kill_first);
+  // Sends one request and waits for its response. On failure the child is reaped and the
+  // returned result says why it died.
+  absl::StatusOr<v1::SandboxResponse> Call(const v1::SandboxRequest& request,
+                                           absl::Duration timeout, v1::MeasureResult* died);
+
+  const SandboxOptions options_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  int spawn_count_ = 0;
+};
+
+// Finds the tunefarm_sandbox binary: $TUNEFARM_SANDBOX, then Bazel runfiles of the running
+// program ($RUNFILES_DIR, $TEST_SRCDIR, /proc/self/exe.runfiles), then next to the program
+// and in ../rpc_server/ relative to it (bazel-bin/cli/tunefarm). Errors: NotFound.
+absl::StatusOr<std::string> FindSandboxBinary();
+
+}  // namespace tunefarm
+
+#endif  // TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_

@@ -1,0 +1,40 @@
+// The timing harness, in the style of TVM's time_evaluator: `number` runs per repeat, grown
+// until a repeat lasts `min_repeat_ms`; `repeat` repeats (or, in adaptive mode, until the
+// median's confidence interval is tight enough); optional cache flush before each repeat;
+// monotonic clock. The caller has done the warm-up run.
+#ifndef TUNEFARM_RPC_SERVER_TIMING_H_
+#define TUNEFARM_RPC_SERVER_TIMING_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "proto/measure.pb.h"
+
+namespace tunefarm {
+
+struct TimingOutcome {
+  // Seconds per run, one entry per repeat.
+  std::vector<double> costs;
+  v1::CostDistribution distribution;
+  // First non-zero return code of the kernel during timing (0 when every run succeeded).
+  int32_t kernel_rc = 0;
+};
+
+// Defaults applied to zero fields of TimingOptions.
+inline constexpr int kDefaultRepeat = 3;
+inline constexpr int kDefaultAdaptiveMinRepeat = 5;
+inline constexpr double kDefaultTargetRelCi = 0.02;
+inline constexpr int kDefaultAdaptiveMaxTimeMs = 2000;
+// Hard caps, whatever the request asks.
+inline constexpr int kMaxRepeats = 10000;
+
+// Times `run` (one kernel call returning its TF_KERNEL_* code) per `options`.
+TimingOutcome TimeKernel(const std::function<int32_t()>& run, const v1::TimingOptions& options);
+
+// Evicts the data caches by writing a buffer larger than the last-level cache.
+void FlushDataCache();
+
+}  // namespace tunefarm
+
+#endif  // TUNEFARM_RPC_SERVER_TIMING_H_

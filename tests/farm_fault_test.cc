@@ -1,0 +1,262 @@
+// Fault tests of the farm:
+//  (a) a `tunefarm server` subprocess is SIGKILLed mid-batch: its leased work is re-queued and
+//      finished by the others, nothing lost, nothing doubled;
+//  (c) the tracker restarts on the same port: workers re-register by themselves;
+//  (d) garbage, oversized, unauthenticated and unknown-key requests get clear gRPC errors.
+// (b), failing kernels, lives in farm_batch_test.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "proto/tracker.grpc.pb.h"
+#include "rpc_server/cpu_backend.h"
+#include "rpc_server/sandbox_process.h"
+#include "rpc_server/worker.h"
+#include "tests/farm_test_util.h"
+#include "tracker/tracker_client.h"
+#include "tracker/tracker_server.h"
+
+extern char** environ;
+
+namespace tunefarm {
+namespace {
+
+using ::tunefarm::testing::KernelBytes;
+using ::tunefarm::testing::MakeArtifact;
+using ::tunefarm::testing::VaddRequest;
+using ::tunefarm::testing::Variant;
+
+constexpr char kKey[] = "cpu-test";
+constexpr char kToken[] = "s3cret-token";
+
+// Waits (bounded) until `key` has `n` live devices.
+bool WaitForDevices(TrackerCore& core, int n, absl::Duration timeout = absl::Seconds(20)) {
+  const absl::Time until = absl::Now() + timeout;
+  while (core.LiveDevices(kKey) != n) {
+    if (absl::Now() > until) return false;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return true;
+}
+
+pid_t SpawnServer(const std::string& tracker, int i) {
+  std::string bin = absl::StrCat(std::getenv("TEST_SRCDIR"), "/tunefarm/cli/tunefarm");
+  std::vector<std::string> args = {bin,
+                                   "server",
+                                   "--tracker",
+                                   tracker,
+                                   "--key",
+                                   kKey,
+                                   absl::StrCat("--worker_id=proc-", i),
+                                   "--calibration_period_s=0",
+                                   "--memory_limit_mb=1024"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  setenv("TUNEFARM_TOKEN", kToken, 1);
+  // The child finds the sandbox through its own runfiles tree.
+  setenv("TUNEFARM_SANDBOX",
+         absl::StrCat(std::getenv("TEST_SRCDIR"), "/tunefarm/rpc_server/tunefarm_sandbox").c_str(),
+         1);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, bin.c_str(), nullptr, nullptr, argv.data(), environ), 0);
+  return pid;
+}
+
+TEST(FarmFault, ServerKilledMidBatch_WorkRequeued_NothingLostOrDoubled) {
+  TrackerServerOptions options;
+  options.token = kToken;
+  options.core.heartbeat_interval = absl::Milliseconds(200);
+  options.core.heartbeat_timeout = absl::Milliseconds(1500);
+  auto tracker = TrackerServer::Start(options);
+  ASSERT_TRUE(tracker.ok()) << tracker.status();
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 3; ++i) pids.push_back(SpawnServer((*tracker)->address(), i));
+  ASSERT_TRUE(WaitForDevices((*tracker)->core(), 3));
+
+  const std::string reference = KernelBytes("vadd");
+  std::vector<v1::MeasureRequest> batch;
+  for (int i = 0; i < 60; ++i) {
+    v1::MeasureRequest r = VaddRequest(absl::StrCat("kill/", i), Variant(reference, i), reference);
+    r.mutable_timing()->set_min_repeat_ms(40);  // ~80 ms per measurement: the batch takes a while
+    batch.push_back(r);
+  }
+  auto client = TrackerClient::Connect({.address = (*tracker)->address(), .token = kToken});
+  ASSERT_TRUE(client.ok());
+  std::map<std::string, int> seen;
+  std::map<std::string, int> by_worker;
+  bool killed = false;
+  auto results = (*client)->MeasureBatch("job-kill", kKey, 0, batch, absl::Seconds(90),
+                                         [&](const v1::MeasureResult& r) {
+                                           ++seen[r.request_id()];
+                                           ++by_worker[r.worker_id()];
+                                           if (!killed && seen.size() >= 10) {
+                                             kill(pids[0], SIGKILL);
+                                             killed = true;
+                                           }
+                                         });
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_TRUE(killed);
+  ASSERT_EQ(results->size(), batch.size());
+  for (const v1::MeasureResult& r : *results) {
+    EXPECT_EQ(r.error(), v1::ERROR_NONE) << r.request_id() << ": " << r.message();
+  }
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << id;
+  EXPECT_EQ(seen.size(), batch.size());
+  EXPECT_GT(by_worker["proc-1"] + by_worker["proc-2"], 0);
+  // The killed server is reported lost; the others are alive.
+  EXPECT_TRUE(WaitForDevices((*tracker)->core(), 2));
+  for (pid_t pid : pids) {
+    kill(pid, SIGTERM);  // graceful for the survivors
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+}
+
+TEST(FarmFault, TrackerRestarts_WorkersReregister) {
+  TrackerServerOptions options;
+  options.token = kToken;
+  auto tracker = TrackerServer::Start(options);
+  ASSERT_TRUE(tracker.ok());
+  const int port = (*tracker)->port();
+  absl::StatusOr<std::string> sandbox = FindSandboxBinary();
+  ASSERT_TRUE(sandbox.ok());
+  WorkerOptions w;
+  w.tracker_address = (*tracker)->address();
+  w.token = kToken;
+  w.key = kKey;
+  w.calibration_period = absl::ZeroDuration();
+  w.lease_wait = absl::Milliseconds(200);
+  auto worker = Worker::Create(w, std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024}));
+  ASSERT_TRUE(worker.ok());
+  std::thread run([&] { (*worker)->Run().IgnoreError(); });
+  ASSERT_TRUE(WaitForDevices((*tracker)->core(), 1));
+
+  const std::string reference = KernelBytes("vadd");
+  auto measure = [&](const std::string& address, const std::string& id) {
+    auto client = TrackerClient::Connect({.address = address, .token = kToken});
+    EXPECT_TRUE(client.ok());
+    auto results = (*client)->MeasureBatch(
+        "job-" + id, kKey, 0, {VaddRequest(id, reference, reference)}, absl::Seconds(30));
+    EXPECT_TRUE(results.ok()) << results.status();
+    return results.ok() && results->size() == 1 && (*results)[0].error() == v1::ERROR_NONE;
+  };
+  EXPECT_TRUE(measure((*tracker)->address(), "before"));
+
+  (*tracker)->Shutdown();
+  tracker->reset();
+  options.listen_address = absl::StrCat("127.0.0.1:", port);
+  absl::StatusOr<std::unique_ptr<TrackerServer>> restarted;
+  for (int attempt = 0; attempt < 50; ++attempt) {  // the port may take a moment to free up
+    restarted = TrackerServer::Start(options);
+    if (restarted.ok()) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(restarted.ok()) << restarted.status();
+  ASSERT_TRUE(WaitForDevices((*restarted)->core(), 1));
+  // The tracker counts the worker as soon as Register lands; the worker counts it on return.
+  for (int i = 0; i < 100 && (*worker)->registrations() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_GE((*worker)->registrations(), 2);
+  EXPECT_TRUE(measure((*restarted)->address(), "after"));
+  (*worker)->Stop();
+  run.join();
+}
+
+class BadRequestTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TrackerServerOptions options;
+    options.token = kToken;
+    options.max_message_bytes = 1 << 20;
+    options.core.known_keys = {kKey};
+    auto tracker = TrackerServer::Start(options);
+    ASSERT_TRUE(tracker.ok());
+    tracker_ = std::move(*tracker);
+  }
+  std::unique_ptr<TrackerClient> Client(const std::string& token) {
+    auto client = TrackerClient::Connect({.address = tracker_->address(), .token = token});
+    EXPECT_TRUE(client.ok());
+    return std::move(*client);
+  }
+  std::unique_ptr<TrackerServer> tracker_;
+};
+
+TEST_F(BadRequestTest, WrongOrMissingToken_Unauthenticated) {
+  const std::string vadd = KernelBytes("vadd");
+  for (const std::string& token : {std::string("wrong"), std::string()}) {
+    auto r = Client(token)->Submit("j", kKey, 0, {VaddRequest("a", vadd, vadd)});
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kUnauthenticated) << r.status();
+  }
+  // Worker registration needs the token too.
+  auto stub = v1::Tracker::NewStub(
+      grpc::CreateChannel(tracker_->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::RegisterRequest reg;
+  reg.set_worker_id("w");
+  reg.set_incarnation("i");
+  reg.mutable_device()->set_key(kKey);
+  v1::RegisterResponse response;
+  EXPECT_EQ(stub->Register(&context, reg, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(BadRequestTest, UnknownDeviceKey_NotFound) {
+  const std::string vadd = KernelBytes("vadd");
+  auto r = Client(kToken)->Submit("j", "gpu-nope", 0, {VaddRequest("a", vadd, vadd)});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find("gpu-nope"), std::string::npos);
+}
+
+TEST_F(BadRequestTest, OversizedRequest_ResourceExhausted) {
+  std::string huge(2 << 20, 'x');
+  v1::MeasureRequest r = VaddRequest("big", huge, huge);
+  auto s = Client(kToken)->Submit("j", kKey, 0, {r});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted) << s.status();
+}
+
+TEST_F(BadRequestTest, MalformedRequest_InvalidArgument) {
+  v1::MeasureRequest r;  // no id, no artifact
+  EXPECT_EQ(Client(kToken)->Submit("j", kKey, 0, {r}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  v1::MeasureRequest bad_hash = VaddRequest("h", "abc", "abc");
+  bad_hash.mutable_artifact()->set_hash("0123");
+  EXPECT_EQ(Client(kToken)->Submit("j", kKey, 0, {bad_hash}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(BadRequestTest, GarbageBytes_ClearError) {
+  auto channel = grpc::CreateChannel(tracker_->address(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  const char garbage[] = "\xff\xff\xff\xff\x0f not a protobuf";
+  grpc::Slice slice(garbage, sizeof(garbage));
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  bool done = false;
+  absl::Mutex mu;
+  stub.UnaryCall(&context, "/tunefarm.v1.Tracker/Submit", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
+                   absl::MutexLock lock(&mu);
+                   status = s;
+                   done = true;
+                 });
+  absl::MutexLock lock(&mu);
+  mu.Await(absl::Condition(&done));
+  // gRPC rejects bytes that do not parse as the method's request before the tracker sees them.
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+}
+
+}  // namespace
+}  // namespace tunefarm

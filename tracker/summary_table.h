@@ -1,0 +1,19 @@
+// Renders a FarmSummary as the plain-text tables of `tunefarm status`.
+#ifndef TUNEFARM_TRACKER_SUMMARY_TABLE_H_
+#define TUNEFARM_TRACKER_SUMMARY_TABLE_H_
+
+#include <string>
+
+#include "proto/tracker.pb.h"
+
+namespace tunefarm {
+
+// Name of a device state as shown in the table: "idle", "busy", "noisy", "lost".
+std::string DeviceStateName(v1::DeviceState state);
+
+// Two tables (devices, then queues) and a throughput line, newline-terminated.
+std::string FormatSummaryTable(const v1::FarmSummary& summary);
+
+}  // namespace tunefarm
+
+#endif  // TUNEFARM_TRACKER_SUMMARY_TABLE_H_

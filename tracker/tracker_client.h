@@ -1,0 +1,86 @@
+// Client library of the tracker, for the tuner and `tunefarm status`. No gRPC type appears in
+// this interface; the proto messages are plain data.
+//
+//   auto client = TrackerClient::Connect({.address = "127.0.0.1:9190", .token = token});
+//   std::vector<v1::MeasureRequest> batch = ...;      // request ids unique per tracker
+//   absl::StatusOr<std::vector<v1::MeasureResult>> results =
+//       (*client)->MeasureBatch("job-7", "cpu-znver4", /*priority=*/0, batch, absl::Minutes(5));
+//
+// Every request gets exactly one result (possibly an error class such as TIMEOUT or
+// DEVICE_LOST). Submission is idempotent per request id, so a caller may resubmit after an
+// Unavailable error without doubling work.
+#ifndef TUNEFARM_TRACKER_TRACKER_CLIENT_H_
+#define TUNEFARM_TRACKER_TRACKER_CLIENT_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/tracker.pb.h"
+#include "tracker/tls_options.h"
+
+namespace tunefarm {
+
+struct TrackerClientOptions {
+  // "host:port" of the tracker.
+  std::string address;
+  // Shared secret; empty for a tracker without authentication.
+  std::string token;
+  TlsOptions tls;
+  // Deadline of one unary call (long polls add their wait on top).
+  absl::Duration rpc_timeout = absl::Seconds(30);
+  int max_message_bytes = 64 << 20;
+};
+
+class TrackerClient {
+ public:
+  // Creates a client; does not contact the tracker. Errors: NotFound/InvalidArgument (TLS).
+  static absl::StatusOr<std::unique_ptr<TrackerClient>> Connect(TrackerClientOptions options);
+  ~TrackerClient();
+
+  // Queues `requests` for devices of `device_key` under `job_id`. Higher `priority` runs first;
+  // jobs of equal priority share devices round robin.
+  // Errors: InvalidArgument (malformed request), NotFound (no device of that key),
+  // ResourceExhausted (queue full: fetch results, then retry), Unauthenticated (bad token),
+  // Unavailable (tracker down or draining), DeadlineExceeded.
+  absl::StatusOr<v1::SubmitResponse> Submit(const std::string& job_id,
+                                            const std::string& device_key, int priority,
+                                            const std::vector<v1::MeasureRequest>& requests);
+
+  // Returns results of `job_id` that are ready, waiting up to `wait` for the first one.
+  // `pending` (optional) receives how many requests of the job are still queued or leased.
+  // Errors: NotFound (unknown job), Unauthenticated, Unavailable, DeadlineExceeded.
+  absl::StatusOr<std::vector<v1::MeasureResult>> FetchResults(const std::string& job_id,
+                                                              absl::Duration wait,
+                                                              int* pending = nullptr);
+
+  // Submits `requests` (in chunks, retrying on back-pressure) and collects exactly one result
+  // per request; `on_result` (optional) sees each as it arrives. Results come back in arrival
+  // order. Errors: as Submit and FetchResults; DeadlineExceeded when `timeout` passes first.
+  absl::StatusOr<std::vector<v1::MeasureResult>> MeasureBatch(
+      const std::string& job_id, const std::string& device_key, int priority,
+      const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,
+      const std::function<void(const v1::MeasureResult&)>& on_result = nullptr);
+
+  // Drops the job's queued and leased requests; returns how many. Errors: NotFound.
+  absl::StatusOr<int> Cancel(const std::string& job_id);
+
+  // Devices, queues and throughput of the farm.
+  absl::StatusOr<v1::FarmSummary> Summary();
+
+  // Live (registered, not lost) devices of `device_key`, noisy ones included.
+  absl::StatusOr<int> LiveDevices(const std::string& device_key);
+
+ private:
+  struct Impl;
+  explicit TrackerClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tunefarm
+
+#endif  // TUNEFARM_TRACKER_TRACKER_CLIENT_H_

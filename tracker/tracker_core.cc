@@ -1,0 +1,569 @@
+#include "tracker/tracker_core.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tracker/content_hash.h"
+
+namespace tunefarm {
+namespace {
+
+// Longest a single long poll may block, whatever the caller asks.
+constexpr absl::Duration kMaxWait = absl::Seconds(30);
+// Measurement timeout used when a request leaves timeout_ms at 0.
+constexpr int kDefaultTimeoutMs = 10000;
+// Window of the throughput figure in Summary.
+constexpr absl::Duration kThroughputWindow = absl::Minutes(1);
+
+absl::Duration ClampWait(int wait_ms) {
+  return std::min(absl::Milliseconds(std::max(wait_ms, 0)), kMaxWait);
+}
+
+}  // namespace
+
+TrackerCore::TrackerCore(TrackerOptions options, Clock* clock)
+    : options_(std::move(options)), clock_(clock), started_(clock->Now()) {
+  absl::MutexLock lock(&mu_);
+  for (const std::string& key : options_.known_keys) known_keys_.insert(key);
+}
+
+TrackerCore::~TrackerCore() { Shutdown(); }
+
+absl::StatusOr<v1::RegisterResponse> TrackerCore::Register(const v1::RegisterRequest& request) {
+  if (request.worker_id().empty() || request.incarnation().empty()) {
+    return absl::InvalidArgumentError("Register: worker_id and incarnation must be set");
+  }
+  if (request.device().key().empty()) {
+    return absl::InvalidArgumentError("Register: device.key must be set (e.g. cpu-znver4)");
+  }
+  absl::MutexLock lock(&mu_);
+  auto it = workers_.find(request.worker_id());
+  if (it != workers_.end() && it->second.incarnation != request.incarnation()) {
+    // A new process under the same name: the old one is gone with whatever it leased.
+    RequeueAllOfWorkerLocked(it->second);
+    workers_.erase(it);
+    it = workers_.end();
+  }
+  Worker& worker = it == workers_.end() ? workers_[request.worker_id()] : it->second;
+  worker.incarnation = request.incarnation();
+  worker.device = request.device();
+  worker.last_heartbeat = clock_->Now();
+  worker.lost = false;
+  known_keys_.insert(request.device().key());
+  QueueOfLocked(request.device().key());
+  v1::RegisterResponse response;
+  response.set_heartbeat_interval_ms(
+      static_cast<int32_t>(absl::ToInt64Milliseconds(options_.heartbeat_interval)));
+  response.set_heartbeat_timeout_ms(
+      static_cast<int32_t>(absl::ToInt64Milliseconds(options_.heartbeat_timeout)));
+  return response;
+}
+
+absl::StatusOr<TrackerCore::Worker*> TrackerCore::FindWorkerLocked(const std::string& id,
+                                                                   const std::string& incarnation) {
+  auto it = workers_.find(id);
+  if (it == workers_.end() || it->second.lost) {
+    return absl::NotFoundError(
+        absl::StrCat("worker '", id, "' is not registered (or was lost); register again"));
+  }
+  if (it->second.incarnation != incarnation) {
+    return absl::AbortedError(absl::StrCat("worker '", id, "' restarted with a new incarnation"));
+  }
+  return &it->second;
+}
+
+absl::StatusOr<v1::HeartbeatResponse> TrackerCore::Heartbeat(const v1::HeartbeatRequest& request) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Worker*> worker = FindWorkerLocked(request.worker_id(), request.incarnation());
+  if (!worker.ok()) return worker.status();
+  Worker& w = **worker;
+  w.last_heartbeat = clock_->Now();
+  w.noise_cv = request.noise_cv();
+  if (options_.noise_threshold > 0) {
+    bool was_noisy = w.noisy;
+    if (w.noise_cv > options_.noise_threshold) w.noisy = true;
+    if (w.noise_cv < 0.8 * options_.noise_threshold) w.noisy = false;
+    if (was_noisy && !w.noisy) QueueOfLocked(w.device.key()).work.SignalAll();
+  }
+  v1::HeartbeatResponse response;
+  response.set_noisy(w.noisy);
+  return response;
+}
+
+absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& request) {
+  const absl::Time wait_until = absl::Now() + ClampWait(request.wait_ms());
+  absl::MutexLock lock(&mu_);
+  if (shutdown_) return absl::UnavailableError("tracker is shutting down");
+  absl::StatusOr<Worker*> found = FindWorkerLocked(request.worker_id(), request.incarnation());
+  if (!found.ok()) return found.status();
+  Worker* worker = *found;
+  worker->last_heartbeat = clock_->Now();
+  for (const v1::MeasureResult& result : request.results()) {
+    AcceptResultLocked(request.worker_id(), result);
+  }
+  for (const std::string& id : request.returned_request_ids()) {
+    if (worker->leased.contains(id)) RequeueLocked(id, /*count_attempt=*/false);
+  }
+  v1::LeaseResponse response;
+  if (request.leaving()) {
+    RequeueAllOfWorkerLocked(*worker);
+    workers_.erase(request.worker_id());
+    return response;
+  }
+  const std::string key = worker->device.key();
+  const int want = std::min(request.max_tasks(), options_.max_lease_batch);
+  if (want <= 0) return response;
+  KeyQueue& queue = QueueOfLocked(key);
+  while (true) {
+    // The worker may have been replaced or lost while this call waited.
+    auto it = workers_.find(request.worker_id());
+    if (shutdown_ || it == workers_.end() || it->second.lost ||
+        it->second.incarnation != request.incarnation()) {
+      return response;
+    }
+    worker = &it->second;
+    if (queue.queued > 0 && !worker->noisy) break;
+    if (queue.work.WaitWithDeadline(&mu_, wait_until)) return response;
+  }
+  const absl::Time now = clock_->Now();
+  while (response.tasks_size() < want) {
+    std::string id = PopNextLocked(queue);
+    if (id.empty()) break;
+    Task& task = tasks_.at(id);
+    ++task.attempts;
+    task.worker_id = request.worker_id();
+    int timeout_ms = task.request.timeout_ms() > 0 ? task.request.timeout_ms() : kDefaultTimeoutMs;
+    task.deadline = now + absl::Milliseconds(timeout_ms) + options_.lease_grace;
+    worker->leased.insert(id);
+    ++queue.leased;
+    v1::MeasureRequest* out = response.add_tasks();
+    *out = task.request;
+    FillArtifactLocked(*worker, out->mutable_artifact());
+    if (out->has_reference_artifact()) {
+      FillArtifactLocked(*worker, out->mutable_reference_artifact());
+    }
+  }
+  return response;
+}
+
+void TrackerCore::FillArtifactLocked(Worker& worker, v1::Artifact* a) {
+  if (worker.artifacts_sent.insert(a->hash()).second) {
+    auto it = artifacts_.find(a->hash());
+    if (it != artifacts_.end()) a->set_content(it->second.content);
+  }
+}
+
+absl::StatusOr<v1::Artifact> TrackerCore::FetchArtifact(const v1::FetchArtifactRequest& request) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Worker*> worker = FindWorkerLocked(request.worker_id(), request.incarnation());
+  if (!worker.ok()) return worker.status();
+  auto it = artifacts_.find(request.hash());
+  if (it == artifacts_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("artifact ", request.hash(), " is not referenced by any pending request"));
+  }
+  (*worker)->artifacts_sent.insert(request.hash());
+  v1::Artifact artifact;
+  artifact.set_hash(request.hash());
+  artifact.set_content(it->second.content);
+  return artifact;
+}
+
+absl::Status TrackerCore::ValidateRequestLocked(const v1::MeasureRequest& r) const {
+  auto check_artifact = [&](const v1::Artifact& a, absl::string_view what) -> absl::Status {
+    if (a.hash().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("request '", r.request_id(), "': ", what, ".hash is empty"));
+    }
+    if (!a.content().empty()) {
+      if (ContentHash(a.content()) != a.hash()) {
+        return absl::InvalidArgumentError(absl::StrCat("request '", r.request_id(), "': ", what,
+                                                       ".hash is not the SHA-256 of its content"));
+      }
+    } else if (!artifacts_.contains(a.hash())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("request '", r.request_id(), "': ", what, " ", a.hash(),
+                       " has no content and the tracker does not hold it; send the bytes"));
+    }
+    return absl::OkStatus();
+  };
+  if (r.request_id().empty()) return absl::InvalidArgumentError("a request has no request_id");
+  if (r.kernel_name().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("request '", r.request_id(), "': no kernel"));
+  }
+  if (absl::Status s = check_artifact(r.artifact(), "artifact"); !s.ok()) return s;
+  if (r.has_reference_artifact()) {
+    if (absl::Status s = check_artifact(r.reference_artifact(), "reference_artifact"); !s.ok()) {
+      return s;
+    }
+  }
+  const v1::TimingOptions& t = r.timing();
+  if (t.number() < 0 || t.repeat() < 0 || t.min_repeat_ms() < 0 || t.cooldown_ms() < 0 ||
+      t.max_time_ms() < 0 || t.target_rel_ci() < 0 || r.timeout_ms() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("request '", r.request_id(), "': negative timing values"));
+  }
+  for (const v1::TensorArg& arg : r.tensors()) {
+    for (int64_t d : arg.spec().shape()) {
+      if (d < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("request '", r.request_id(), "': negative tensor dimension"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& request) {
+  if (request.job_id().empty()) return absl::InvalidArgumentError("Submit: job_id is empty");
+  if (request.device_key().empty()) {
+    return absl::InvalidArgumentError("Submit: device_key is empty");
+  }
+  absl::MutexLock lock(&mu_);
+  if (draining_ || shutdown_) return absl::UnavailableError("tracker is draining");
+  if (!known_keys_.contains(request.device_key())) {
+    std::vector<std::string> keys(known_keys_.begin(), known_keys_.end());
+    std::sort(keys.begin(), keys.end());
+    return absl::NotFoundError(absl::StrCat("no device with key '", request.device_key(),
+                                            "' has registered; known keys: [",
+                                            absl::StrJoin(keys, ", "), "]"));
+  }
+  absl::flat_hash_set<std::string> batch_ids;
+  std::vector<const v1::MeasureRequest*> fresh;
+  int duplicates = 0;
+  for (const v1::MeasureRequest& r : request.requests()) {
+    if (absl::Status s = ValidateRequestLocked(r); !s.ok()) return s;
+    if (tasks_.contains(r.request_id()) || completed_.contains(r.request_id()) ||
+        !batch_ids.insert(r.request_id()).second) {
+      ++duplicates;
+      continue;
+    }
+    fresh.push_back(&r);
+  }
+  KeyQueue& queue = QueueOfLocked(request.device_key());
+  if (queue.queued + static_cast<int64_t>(fresh.size()) > options_.max_queue_per_key) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "queue of '", request.device_key(), "' is full (", queue.queued, " queued, limit ",
+        options_.max_queue_per_key, "); retry after fetching results"));
+  }
+  Job& job = jobs_[request.job_id()];
+  job.priority = request.priority();
+  JobQueue* job_queue;
+  if (auto it = queue.jobs.find(request.job_id()); it != queue.jobs.end()) {
+    job_queue = &it->second;
+  } else {
+    // A new job starts level with the least-served active job, so it neither starves nor
+    // gets a burst of catch-up share.
+    int64_t floor = -1;
+    for (const auto& [id, jq] : queue.jobs) {
+      if (!jq.queued.empty() && (floor < 0 || jq.served < floor)) floor = jq.served;
+    }
+    job_queue = &queue.jobs[request.job_id()];
+    job_queue->served = std::max<int64_t>(floor, 0);
+  }
+  for (const v1::MeasureRequest* r : fresh) {
+    Task task;
+    task.request = *r;
+    task.request.mutable_artifact()->clear_content();
+    if (task.request.has_reference_artifact()) {
+      task.request.mutable_reference_artifact()->clear_content();
+    }
+    task.job_id = request.job_id();
+    task.key = request.device_key();
+    RefArtifactLocked(r->artifact());
+    if (r->has_reference_artifact()) RefArtifactLocked(r->reference_artifact());
+    job_queue->queued.push_back(r->request_id());
+    tasks_.emplace(r->request_id(), std::move(task));
+    ++job.pending;
+    ++queue.queued;
+  }
+  if (!fresh.empty()) queue.work.SignalAll();
+  v1::SubmitResponse response;
+  response.set_accepted(static_cast<int32_t>(fresh.size()));
+  response.set_duplicates(duplicates);
+  return response;
+}
+
+absl::StatusOr<v1::FetchResultsResponse> TrackerCore::FetchResults(
+    const v1::FetchResultsRequest& request) {
+  const absl::Time wait_until = absl::Now() + ClampWait(request.wait_ms());
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(request.job_id());
+  if (it == jobs_.end()) {
+    return absl::NotFoundError(absl::StrCat("unknown job '", request.job_id(), "'"));
+  }
+  Job& job = it->second;
+  while (job.outbox.empty() && job.pending > 0 && !shutdown_) {
+    if (job.ready.WaitWithDeadline(&mu_, wait_until)) break;
+  }
+  v1::FetchResultsResponse response;
+  size_t n = request.max_results() > 0 ? std::min<size_t>(request.max_results(), job.outbox.size())
+                                       : job.outbox.size();
+  for (size_t i = 0; i < n; ++i) {
+    *response.add_results() = std::move(job.outbox.front());
+    job.outbox.pop_front();
+  }
+  response.set_pending(job.pending);
+  return response;
+}
+
+absl::StatusOr<v1::CancelResponse> TrackerCore::Cancel(const v1::CancelRequest& request) {
+  absl::MutexLock lock(&mu_);
+  auto job_it = jobs_.find(request.job_id());
+  if (job_it == jobs_.end()) {
+    return absl::NotFoundError(absl::StrCat("unknown job '", request.job_id(), "'"));
+  }
+  int cancelled = 0;
+  std::vector<std::string> ids;
+  for (const auto& [id, task] : tasks_) {
+    if (task.job_id == request.job_id()) ids.push_back(id);
+  }
+  for (const std::string& id : ids) {
+    Task& task = tasks_.at(id);
+    KeyQueue& queue = QueueOfLocked(task.key);
+    if (task.worker_id.empty()) {
+      --queue.queued;
+    } else {
+      --queue.leased;
+      if (auto w = workers_.find(task.worker_id); w != workers_.end()) w->second.leased.erase(id);
+    }
+    ReleaseTaskArtifactsLocked(task);
+    completed_.insert(id);
+    tasks_.erase(id);
+    ++cancelled;
+  }
+  for (auto& [key, queue] : queues_) queue.jobs.erase(request.job_id());
+  job_it->second.pending = 0;
+  job_it->second.ready.SignalAll();
+  v1::CancelResponse response;
+  response.set_cancelled(cancelled);
+  return response;
+}
+
+void TrackerCore::AcceptResultLocked(const std::string& worker_id, v1::MeasureResult result) {
+  auto it = tasks_.find(result.request_id());
+  if (it == tasks_.end()) return;  // duplicate, cancelled, or from before a tracker restart
+  Task& task = it->second;
+  KeyQueue& queue = QueueOfLocked(task.key);
+  if (task.worker_id.empty()) {
+    // Re-queued (lease expired) but the first worker answered after all: take its result.
+    auto jq = queue.jobs.find(task.job_id);
+    if (jq != queue.jobs.end()) {
+      auto& q = jq->second.queued;
+      q.erase(std::remove(q.begin(), q.end(), result.request_id()), q.end());
+    }
+    --queue.queued;
+  } else {
+    --queue.leased;
+    if (auto w = workers_.find(task.worker_id); w != workers_.end()) {
+      w->second.leased.erase(result.request_id());
+    }
+  }
+  if (auto w = workers_.find(worker_id); w != workers_.end()) {
+    ++w->second.completed;
+    if (result.device_key().empty()) result.set_device_key(w->second.device.key());
+  }
+  if (result.worker_id().empty()) result.set_worker_id(worker_id);
+  std::string id = result.request_id();
+  CompleteLocked(id, std::move(result));
+}
+
+void TrackerCore::CompleteLocked(const std::string& request_id, v1::MeasureResult result) {
+  auto it = tasks_.find(request_id);
+  Task& task = it->second;
+  ReleaseTaskArtifactsLocked(task);
+  auto job = jobs_.find(task.job_id);
+  if (job != jobs_.end()) {
+    --job->second.pending;
+    job->second.outbox.push_back(std::move(result));
+    job->second.ready.SignalAll();
+  }
+  completed_.insert(request_id);
+  tasks_.erase(it);
+  const absl::Time now = clock_->Now();
+  recent_completions_.push_back(now);
+  while (!recent_completions_.empty() && recent_completions_.front() < now - kThroughputWindow) {
+    recent_completions_.pop_front();
+  }
+  ++results_total_;
+}
+
+void TrackerCore::RequeueLocked(const std::string& request_id, bool count_attempt) {
+  auto it = tasks_.find(request_id);
+  if (it == tasks_.end()) return;
+  Task& task = it->second;
+  KeyQueue& queue = QueueOfLocked(task.key);
+  if (!task.worker_id.empty()) {
+    --queue.leased;
+    if (auto w = workers_.find(task.worker_id); w != workers_.end()) {
+      w->second.leased.erase(request_id);
+    }
+    task.worker_id.clear();
+  }
+  if (!count_attempt) --task.attempts;
+  if (task.attempts >= options_.max_attempts) {
+    v1::MeasureResult result;
+    result.set_request_id(request_id);
+    result.set_error(v1::DEVICE_LOST);
+    result.set_message(
+        absl::StrCat("the devices measuring this request were lost ", task.attempts, " times"));
+    result.set_device_key(task.key);
+    CompleteLocked(request_id, std::move(result));
+    return;
+  }
+  queue.jobs[task.job_id].queued.push_front(request_id);
+  ++queue.queued;
+  queue.work.Signal();
+}
+
+void TrackerCore::RequeueAllOfWorkerLocked(Worker& worker) {
+  std::vector<std::string> ids(worker.leased.begin(), worker.leased.end());
+  for (const std::string& id : ids) RequeueLocked(id, /*count_attempt=*/true);
+  worker.leased.clear();
+}
+
+std::string TrackerCore::PopNextLocked(KeyQueue& queue) {
+  JobQueue* best = nullptr;
+  int best_priority = 0;
+  for (auto& [job_id, jq] : queue.jobs) {
+    if (jq.queued.empty()) continue;
+    auto job = jobs_.find(job_id);
+    int priority = job == jobs_.end() ? 0 : job->second.priority;
+    if (best == nullptr || priority > best_priority ||
+        (priority == best_priority && jq.served < best->served)) {
+      best = &jq;
+      best_priority = priority;
+    }
+  }
+  if (best == nullptr) return "";
+  std::string id = std::move(best->queued.front());
+  best->queued.pop_front();
+  ++best->served;
+  --queue.queued;
+  return id;
+}
+
+void TrackerCore::RefArtifactLocked(const v1::Artifact& a) {
+  StoredArtifact& stored = artifacts_[a.hash()];
+  if (stored.content.empty() && !a.content().empty()) stored.content = a.content();
+  ++stored.refs;
+}
+
+void TrackerCore::UnrefArtifactLocked(const std::string& hash) {
+  auto it = artifacts_.find(hash);
+  if (it != artifacts_.end() && --it->second.refs <= 0) artifacts_.erase(it);
+}
+
+void TrackerCore::ReleaseTaskArtifactsLocked(const Task& task) {
+  UnrefArtifactLocked(task.request.artifact().hash());
+  if (task.request.has_reference_artifact()) {
+    UnrefArtifactLocked(task.request.reference_artifact().hash());
+  }
+}
+
+TrackerCore::KeyQueue& TrackerCore::QueueOfLocked(const std::string& key) { return queues_[key]; }
+
+void TrackerCore::CheckLiveness() {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_->Now();
+  std::vector<std::string> forget;
+  for (auto& [id, worker] : workers_) {
+    if (worker.lost) {
+      if (now - worker.lost_since > options_.forget_lost_after) forget.push_back(id);
+      continue;
+    }
+    if (now - worker.last_heartbeat > options_.heartbeat_timeout) {
+      worker.lost = true;
+      worker.lost_since = now;
+      worker.artifacts_sent.clear();
+      RequeueAllOfWorkerLocked(worker);
+      QueueOfLocked(worker.device.key()).work.SignalAll();
+    }
+  }
+  for (const std::string& id : forget) workers_.erase(id);
+  std::vector<std::string> expired;
+  for (const auto& [id, task] : tasks_) {
+    if (!task.worker_id.empty() && now > task.deadline) expired.push_back(id);
+  }
+  for (const std::string& id : expired) RequeueLocked(id, /*count_attempt=*/true);
+}
+
+v1::FarmSummary TrackerCore::Summary() const {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_->Now();
+  v1::FarmSummary summary;
+  absl::flat_hash_map<std::string, int> live;
+  std::vector<std::string> ids;
+  for (const auto& [id, worker] : workers_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (const std::string& id : ids) {
+    const Worker& worker = workers_.at(id);
+    *summary.add_devices() = worker.device;
+    v1::DeviceStatus* status = summary.add_device_status();
+    status->set_worker_id(id);
+    *status->mutable_device() = worker.device;
+    status->set_state(worker.lost              ? v1::DEVICE_STATE_LOST
+                      : worker.noisy           ? v1::DEVICE_STATE_NOISY
+                      : !worker.leased.empty() ? v1::DEVICE_STATE_BUSY
+                                               : v1::DEVICE_STATE_IDLE);
+    status->set_leased(static_cast<int32_t>(worker.leased.size()));
+    status->set_noise_cv(worker.noise_cv);
+    status->set_completed(worker.completed);
+    status->set_seconds_since_heartbeat(absl::ToDoubleSeconds(now - worker.last_heartbeat));
+    if (!worker.lost) ++live[worker.device.key()];
+  }
+  std::vector<std::string> keys;
+  for (const auto& [key, queue] : queues_) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  for (const std::string& key : keys) {
+    const KeyQueue& queue = queues_.at(key);
+    v1::QueueStatus* q = summary.add_queues();
+    q->set_device_key(key);
+    q->set_queued(queue.queued);
+    q->set_leased(queue.leased);
+    q->set_live_devices(live[key]);
+    int jobs = 0;
+    for (const auto& [id, jq] : queue.jobs) jobs += jq.queued.empty() ? 0 : 1;
+    q->set_jobs(jobs);
+  }
+  int64_t recent = 0;
+  for (absl::Time t : recent_completions_) recent += t >= now - kThroughputWindow ? 1 : 0;
+  double window =
+      std::min(absl::ToDoubleSeconds(now - started_), absl::ToDoubleSeconds(kThroughputWindow));
+  summary.set_results_per_second(window > 0 ? recent / window : 0);
+  summary.set_results_total(results_total_);
+  summary.set_draining(draining_);
+  return summary;
+}
+
+int TrackerCore::LiveDevices(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  int n = 0;
+  for (const auto& [id, worker] : workers_) n += (!worker.lost && worker.device.key() == key);
+  return n;
+}
+
+void TrackerCore::StartDrain() {
+  absl::MutexLock lock(&mu_);
+  draining_ = true;
+}
+
+bool TrackerCore::Drained() const {
+  absl::MutexLock lock(&mu_);
+  if (!tasks_.empty()) return false;
+  for (const auto& [id, job] : jobs_) {
+    if (!job.outbox.empty()) return false;
+  }
+  return true;
+}
+
+void TrackerCore::Shutdown() {
+  absl::MutexLock lock(&mu_);
+  shutdown_ = true;
+  for (auto& [key, queue] : queues_) queue.work.SignalAll();
+  for (auto& [id, job] : jobs_) job.ready.SignalAll();
+}
+
+}  // namespace tunefarm

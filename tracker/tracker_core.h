@@ -1,0 +1,208 @@
+// The tracker's transport-free core: device registry, per-key queues with priorities and fair
+// share, leases with heartbeats, re-queue on failure, de-duplicated results, farm summary.
+//
+// Delivery is at least once towards workers and exactly once towards clients: a request whose
+// lease expires or whose worker disappears goes back to the front of its job's queue, and the
+// first result reported for a request id wins; later ones are dropped.
+//
+// Thread-safe. Lease() and FetchResults() are long polls that block the calling thread up to
+// their `wait_ms`; Shutdown() wakes them all. Liveness uses the injected Clock, and is checked
+// only when CheckLiveness() runs (the gRPC shell calls it periodically; tests call it directly
+// after advancing a FakeClock).
+#ifndef TUNEFARM_TRACKER_TRACKER_CORE_H_
+#define TUNEFARM_TRACKER_TRACKER_CORE_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "proto/tracker.pb.h"
+#include "tracker/clock.h"
+
+namespace tunefarm {
+
+// Tunables of the tracker, with their defaults.
+struct TrackerOptions {
+  // Sent to workers at registration; they heartbeat this often.
+  absl::Duration heartbeat_interval = absl::Seconds(1);
+  // A worker silent for this long is lost and its leases go back to the queue.
+  absl::Duration heartbeat_timeout = absl::Seconds(10);
+  // A lease lasts the request's timeout plus this grace before it is re-queued.
+  absl::Duration lease_grace = absl::Seconds(10);
+  // Queued requests per device key; Submit beyond it is ResourceExhausted (back-pressure).
+  int max_queue_per_key = 100000;
+  // A request whose leases were lost this many times is answered with DEVICE_LOST.
+  int max_attempts = 3;
+  // Most requests handed to one worker per Lease call.
+  int max_lease_batch = 64;
+  // Devices whose noise_cv exceeds this get no work until it falls below 0.8 of it.
+  // 0 disables the noise gate.
+  double noise_threshold = 0.0;
+  // Keys accepted by Submit even before any worker of that key registered.
+  std::vector<std::string> known_keys;
+  // Lost workers stay visible in Summary this long.
+  absl::Duration forget_lost_after = absl::Minutes(10);
+};
+
+class TrackerCore {
+ public:
+  // `clock` must outlive the core.
+  TrackerCore(TrackerOptions options, Clock* clock);
+  ~TrackerCore();
+
+  TrackerCore(const TrackerCore&) = delete;
+  TrackerCore& operator=(const TrackerCore&) = delete;
+
+  // ---- Worker side ----
+
+  // Registers a worker. A known worker_id with a new incarnation replaces the old one (its
+  // leases are re-queued); the same incarnation re-registering (e.g. after being marked lost)
+  // keeps its state.
+  // Errors: InvalidArgument (empty worker_id, incarnation or device key).
+  absl::StatusOr<v1::RegisterResponse> Register(const v1::RegisterRequest& request);
+
+  // Records liveness and the worker's noise level.
+  // Errors: NotFound (unknown or lost worker: register again), Aborted (incarnation mismatch:
+  // a newer process of this worker registered).
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request);
+
+  // Accepts results and returned requests, then waits up to wait_ms for up to max_tasks new
+  // requests of the worker's key. Results are accepted before the worker checks, so a worker
+  // answered NotFound keeps its results and sends them again after registering.
+  // Errors: NotFound, Aborted (as Heartbeat); Unavailable (tracker shutting down).
+  absl::StatusOr<v1::LeaseResponse> Lease(const v1::LeaseRequest& request);
+
+  // The content of an artifact a worker was leased but no longer holds.
+  // Errors: NotFound (unknown worker, or no pending request references the hash).
+  absl::StatusOr<v1::Artifact> FetchArtifact(const v1::FetchArtifactRequest& request);
+
+  // ---- Client side ----
+
+  // Queues requests of a job. All-or-nothing, idempotent per request_id.
+  // Errors: InvalidArgument (missing ids/hash/kernel, hash does not match content, content
+  // missing for an unknown hash, bad timing values), NotFound (no device of that key ever
+  // registered), ResourceExhausted (queue of that key would exceed max_queue_per_key),
+  // Unavailable (tracker draining).
+  absl::StatusOr<v1::SubmitResponse> Submit(const v1::SubmitRequest& request);
+
+  // Returns finished results of a job, waiting up to wait_ms for at least one (returns at once
+  // when nothing is pending). max_results 0 means all ready.
+  // Errors: NotFound (unknown job).
+  absl::StatusOr<v1::FetchResultsResponse> FetchResults(const v1::FetchResultsRequest& request);
+
+  // Drops the queued and leased requests of a job; late results for them are ignored.
+  // Errors: NotFound (unknown job).
+  absl::StatusOr<v1::CancelResponse> Cancel(const v1::CancelRequest& request);
+
+  v1::FarmSummary Summary() const;
+
+  // Number of live (registered, not lost) workers of `key`, noisy ones included.
+  int LiveDevices(const std::string& key) const;
+
+  // Marks silent workers lost and re-queues expired leases. Call periodically.
+  void CheckLiveness();
+
+  // Stops accepting Submit; Drained() turns true when nothing is queued, leased or unfetched.
+  void StartDrain();
+  bool Drained() const;
+
+  // Wakes every long poll; later Lease calls return Unavailable.
+  void Shutdown();
+
+ private:
+  struct Task {
+    v1::MeasureRequest request;  // artifact contents stripped (kept in artifacts_)
+    std::string job_id;
+    std::string key;
+    int attempts = 0;
+    std::string worker_id;  // empty while queued
+    absl::Time deadline;
+  };
+  struct Job {
+    int priority = 0;
+    std::deque<v1::MeasureResult> outbox;
+    int pending = 0;  // queued or leased
+    absl::CondVar ready;
+  };
+  struct JobQueue {
+    std::deque<std::string> queued;  // request ids
+    int64_t served = 0;
+  };
+  struct KeyQueue {
+    absl::flat_hash_map<std::string, JobQueue> jobs;
+    int queued = 0;
+    int leased = 0;
+    absl::CondVar work;
+  };
+  struct Worker {
+    std::string incarnation;
+    v1::DeviceDescription device;
+    absl::Time last_heartbeat;
+    double noise_cv = 0;
+    bool noisy = false;
+    bool lost = false;
+    absl::Time lost_since;
+    absl::flat_hash_set<std::string> leased;
+    absl::flat_hash_set<std::string> artifacts_sent;
+    int64_t completed = 0;
+  };
+  struct StoredArtifact {
+    std::string content;
+    int refs = 0;
+  };
+
+  absl::Status ValidateRequestLocked(const v1::MeasureRequest& r) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<Worker*> FindWorkerLocked(const std::string& id, const std::string& incarnation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AcceptResultLocked(const std::string& worker_id, v1::MeasureResult result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts a leased task back at the front of its job queue; `count_attempt` charges it to the
+  // failure budget (lost worker, expired lease) and answers DEVICE_LOST past max_attempts.
+  void RequeueLocked(const std::string& request_id, bool count_attempt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RequeueAllOfWorkerLocked(Worker& worker) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes a task with `result` and forgets it.
+  void CompleteLocked(const std::string& request_id, v1::MeasureResult result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Pops the next request id for `key` (priority, then least served job), or "".
+  std::string PopNextLocked(KeyQueue& queue) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RefArtifactLocked(const v1::Artifact& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnrefArtifactLocked(const std::string& hash) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReleaseTaskArtifactsLocked(const Task& task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FillArtifactLocked(Worker& worker, v1::Artifact* a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  KeyQueue& QueueOfLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const TrackerOptions options_;
+  Clock* const clock_;
+  const absl::Time started_;
+
+  mutable absl::Mutex mu_;
+  bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_set<std::string> known_keys_ ABSL_GUARDED_BY(mu_);
+  absl::node_hash_map<std::string, Worker> workers_ ABSL_GUARDED_BY(mu_);
+  absl::node_hash_map<std::string, KeyQueue> queues_ ABSL_GUARDED_BY(mu_);
+  absl::node_hash_map<std::string, Job> jobs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Task> tasks_ ABSL_GUARDED_BY(mu_);
+  // Ids of finished requests, for de-duplication of late and repeated results.
+  absl::flat_hash_set<std::string> completed_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, StoredArtifact> artifacts_ ABSL_GUARDED_BY(mu_);
+  // Completion times of the last minute, for the throughput in Summary.
+  std::deque<absl::Time> recent_completions_ ABSL_GUARDED_BY(mu_);
+  int64_t results_total_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace tunefarm
+
+#endif  // TUNEFARM_TRACKER_TRACKER_CORE_H_

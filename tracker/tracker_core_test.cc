@@ -1,0 +1,279 @@
+// TrackerCore with a FakeClock: registration, leases, re-queue, de-duplication, priorities,
+// fair share, back-pressure and the noise gate, without any network.
+#include "tracker/tracker_core.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tracker/content_hash.h"
+
+namespace tunefarm {
+namespace {
+
+constexpr char kKey[] = "cpu-test";
+
+class TrackerCoreTest : public ::testing::Test {
+ protected:
+  TrackerCoreTest() : core_(Options(), &clock_) {}
+  static TrackerOptions Options() {
+    TrackerOptions o;
+    o.heartbeat_timeout = absl::Seconds(10);
+    o.lease_grace = absl::Seconds(5);
+    o.max_queue_per_key = 10;
+    o.max_attempts = 2;
+    o.noise_threshold = 0.1;
+    return o;
+  }
+
+  void Register(const std::string& id, const std::string& incarnation = "i1") {
+    v1::RegisterRequest r;
+    r.set_worker_id(id);
+    r.set_incarnation(incarnation);
+    r.mutable_device()->set_key(kKey);
+    ASSERT_TRUE(core_.Register(r).ok());
+  }
+
+  static v1::MeasureRequest Request(const std::string& id) {
+    v1::MeasureRequest r;
+    r.set_request_id(id);
+    r.set_kernel_name("kernel");
+    r.mutable_artifact()->set_content("bytes-" + id);
+    r.mutable_artifact()->set_hash(ContentHash("bytes-" + id));
+    r.set_timeout_ms(1000);
+    return r;
+  }
+
+  absl::StatusOr<v1::SubmitResponse> Submit(const std::string& job, int priority,
+                                            std::vector<std::string> ids) {
+    v1::SubmitRequest s;
+    s.set_job_id(job);
+    s.set_device_key(kKey);
+    s.set_priority(priority);
+    for (const std::string& id : ids) *s.add_requests() = Request(id);
+    return core_.Submit(s);
+  }
+
+  absl::StatusOr<v1::LeaseResponse> Lease(const std::string& worker, int max_tasks,
+                                          std::vector<std::string> done = {},
+                                          const std::string& incarnation = "i1") {
+    v1::LeaseRequest l;
+    l.set_worker_id(worker);
+    l.set_incarnation(incarnation);
+    l.set_max_tasks(max_tasks);
+    for (const std::string& id : done) {
+      v1::MeasureResult* r = l.add_results();
+      r->set_request_id(id);
+      r->add_costs_s(1e-3);
+    }
+    return core_.Lease(l);
+  }
+
+  std::vector<std::string> Fetch(const std::string& job) {
+    v1::FetchResultsRequest f;
+    f.set_job_id(job);
+    std::vector<std::string> ids;
+    auto response = core_.FetchResults(f);
+    EXPECT_TRUE(response.ok());
+    for (const auto& r : response->results()) ids.push_back(r.request_id());
+    return ids;
+  }
+
+  FakeClock clock_;
+  TrackerCore core_;
+};
+
+TEST_F(TrackerCoreTest, Submit_UnknownKey_NotFound) {
+  EXPECT_EQ(Submit("j", 0, {"a"}).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(TrackerCoreTest, LeaseAndReport_OneRequest_OneResult) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  auto lease = Lease("w1", 1);
+  ASSERT_TRUE(lease.ok());
+  ASSERT_EQ(lease->tasks_size(), 1);
+  EXPECT_FALSE(lease->tasks(0).artifact().content().empty());  // first time: bytes sent
+  ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
+  EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});
+  // A duplicate report is dropped.
+  ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
+  EXPECT_TRUE(Fetch("j").empty());
+}
+
+TEST_F(TrackerCoreTest, Submit_SameIdTwice_Duplicate) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  auto again = Submit("j", 0, {"a"});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->accepted(), 0);
+  EXPECT_EQ(again->duplicates(), 1);
+}
+
+TEST_F(TrackerCoreTest, Submit_QueueFull_ResourceExhausted) {
+  Register("w1");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 11; ++i) ids.push_back("r" + std::to_string(i));
+  EXPECT_EQ(Submit("j", 0, ids).status().code(), absl::StatusCode::kResourceExhausted);
+  ids.pop_back();
+  EXPECT_TRUE(Submit("j", 0, ids).ok());
+}
+
+TEST_F(TrackerCoreTest, Submit_HashMismatch_InvalidArgument) {
+  Register("w1");
+  v1::SubmitRequest s;
+  s.set_job_id("j");
+  s.set_device_key(kKey);
+  v1::MeasureRequest r = Request("a");
+  r.mutable_artifact()->set_hash("00");
+  *s.add_requests() = r;
+  EXPECT_EQ(core_.Submit(s).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(TrackerCoreTest, CheckLiveness_SilentWorker_RequeuedToOther) {
+  Register("w1");
+  Register("w2");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+  clock_.Advance(absl::Seconds(11));
+  v1::HeartbeatRequest hb;
+  hb.set_worker_id("w2");
+  hb.set_incarnation("i1");
+  ASSERT_TRUE(core_.Heartbeat(hb).ok());
+  core_.CheckLiveness();
+  auto lease = Lease("w2", 1);
+  ASSERT_EQ(lease->tasks_size(), 1);
+  EXPECT_EQ(lease->tasks(0).request_id(), "a");
+  // The lost worker is told to register again.
+  EXPECT_EQ(Lease("w1", 1).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(Lease("w2", 0, {"a"}).ok());
+  EXPECT_EQ(Fetch("j").size(), 1u);
+}
+
+TEST_F(TrackerCoreTest, CheckLiveness_LeaseExpires_LateResultStillCountsOnce) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+  clock_.Advance(absl::Seconds(7));  // past timeout 1 s + grace 5 s
+  v1::HeartbeatRequest hb;
+  hb.set_worker_id("w1");
+  hb.set_incarnation("i1");
+  ASSERT_TRUE(core_.Heartbeat(hb).ok());
+  core_.CheckLiveness();
+  ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());  // the late result arrives
+  EXPECT_EQ(Fetch("j").size(), 1u);
+  EXPECT_EQ(Lease("w1", 1)->tasks_size(), 0);  // nothing left to lease
+}
+
+TEST_F(TrackerCoreTest, Requeue_TooManyAttempts_DeviceLost) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+    clock_.Advance(absl::Seconds(7));
+    v1::HeartbeatRequest hb;
+    hb.set_worker_id("w1");
+    hb.set_incarnation("i1");
+    ASSERT_TRUE(core_.Heartbeat(hb).ok());
+    core_.CheckLiveness();
+  }
+  v1::FetchResultsRequest f;
+  f.set_job_id("j");
+  auto results = core_.FetchResults(f);
+  ASSERT_EQ(results->results_size(), 1);
+  EXPECT_EQ(results->results(0).error(), v1::DEVICE_LOST);
+}
+
+TEST_F(TrackerCoreTest, Register_NewIncarnation_OldAbortedAndWorkRequeued) {
+  Register("w1", "i1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+  Register("w1", "i2");
+  EXPECT_EQ(Lease("w1", 1, {}, "i1").status().code(), absl::StatusCode::kAborted);
+  v1::HeartbeatRequest hb;
+  hb.set_worker_id("w1");
+  hb.set_incarnation("i1");
+  EXPECT_EQ(core_.Heartbeat(hb).status().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(Lease("w1", 1, {}, "i2")->tasks_size(), 1);
+}
+
+TEST_F(TrackerCoreTest, Lease_Priorities_HigherFirstThenRoundRobin) {
+  Register("w1");
+  ASSERT_TRUE(Submit("low", 0, {"l1", "l2"}).ok());
+  ASSERT_TRUE(Submit("a", 5, {"a1", "a2", "a3"}).ok());
+  ASSERT_TRUE(Submit("b", 5, {"b1", "b2", "b3"}).ok());
+  std::vector<std::string> order;
+  for (int i = 0; i < 8; ++i) {
+    auto lease = Lease("w1", 1);
+    ASSERT_EQ(lease->tasks_size(), 1);
+    order.push_back(lease->tasks(0).request_id());
+  }
+  // The two priority-5 jobs alternate; the low-priority job comes last.
+  EXPECT_EQ(order[6], "l1");
+  EXPECT_EQ(order[7], "l2");
+  int a_in_first4 = 0;
+  for (int i = 0; i < 4; ++i) a_in_first4 += order[i][0] == 'a';
+  EXPECT_EQ(a_in_first4, 2);
+}
+
+TEST_F(TrackerCoreTest, Heartbeat_Noisy_NoWorkUntilRecovered) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  v1::HeartbeatRequest hb;
+  hb.set_worker_id("w1");
+  hb.set_incarnation("i1");
+  hb.set_noise_cv(0.5);
+  EXPECT_TRUE(core_.Heartbeat(hb)->noisy());
+  EXPECT_EQ(Lease("w1", 1)->tasks_size(), 0);
+  EXPECT_EQ(core_.Summary().device_status(0).state(), v1::DEVICE_STATE_NOISY);
+  hb.set_noise_cv(0.01);
+  EXPECT_FALSE(core_.Heartbeat(hb)->noisy());
+  EXPECT_EQ(Lease("w1", 1)->tasks_size(), 1);
+}
+
+TEST_F(TrackerCoreTest, Lease_ArtifactSentOncePerWorker) {
+  Register("w1");
+  v1::SubmitRequest s;
+  s.set_job_id("j");
+  s.set_device_key(kKey);
+  for (const char* id : {"a", "b"}) {
+    v1::MeasureRequest r = Request("shared");
+    r.set_request_id(id);
+    *s.add_requests() = r;
+  }
+  ASSERT_TRUE(core_.Submit(s).ok());
+  auto first = Lease("w1", 1);
+  auto second = Lease("w1", 1, {first->tasks(0).request_id()});
+  EXPECT_FALSE(first->tasks(0).artifact().content().empty());
+  EXPECT_TRUE(second->tasks(0).artifact().content().empty());
+  v1::FetchArtifactRequest fetch;
+  fetch.set_worker_id("w1");
+  fetch.set_incarnation("i1");
+  fetch.set_hash(second->tasks(0).artifact().hash());
+  EXPECT_TRUE(core_.FetchArtifact(fetch).ok());
+}
+
+TEST_F(TrackerCoreTest, Cancel_QueuedWork_Dropped) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());
+  v1::CancelRequest c;
+  c.set_job_id("j");
+  EXPECT_EQ(core_.Cancel(c)->cancelled(), 2);
+  EXPECT_EQ(Lease("w1", 1)->tasks_size(), 0);
+  EXPECT_TRUE(core_.Drained());
+}
+
+TEST_F(TrackerCoreTest, Summary_AfterWork_CountsAndStates) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+  v1::FarmSummary s = core_.Summary();
+  ASSERT_EQ(s.device_status_size(), 1);
+  EXPECT_EQ(s.device_status(0).state(), v1::DEVICE_STATE_BUSY);
+  ASSERT_EQ(s.queues_size(), 1);
+  EXPECT_EQ(s.queues(0).queued(), 1);
+  EXPECT_EQ(s.queues(0).leased(), 1);
+  EXPECT_EQ(core_.LiveDevices(kKey), 1);
+}
+
+}  // namespace
+}  // namespace tunefarm

@@ -1,0 +1,136 @@
+#include "tracker/tracker_server.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "proto/tracker.grpc.pb.h"
+#include "tracker/transport.h"
+
+namespace tunefarm {
+namespace {
+
+// Runs `call` on the core after the token check and converts its result.
+template <typename Response, typename Call>
+grpc::Status Serve(const grpc::ServerContext* context, const std::string& token, Call call,
+                   Response* out) {
+  if (grpc::Status auth = CheckToken(*context, token); !auth.ok()) return auth;
+  absl::StatusOr<Response> result = call();
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *out = std::move(*result);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+class TrackerServer::Service final : public v1::Tracker::Service {
+ public:
+  Service(TrackerCore* core, std::string token) : core_(core), token_(std::move(token)) {}
+
+  grpc::Status Register(grpc::ServerContext* c, const v1::RegisterRequest* r,
+                        v1::RegisterResponse* out) override {
+    return Serve(
+        c, token_, [&] { return core_->Register(*r); }, out);
+  }
+  grpc::Status Heartbeat(grpc::ServerContext* c, const v1::HeartbeatRequest* r,
+                         v1::HeartbeatResponse* out) override {
+    return Serve(
+        c, token_, [&] { return core_->Heartbeat(*r); }, out);
+  }
+  grpc::Status Lease(grpc::ServerContext* c, const v1::LeaseRequest* r,
+                     v1::LeaseResponse* out) override {
+    return Serve(
+        c, token_, [&] { return core_->Lease(*r); }, out);
+  }
+  grpc::Status FetchArtifact(grpc::ServerContext* c, const v1::FetchArtifactRequest* r,
+                             v1::Artifact* out) override {
+    return Serve(
+        c, token_, [&] { return core_->FetchArtifact(*r); }, out);
+  }
+  grpc::Status Submit(grpc::ServerContext* c, const v1::SubmitRequest* r,
+                      v1::SubmitResponse* out) override {
+    return Serve(
+        c, token_, [&] { return core_->Submit(*r); }, out);
+  }
+  grpc::Status FetchResults(grpc::ServerContext* c, const v1::FetchResultsRequest* r,
+                            v1::FetchResultsResponse* out) override {
+    return Serve(
+        c, token_, [&] { return core_->FetchResults(*r); }, out);
+  }
+  grpc::Status Cancel(grpc::ServerContext* c, const v1::CancelRequest* r,
+                      v1::CancelResponse* out) override {
+    return Serve(
+        c, token_, [&] { return core_->Cancel(*r); }, out);
+  }
+  grpc::Status Summary(grpc::ServerContext* c, const v1::SummaryRequest*,
+                       v1::FarmSummary* out) override {
+    return Serve(
+        c, token_, [&]() -> absl::StatusOr<v1::FarmSummary> { return core_->Summary(); }, out);
+  }
+
+ private:
+  TrackerCore* const core_;
+  const std::string token_;
+};
+
+absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServerOptions options,
+                                                                    Clock* clock) {
+  if (clock == nullptr) clock = RealClock::Get();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> creds =
+      MakeServerCredentials(options.tls);
+  if (!creds.ok()) return creds.status();
+  std::unique_ptr<TrackerServer> server(new TrackerServer());
+  server->options_ = std::move(options);
+  server->core_ = std::make_unique<TrackerCore>(server->options_.core, clock);
+  server->service_ = std::make_unique<Service>(server->core_.get(), server->options_.token);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(server->options_.listen_address, *creds, &server->port_);
+  builder.SetMaxReceiveMessageSize(server->options_.max_message_bytes);
+  builder.SetMaxSendMessageSize(server->options_.max_message_bytes);
+  builder.RegisterService(server->service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", server->options_.listen_address, " (port in use?)"));
+  }
+  TrackerServer* self = server.get();
+  server->liveness_thread_ = std::thread([self] {
+    while (!self->stop_.WaitForNotificationWithTimeout(self->options_.liveness_period)) {
+      self->core_->CheckLiveness();
+    }
+  });
+  return server;
+}
+
+TrackerServer::~TrackerServer() { Shutdown(); }
+
+std::string TrackerServer::address() const {
+  std::string host = options_.listen_address.substr(0, options_.listen_address.rfind(':'));
+  if (host.empty() || host == "0.0.0.0" || host == "[::]") host = "127.0.0.1";
+  return absl::StrCat(host, ":", port_);
+}
+
+bool TrackerServer::Drain(absl::Duration timeout) {
+  core_->StartDrain();
+  const absl::Time until = absl::Now() + timeout;
+  while (!core_->Drained()) {
+    if (absl::Now() > until) return false;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return true;
+}
+
+void TrackerServer::Shutdown() {
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  if (liveness_thread_.joinable()) liveness_thread_.join();
+  if (core_ != nullptr) core_->Shutdown();
+  if (server_ != nullptr) {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server_->Wait();
+    server_.reset();
+  }
+}
+
+}  // namespace tunefarm

@@ -1,0 +1,103 @@
+#include "tracker/transport.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace tunefarm {
+namespace {
+
+constexpr char kAuthMetadata[] = "authorization";
+constexpr char kBearer[] = "Bearer ";
+
+absl::StatusOr<std::string> ReadPem(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read PEM file '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().empty()) return absl::InvalidArgumentError(absl::StrCat("empty PEM '", path, "'"));
+  return ss.str();
+}
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbering.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    const TlsOptions& tls) {
+  if (tls.ca_file.empty()) return grpc::InsecureChannelCredentials();
+  absl::StatusOr<std::string> ca = ReadPem(tls.ca_file);
+  if (!ca.ok()) return ca.status();
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = *ca;
+  return grpc::SslCredentials(options);
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const TlsOptions& tls) {
+  if (tls.cert_file.empty() && tls.key_file.empty()) return grpc::InsecureServerCredentials();
+  if (tls.cert_file.empty() || tls.key_file.empty()) {
+    return absl::InvalidArgumentError("TLS needs both a certificate and a key file");
+  }
+  absl::StatusOr<std::string> cert = ReadPem(tls.cert_file);
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> key = ReadPem(tls.key_file);
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions options;
+  options.pem_key_cert_pairs.push_back({*key, *cert});
+  return grpc::SslServerCredentials(options);
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& address,
+                                                           const TlsOptions& tls,
+                                                           int max_message_bytes) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> creds = MakeChannelCredentials(tls);
+  if (!creds.ok()) return creds.status();
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(max_message_bytes);
+  args.SetMaxSendMessageSize(max_message_bytes);
+  // Reconnect quickly after a tracker restart instead of backing off for minutes.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  if (!tls.server_name_override.empty()) {
+    args.SetSslTargetNameOverride(tls.server_name_override);
+  }
+  return grpc::CreateCustomChannel(address, *creds, args);
+}
+
+void AttachToken(grpc::ClientContext* context, absl::string_view token) {
+  if (!token.empty()) context->AddMetadata(kAuthMetadata, absl::StrCat(kBearer, token));
+}
+
+grpc::Status CheckToken(const grpc::ServerContext& context, absl::string_view token) {
+  if (token.empty()) return grpc::Status::OK;
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(kAuthMetadata);
+  std::string presented;
+  if (it != metadata.end()) presented.assign(it->second.data(), it->second.size());
+  std::string expected = absl::StrCat(kBearer, token);
+  // Constant-time comparison: the time taken does not reveal a matching prefix.
+  unsigned char diff = presented.size() != expected.size();
+  for (size_t i = 0; i < presented.size() && i < expected.size(); ++i) {
+    diff |= static_cast<unsigned char>(presented[i] ^ expected[i]);
+  }
+  if (diff != 0) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "missing or invalid token (pass --token or set TUNEFARM_TOKEN)");
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace tunefarm

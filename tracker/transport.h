@@ -1,0 +1,47 @@
+// gRPC plumbing shared by the tracker's server shell, its client library and the device
+// worker: status conversion (one helper each way), credentials (token, optional TLS) and
+// channel construction. Nothing outside the thin gRPC shells includes this header.
+#ifndef TUNEFARM_TRACKER_TRANSPORT_H_
+#define TUNEFARM_TRACKER_TRANSPORT_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "tracker/tls_options.h"
+
+namespace tunefarm {
+
+// Default bound on one gRPC message; larger requests fail with ResourceExhausted.
+inline constexpr int kDefaultMaxMessageBytes = 64 << 20;
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+// Credentials for a client: TLS when `tls.ca_file` is set (server verified against the CA),
+// insecure otherwise. Errors: NotFound/InvalidArgument when a PEM file cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    const TlsOptions& tls);
+
+// Credentials for a server: TLS when `tls.cert_file` and `tls.key_file` are set.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const TlsOptions& tls);
+
+// A channel to `address` with bounded message sizes.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& address,
+                                                           const TlsOptions& tls,
+                                                           int max_message_bytes);
+
+// Attaches the shared token to a call (no-op when empty).
+void AttachToken(grpc::ClientContext* context, absl::string_view token);
+
+// Checks the token of an incoming call in constant time. OK when `token` is empty.
+grpc::Status CheckToken(const grpc::ServerContext& context, absl::string_view token);
+
+}  // namespace tunefarm
+
+#endif  // TUNEFARM_TRACKER_TRANSPORT_H_
