@@ -302,13 +302,16 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::InsertLocked(absl::Span<const Re
     if (!target_id.ok()) return target_id.status();
     absl::StatusOr<int64_t> device_id = DeviceId(r.device_key, r.device);
     if (!device_id.ok()) return device_id.status();
+    // Canonical config text, so equal configs compare equal as text (validated before).
+    absl::StatusOr<std::string> config_json = CanonicalizeJson(r.config_json);
+    if (!config_json.ok()) return config_json.status();
     absl::StatusOr<Statement> s = writer_->Prepare(kInsertRecord);
     if (!s.ok()) return s.status();
     s->BindInt(1, *workload_id)
         .BindInt(2, *target_id)
         .BindText(3, r.device_key)
         .BindInt(4, *device_id)
-        .BindText(7, r.config_json)
+        .BindText(7, *config_json)
         .BindInt(6, r.config_index)
         .BindText(8, JsonNumberArray(r.costs))
         .BindInt(10, static_cast<int64_t>(r.error))

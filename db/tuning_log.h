@@ -139,8 +139,9 @@ class TuningLog {
   absl::StatusOr<int64_t> CreateJob(const JobInfo& job);
 
   // Inserts `records` in one transaction (all or nothing) and returns their ids in order.
-  // Record::id is ignored. Workloads, targets and devices are created on first use.
-  // InvalidArgument: a record has no template, target or device key, args that are not a
+  // Record::id is ignored; config_json is stored canonicalized. Workloads, targets and devices are
+  // created on first use. InvalidArgument: a record has no template, target or device key, args
+  // that are not a
   //   canonical JSON array, config_json that is not a JSON object, or error == kOk with no
   //   positive finite cost; nothing is written.
   // FailedPrecondition: opened read_only, or two workloads share a hash.
