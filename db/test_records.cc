@@ -39,4 +39,34 @@ Record MakeErrorRecord(const Workload& workload, int64_t config_index, ErrorClas
   return r;
 }
 
+std::vector<Record> SyntheticRecords(int64_t count, int workloads, int configs, uint64_t seed) {
+  std::vector<Workload> shapes;
+  for (int i = 0; i < workloads; ++i) {
+    shapes.push_back(DenseWorkload(64 << (i % 6), 64 << (i / 6 % 6), 64 << (i / 36 % 6) + i / 216));
+  }
+  // SplitMix64: a tiny deterministic generator, same sequence on every platform.
+  uint64_t state = seed;
+  auto next = [&state] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::vector<Record> out;
+  out.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const Workload& w = shapes[next() % shapes.size()];
+    int64_t config = static_cast<int64_t>(next() % static_cast<uint64_t>(configs));
+    double seconds = w.flop / 1e9 / (1.0 + static_cast<double>(next() % 100000) / 1000.0);
+    Record r = MakeRecord(w, config, seconds, /*job_id=*/0);
+    if (next() % 10 == 0) r.device_key = "cpu-other";
+    if (next() % 20 == 0) {
+      r.costs.clear();
+      r.error = ErrorClass::kRuntimeError;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace tunefarm::db::testing

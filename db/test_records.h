@@ -1,9 +1,10 @@
-// Synthetic records for tests and benchmarks (deterministic, no randomness source needed).
+// Synthetic records for tests and benchmarks (deterministic).
 #ifndef TUNEFARM_DB_TEST_RECORDS_H_
 #define TUNEFARM_DB_TEST_RECORDS_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "db/record.h"
 
@@ -19,6 +20,10 @@ Record MakeRecord(const Workload& workload, int64_t config_index, double mean_se
 
 // A failed record (no costs) of `workload`.
 Record MakeErrorRecord(const Workload& workload, int64_t config_index, ErrorClass error);
+
+// `count` valid records spread over `workloads` dense shapes and `configs` config indexes,
+// with pseudo-random costs from `seed` (deterministic), for benchmarks and load tests.
+std::vector<Record> SyntheticRecords(int64_t count, int workloads, int configs, uint64_t seed);
 
 }  // namespace tunefarm::db::testing
 
