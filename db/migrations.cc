@@ -76,7 +76,9 @@ ALTER TABLE jobs ADD COLUMN trials INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX records_best_device ON records(workload_id, target_id, device_key, mean_cost)
   WHERE mean_cost IS NOT NULL;
 CREATE INDEX records_job ON records(job_id, id) WHERE job_id IS NOT NULL;
-CREATE INDEX records_device_workload ON records(device_key, workload_id);
+-- Rows of one device key in id order (index entries end with the rowid): newest-first
+-- transfer-learning history without a sort.
+CREATE INDEX records_device ON records(device_key);
 )sql";
 
 constexpr Migration kMigrations[] = {

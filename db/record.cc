@@ -107,22 +107,13 @@ bool operator==(const Record& a, const Record& b) {
          a.timestamp == b.timestamp;
 }
 
-absl::Status ValidateRecord(const Record& r) {
+absl::Status ValidateRecordFields(const Record& r) {
   auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat("invalid record: ", why));
   };
   if (r.workload.template_name.empty()) return bad("empty template name");
   if (r.target.empty()) return bad("empty target");
   if (r.device_key.empty()) return bad("empty device key");
-  absl::StatusOr<std::string> args = CanonicalizeJson(r.workload.args);
-  if (!args.ok() || *args != r.workload.args || r.workload.args[0] != '[') {
-    return bad(absl::StrCat("workload args are not a canonical JSON array (use Workload::Make): ",
-                            r.workload.args));
-  }
-  absl::StatusOr<google::protobuf::Value> config = ParseJson(r.config_json);
-  if (!config.ok() || !config->has_struct_value()) {
-    return bad(absl::StrCat("config_json is not a JSON object: ", r.config_json));
-  }
   if (r.error == ErrorClass::kOk && !r.valid()) {
     return bad("error class ok but no positive finite cost");
   }
@@ -130,6 +121,31 @@ absl::Status ValidateRecord(const Record& r) {
     if (!std::isfinite(c)) return bad("non-finite cost");
   }
   return absl::OkStatus();
+}
+
+absl::Status ValidateWorkloadArgs(absl::string_view args) {
+  absl::StatusOr<std::string> canonical = CanonicalizeJson(args);
+  if (!canonical.ok() || *canonical != args || args[0] != '[') {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid record: workload args are not a canonical JSON array (use Workload::Make): ",
+        args));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> CanonicalConfigJson(absl::string_view config_json) {
+  absl::StatusOr<google::protobuf::Value> config = ParseJson(config_json);
+  if (!config.ok() || !config->has_struct_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid record: config_json is not a JSON object: ", config_json));
+  }
+  return CanonicalJson(*config);
+}
+
+absl::Status ValidateRecord(const Record& r) {
+  if (absl::Status s = ValidateRecordFields(r); !s.ok()) return s;
+  if (absl::Status s = ValidateWorkloadArgs(r.workload.args); !s.ok()) return s;
+  return CanonicalConfigJson(r.config_json).status();
 }
 
 }  // namespace tunefarm::db

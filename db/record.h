@@ -133,6 +133,14 @@ struct Record {
 // InvalidArgument: says which requirement failed.
 absl::Status ValidateRecord(const Record& record);
 
+// The parts of ValidateRecord, for callers that memoize the JSON checks over a batch.
+// Everything but the JSON checks:
+absl::Status ValidateRecordFields(const Record& record);
+// InvalidArgument unless `args` is a canonical JSON array.
+absl::Status ValidateWorkloadArgs(absl::string_view args);
+// The canonical text of a config JSON object. InvalidArgument: not a JSON object.
+absl::StatusOr<std::string> CanonicalConfigJson(absl::string_view config_json);
+
 // Field-by-field equality (used by round-trip tests and the importer's duplicate check).
 bool operator==(const Record& a, const Record& b);
 inline bool operator!=(const Record& a, const Record& b) { return !(a == b); }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "db/json.h"
 #include "db/migrations.h"
@@ -268,10 +269,28 @@ absl::StatusOr<int64_t> TuningLog::CreateJob(const JobInfo& job) {
 }
 
 absl::StatusOr<std::vector<int64_t>> TuningLog::Insert(absl::Span<const Record> records) {
+  // Validate everything before taking the lock. Parsing JSON dominates insert cost, so each
+  // distinct args/config text of the batch is checked once.
+  absl::flat_hash_set<absl::string_view> good_args;
+  // node_hash_map: `configs` points into the values, which must not move on rehash.
+  absl::node_hash_map<absl::string_view, std::string> canonical_configs;
+  std::vector<const std::string*> configs;
+  configs.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
-    if (absl::Status s = ValidateRecord(records[i]); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("record ", i, ": ", s.message()));
+    const Record& r = records[i];
+    absl::Status s = ValidateRecordFields(r);
+    if (s.ok() && !good_args.contains(r.workload.args)) {
+      s = ValidateWorkloadArgs(r.workload.args);
+      if (s.ok()) good_args.insert(r.workload.args);
     }
+    auto it = canonical_configs.find(r.config_json);
+    if (s.ok() && it == canonical_configs.end()) {
+      absl::StatusOr<std::string> config = CanonicalConfigJson(r.config_json);
+      s = config.status();
+      if (s.ok()) it = canonical_configs.emplace(r.config_json, *std::move(config)).first;
+    }
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat("record ", i, ": ", s.message()));
+    configs.push_back(&it->second);
   }
   absl::MutexLock lock(&write_mu_);
   if (writer_ == nullptr) return absl::FailedPreconditionError("tuning log opened read-only");
@@ -281,7 +300,7 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::Insert(absl::Span<const Record> 
   if (absl::Status s = writer_->Exec("BEGIN IMMEDIATE"); !s.ok()) {
     return WithContext(s, "insert records");
   }
-  absl::StatusOr<std::vector<int64_t>> ids = InsertLocked(records);
+  absl::StatusOr<std::vector<int64_t>> ids = InsertLocked(records, configs);
   absl::Status s = ids.status();
   if (s.ok()) s = writer_->Exec("COMMIT");
   if (!s.ok()) {
@@ -292,26 +311,25 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::Insert(absl::Span<const Record> 
   return ids;
 }
 
-absl::StatusOr<std::vector<int64_t>> TuningLog::InsertLocked(absl::Span<const Record> records) {
+absl::StatusOr<std::vector<int64_t>> TuningLog::InsertLocked(
+    absl::Span<const Record> records, absl::Span<const std::string* const> configs) {
   std::vector<int64_t> ids;
   ids.reserve(records.size());
-  for (const Record& r : records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
     absl::StatusOr<int64_t> workload_id = WorkloadId(r.workload);
     if (!workload_id.ok()) return workload_id.status();
     absl::StatusOr<int64_t> target_id = TargetId(r.target);
     if (!target_id.ok()) return target_id.status();
     absl::StatusOr<int64_t> device_id = DeviceId(r.device_key, r.device);
     if (!device_id.ok()) return device_id.status();
-    // Canonical config text, so equal configs compare equal as text (validated before).
-    absl::StatusOr<std::string> config_json = CanonicalizeJson(r.config_json);
-    if (!config_json.ok()) return config_json.status();
     absl::StatusOr<Statement> s = writer_->Prepare(kInsertRecord);
     if (!s.ok()) return s.status();
     s->BindInt(1, *workload_id)
         .BindInt(2, *target_id)
         .BindText(3, r.device_key)
         .BindInt(4, *device_id)
-        .BindText(7, *config_json)
+        .BindText(7, *configs[i])
         .BindInt(6, r.config_index)
         .BindText(8, JsonNumberArray(r.costs))
         .BindInt(10, static_cast<int64_t>(r.error))

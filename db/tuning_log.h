@@ -193,7 +193,9 @@ class TuningLog {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::StatusOr<int64_t> DeviceId(const std::string& key, const DeviceFingerprint& fp)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  absl::StatusOr<std::vector<int64_t>> InsertLocked(absl::Span<const Record> records)
+  // `configs[i]` is the canonical config text of records[i].
+  absl::StatusOr<std::vector<int64_t>> InsertLocked(absl::Span<const Record> records,
+                                                    absl::Span<const std::string* const> configs)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   void ForgetIdCaches() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
