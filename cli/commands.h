@@ -11,6 +11,13 @@ namespace tunefarm::cli {
 // `tunefarm version`: prints the tunefarm version and the versions of the linked libraries.
 int RunVersion(const std::vector<std::string>& positional);
 
+// Tuning-log commands (issue 7): cmd_best.cc, cmd_history.cc, cmd_import_log.cc,
+// cmd_export_log.cc; shared flags in log_flags.{h,cc} and log_filter_flags.cc.
+int RunBest(const std::vector<std::string>& positional);
+int RunHistory(const std::vector<std::string>& positional);
+int RunImportLog(const std::vector<std::string>& positional);
+int RunExportLog(const std::vector<std::string>& positional);
+
 }  // namespace tunefarm::cli
 
 #endif  // TUNEFARM_CLI_COMMANDS_H_

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 namespace tunefarm::cli {
@@ -22,9 +23,11 @@ std::vector<const absl::CommandLineFlag*> FlagsOf(const Subcommand& cmd) {
   std::vector<const absl::CommandLineFlag*> out;
   if (cmd.flags_file.empty()) return out;
   for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::EndsWith(flag->Filename(), absl::StrCat("/", cmd.flags_file)) ||
-        flag->Filename() == cmd.flags_file) {
-      out.push_back(flag);
+    for (absl::string_view file : absl::StrSplit(cmd.flags_file, ',')) {
+      if (absl::EndsWith(flag->Filename(), absl::StrCat("/", file)) || flag->Filename() == file) {
+        out.push_back(flag);
+        break;
+      }
     }
   }
   std::sort(out.begin(), out.end(),

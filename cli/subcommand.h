@@ -29,7 +29,8 @@ struct Subcommand {
   absl::string_view summary;
   // Positional-argument synopsis shown in `tunefarm <name> --help`, e.g. "OPERATOR".
   absl::string_view positional;
-  // Basename of the .cc file that defines this subcommand's ABSL_FLAGs ("" for none).
+  // Basename of the .cc file that defines this subcommand's ABSL_FLAGs ("" for none); several
+  // comma-separated basenames when it shares flags, e.g. "cmd_best.cc,log_flags.cc".
   absl::string_view flags_file;
   // Runs the subcommand with the positional arguments left after flag parsing and returns an
   // exit code. Null means "not built yet": the dispatcher says so and exits with kExitUsage.

@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "db/json.h"
 
 namespace tunefarm::db {
@@ -36,6 +37,8 @@ constexpr char kExtraKey[] = "tunefarm";
 constexpr double kTvmErrorCost = 1e9;
 constexpr char kTvmVersion[] = "0.8.0";
 constexpr double kLogVersion = 0.2;
+// Longest problem text kept in an import report.
+constexpr size_t kMaxProblemChars = 160;
 
 // TVM MeasureErrorNo for each ErrorClass (device_lost has no TVM equivalent: UNKNOWN_ERROR).
 int TvmErrorNo(ErrorClass e) {
@@ -429,7 +432,12 @@ absl::StatusOr<AutotvmImportReport> ImportAutotvmLog(std::istream& in, TuningLog
         ++report.malformed;
       }
       if (static_cast<int>(report.problems.size()) < AutotvmImportReport::kMaxProblems) {
-        report.problems.push_back(absl::StrCat("line ", line_no, ": ", record.status().message()));
+        // One line per problem: parser messages may span lines and quote the whole input.
+        std::string why(record.status().message());
+        absl::StrReplaceAll({{"\n", " "}}, &why);
+        if (why.size() > kMaxProblemChars)
+          why = absl::StrCat(why.substr(0, kMaxProblemChars), "...");
+        report.problems.push_back(absl::StrCat("line ", line_no, ": ", why));
       }
       continue;
     }

@@ -37,7 +37,7 @@ constexpr char kTemplateHistory[] = TF_RECORD_SELECT
     "AND (?4 OR r.mean_cost IS NOT NULL) ORDER BY r.id DESC LIMIT ?5";
 constexpr char kAllRecords[] = TF_RECORD_SELECT
     "WHERE (?1 = '' OR w.template = ?1) AND (?2 = '' OR t.target = ?2) "
-    "AND (?3 = '' OR r.device_key = ?3) ORDER BY r.id";
+    "AND (?3 = '' OR r.device_key = ?3) AND (?4 = '' OR w.args = ?4) ORDER BY r.id";
 #undef TF_RECORD_SELECT
 
 constexpr char kFindWorkload[] = "SELECT id FROM workloads WHERE hash = ?1";
@@ -79,7 +79,7 @@ constexpr char kStats[] =
     "FROM records r JOIN workloads w ON w.id = r.workload_id "
     "JOIN targets t ON t.id = r.target_id "
     "WHERE (?1 = '' OR w.template = ?1) AND (?2 = '' OR t.target = ?2) "
-    "AND (?3 = '' OR r.device_key = ?3) "
+    "AND (?3 = '' OR r.device_key = ?3) AND (?4 = '' OR w.args = ?4) "
     "GROUP BY r.workload_id, r.target_id ORDER BY w.template, w.args, t.target";
 constexpr char kCount[] = "SELECT COUNT(*) FROM records";
 constexpr char kIntegrity[] = "PRAGMA integrity_check";
@@ -571,7 +571,10 @@ absl::StatusOr<std::vector<WorkloadStats>> TuningLog::Stats(const RecordFilter& 
   ReaderLease lease(this, *std::move(leased));
   absl::StatusOr<Statement> s = (*lease).Prepare(kStats);
   if (!s.ok()) return s.status();
-  s->BindText(1, filter.template_name).BindText(2, filter.target).BindText(3, filter.device_key);
+  s->BindText(1, filter.template_name)
+      .BindText(2, filter.target)
+      .BindText(3, filter.device_key)
+      .BindText(4, filter.args);
   std::vector<WorkloadStats> out;
   while (true) {
     absl::StatusOr<bool> row = s->Step();
@@ -602,7 +605,10 @@ absl::Status TuningLog::ForEachRecord(const RecordFilter& filter,
   ReaderLease lease(this, *std::move(leased));
   absl::StatusOr<Statement> s = (*lease).Prepare(kAllRecords);
   if (!s.ok()) return s.status();
-  s->BindText(1, filter.template_name).BindText(2, filter.target).BindText(3, filter.device_key);
+  s->BindText(1, filter.template_name)
+      .BindText(2, filter.target)
+      .BindText(3, filter.device_key)
+      .BindText(4, filter.args);
   return ForEachRow(*s, fn);
 }
 

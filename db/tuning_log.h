@@ -112,6 +112,8 @@ struct WorkloadStats {
 // Filters for Stats() and ForEachRecord(); empty fields match everything.
 struct RecordFilter {
   std::string template_name;
+  // Canonical workload args (only meaningful with template_name).
+  std::string args;
   std::string target;
   std::string device_key;
 };
