@@ -33,4 +33,30 @@ expect 0 "--token" -- tracker --help
 expect 2 "--tracker HOST:PORT and --key KEY are required" -- server
 expect 2 "unknown flag '--key'" -- tracker --key x
 expect 1 "tunefarm status: 127.0.0.1:1" -- status --tracker 127.0.0.1:1
+
+# Tuning-log commands (issue 7) on a small AutoTVM log: 2 valid, 1 failed, 1 unknown, 1 bad.
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+line() {  # line TASK INDEX COSTS ERRNO
+  printf '{"input": ["llvm -mcpu=znver4", "%s", [["TENSOR", [1024, 1024], "float32"], ["TENSOR", [1024, 1024], "float32"], null, "float32"], {}], "config": {"index": %s, "code_hash": null, "entity": [["tile_x", "sp", [-1, 32]]]}, "result": [%s, %s, 1.5, 1700000000.5], "version": 0.2, "tvm_version": "0.8.0", "tunefarm": {"job_id": 1}}\n' "$@"
+}
+{
+  line dense_nopack.x86 1 "[0.02]" 0
+  line dense_nopack.x86 2 "[0.01]" 0
+  line dense_nopack.x86 3 "[1e9]" 4
+  line softmax.x86 4 "[0.01]" 0
+  echo '{"input": truncated'
+} >"$tmp/tvm.log"
+expect 0 "imported 3 of 5 lines .*1 malformed, 1 unknown template" -- import-log --db "$tmp/t.db" "$tmp/tvm.log"
+expect 0 "#2 .*tile_x" -- best --db "$tmp/t.db" -k 3
+expect 0 "214\.7" -- best --db "$tmp/t.db" --workload dense --target "llvm -mcpu=znver4"
+expect 0 "NEAREST" -- best --db "$tmp/t.db" --workload 'dense:[1000,1024,1024,"float32"]' --target "llvm -mcpu=znver4"
+expect 0 "wrote .*curve.svg" -- history --db "$tmp/t.db" --job 1 --plot "$tmp/curve.svg"
+grep -q "<polyline" "$tmp/curve.svg" || { echo "FAIL: no curve in curve.svg"; fails=$((fails + 1)); }
+expect 1 "job 99 has no records" -- history --db "$tmp/t.db" --job 99
+expect 0 "wrote 3 records" -- export-log --db "$tmp/t.db" "$tmp/out.log"
+expect 0 "imported 3 of 3 lines" -- import-log --db "$tmp/t2.db" "$tmp/out.log"
+expect 1 "unable to open" -- best --db "$tmp/missing.db"
+expect 2 "--db is required" -- best
+expect 2 "unknown flag '--job'" -- best --db "$tmp/t.db" --job 1
+expect 2 "expected one FILE" -- import-log --db "$tmp/t.db"
 [[ $fails == 0 ]] || { echo "$fails failures"; exit 1; }

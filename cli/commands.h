@@ -20,6 +20,13 @@ int RunServer(const std::vector<std::string>& positional);
 // `tunefarm status`: prints the farm's devices, queues and throughput (cmd_status.cc).
 int RunStatus(const std::vector<std::string>& positional);
 
+// Tuning-log commands (issue 7): cmd_best.cc, cmd_history.cc, cmd_import_log.cc,
+// cmd_export_log.cc; shared flags in log_flags.{h,cc} and log_filter_flags.cc.
+int RunBest(const std::vector<std::string>& positional);
+int RunHistory(const std::vector<std::string>& positional);
+int RunImportLog(const std::vector<std::string>& positional);
+int RunExportLog(const std::vector<std::string>& positional);
+
 }  // namespace tunefarm::cli
 
 #endif  // TUNEFARM_CLI_COMMANDS_H_

@@ -1,0 +1,51 @@
+// `tunefarm import-log FILE`: loads an AutoTVM JSON-lines log into the tuning log. Bad lines
+// are counted and reported, never fatal.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "cli/commands.h"
+#include "cli/log_flags.h"
+#include "cli/subcommand.h"
+#include "db/autotvm_log.h"
+
+ABSL_FLAG(std::string, tvm_device_key, "autotvm",
+          "Device key given to imported TVM records (TVM logs do not name a device).");
+
+namespace tunefarm::cli {
+
+int RunImportLog(const std::vector<std::string>& positional) {
+  if (positional.size() != 1) {
+    absl::FPrintF(stderr, "tunefarm import-log: expected one FILE argument\n");
+    return kExitUsage;
+  }
+  std::ifstream in(positional[0]);
+  if (!in) {
+    absl::FPrintF(stderr, "tunefarm import-log: cannot read %s\n", positional[0]);
+    return kExitFailure;
+  }
+  absl::StatusOr<std::unique_ptr<db::TuningLog>> log = OpenLogFromFlags(/*read_only=*/false);
+  if (!log.ok()) {
+    absl::FPrintF(stderr, "tunefarm import-log: %s\n", log.status().ToString());
+    return absl::IsInvalidArgument(log.status()) ? kExitUsage : kExitFailure;
+  }
+  db::AutotvmImportOptions options;
+  options.device_key = absl::GetFlag(FLAGS_tvm_device_key);
+  absl::StatusOr<db::AutotvmImportReport> report = db::ImportAutotvmLog(in, **log, options);
+  if (!report.ok()) {
+    absl::FPrintF(stderr, "tunefarm import-log: %s\n", report.status().ToString());
+    return kExitFailure;
+  }
+  absl::PrintF("imported %d of %d lines from %s (%d malformed, %d unknown template)\n",
+               report->imported, report->lines, positional[0], report->malformed,
+               report->unknown_template);
+  for (const std::string& p : report->problems) absl::PrintF("  %s\n", p);
+  int64_t unlisted =
+      report->malformed + report->unknown_template - static_cast<int64_t>(report->problems.size());
+  if (unlisted > 0) absl::PrintF("  ... and %d more\n", unlisted);
+  return kExitOk;
+}
+
+}  // namespace tunefarm::cli

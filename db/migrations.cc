@@ -1,0 +1,161 @@
+#include "db/migrations.h"
+
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+
+namespace tunefarm::db {
+namespace {
+
+struct Migration {
+  int version;
+  const char* sql;
+};
+
+// Version 1: workloads, targets, jobs, records and the best-k index.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE workloads(
+  id INTEGER PRIMARY KEY,
+  hash INTEGER NOT NULL UNIQUE,      -- FNV-1a 64 of "template|args", as signed int64
+  template TEXT NOT NULL,
+  args TEXT NOT NULL,                -- canonical JSON array
+  flop REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX workloads_template ON workloads(template);
+CREATE TABLE targets(
+  id INTEGER PRIMARY KEY,
+  target TEXT NOT NULL UNIQUE
+);
+CREATE TABLE jobs(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL DEFAULT '',
+  created_at REAL NOT NULL DEFAULT 0
+);
+CREATE TABLE records(
+  id INTEGER PRIMARY KEY,
+  workload_id INTEGER NOT NULL REFERENCES workloads(id),
+  target_id INTEGER NOT NULL REFERENCES targets(id),
+  device_key TEXT NOT NULL,
+  job_id INTEGER,                    -- NULL: not from a tuning job (imported, ad hoc)
+  config_index INTEGER NOT NULL,
+  config_json TEXT NOT NULL,
+  costs TEXT NOT NULL,               -- JSON array of per-repeat seconds
+  mean_cost REAL,                    -- NULL for invalid records: they never win best-k
+  error_class INTEGER NOT NULL,
+  error_message TEXT NOT NULL DEFAULT '',
+  tuner_version TEXT NOT NULL DEFAULT '',
+  timestamp REAL NOT NULL
+);
+CREATE INDEX records_best ON records(workload_id, target_id, mean_cost)
+  WHERE mean_cost IS NOT NULL;
+)sql";
+
+// Version 2: device fingerprints (results from another toolchain are not silently mixed),
+// richer jobs, and indexes for per-device best-k, job history and transfer learning.
+// Records written before version 2 get a device row with an empty fingerprint.
+constexpr char kSchemaV2[] = R"sql(
+CREATE TABLE devices(
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,         -- DeviceFingerprint::CanonicalString()
+  cpu_model TEXT NOT NULL DEFAULT '',
+  gpu_model TEXT NOT NULL DEFAULT '',
+  cores INTEGER NOT NULL DEFAULT 0,
+  driver_version TEXT NOT NULL DEFAULT '',
+  compiler_version TEXT NOT NULL DEFAULT '',
+  UNIQUE(key, fingerprint)
+);
+ALTER TABLE records ADD COLUMN device_id INTEGER REFERENCES devices(id);
+INSERT INTO devices(key, fingerprint)
+  SELECT DISTINCT device_key, 'cpu=;gpu=;cores=0;driver=;compiler=' FROM records;
+UPDATE records SET device_id = (SELECT id FROM devices WHERE devices.key = records.device_key);
+ALTER TABLE jobs ADD COLUMN target TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN device_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN tuner_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN trials INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX records_best_device ON records(workload_id, target_id, device_key, mean_cost)
+  WHERE mean_cost IS NOT NULL;
+CREATE INDEX records_job ON records(job_id, id) WHERE job_id IS NOT NULL;
+-- Rows of one device key in id order (index entries end with the rowid): newest-first
+-- transfer-learning history without a sort.
+CREATE INDEX records_device ON records(device_key);
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, kSchemaV1},
+    {2, kSchemaV2},
+};
+static_assert(std::size(kMigrations) == kCurrentSchemaVersion, "one migration per schema version");
+
+constexpr char kCreateVersionTable[] =
+    "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, applied_at REAL "
+    "NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0))";
+constexpr char kSelectVersion[] = "SELECT COALESCE(MAX(version), 0) FROM schema_version";
+constexpr char kInsertVersion[] = "INSERT INTO schema_version(version) VALUES (?1)";
+constexpr char kHasVersionTable[] =
+    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'";
+
+absl::StatusOr<int> ReadVersion(Connection& conn) {
+  absl::StatusOr<Statement> has = conn.Prepare(kHasVersionTable);
+  if (!has.ok()) return has.status();
+  absl::StatusOr<bool> row = has->Step();
+  if (!row.ok()) return row.status();
+  if (has->ColumnInt(0) == 0) return 0;
+  absl::StatusOr<Statement> select = conn.Prepare(kSelectVersion);
+  if (!select.ok()) return select.status();
+  row = select->Step();
+  if (!row.ok()) return row.status();
+  return static_cast<int>(select->ColumnInt(0));
+}
+
+// Applies one migration inside the caller's transaction, unless another process already did.
+absl::Status ApplyOne(Connection& conn, const Migration& m) {
+  absl::StatusOr<int> version = ReadVersion(conn);
+  if (!version.ok()) return version.status();
+  if (*version >= m.version) return absl::OkStatus();
+  if (*version != m.version - 1) {
+    return absl::InternalError(
+        absl::StrCat("schema version ", *version, " cannot migrate to ", m.version));
+  }
+  if (absl::Status s = conn.Exec(m.sql); !s.ok()) return s;
+  absl::StatusOr<Statement> insert = conn.Prepare(kInsertVersion);
+  if (!insert.ok()) return insert.status();
+  return insert->BindInt(1, m.version).Run();
+}
+
+}  // namespace
+
+absl::StatusOr<int> SchemaVersion(Connection& conn) { return ReadVersion(conn); }
+
+absl::Status MigrateSchema(Connection& conn, int target_version) {
+  if (target_version < 1 || target_version > kCurrentSchemaVersion) {
+    return absl::InvalidArgumentError(absl::StrCat("schema version ", target_version,
+                                                   " is not in [1, ", kCurrentSchemaVersion, "]"));
+  }
+  absl::StatusOr<int> version = ReadVersion(conn);
+  if (!version.ok()) return version.status();
+  if (*version > target_version) {
+    return absl::FailedPreconditionError(absl::StrCat("tuning log has schema version ", *version,
+                                                      " but this tunefarm supports up to ",
+                                                      target_version, "; upgrade tunefarm"));
+  }
+  if (*version == target_version) return absl::OkStatus();
+  if (absl::Status s = conn.Exec(kCreateVersionTable); !s.ok()) return s;
+  for (const Migration& m : kMigrations) {
+    if (m.version > target_version) break;
+    if (absl::Status s = conn.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+    absl::Status s = ApplyOne(conn, m);
+    if (s.ok()) s = conn.Exec("COMMIT");
+    if (!s.ok()) {
+      conn.Exec("ROLLBACK").IgnoreError();
+      conn.ClearStatementCache();
+      return absl::Status(s.code(), absl::StrCat("migration to schema version ", m.version,
+                                                 " failed: ", s.message()));
+    }
+  }
+  // Cached statements were compiled against the old schema.
+  conn.ClearStatementCache();
+  return absl::OkStatus();
+}
+
+}  // namespace tunefarm::db

@@ -1,0 +1,106 @@
+// Schema migrations: a version-1 log with data opens as the current version, data intact.
+#include "db/migrations.h"
+
+#include <sqlite3.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "db/sqlite.h"
+#include "db/tuning_log.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::db {
+namespace {
+
+std::string TempPath(absl::string_view name) {
+  std::string path = absl::StrCat(::testing::TempDir(), "/", name);
+  std::remove(path.c_str());
+  std::remove((path + "-wal").c_str());
+  std::remove((path + "-shm").c_str());
+  return path;
+}
+
+TEST(MigrateSchema, EmptyDatabase_ReachesCurrentVersion) {
+  auto conn = Connection::Open(TempPath("empty.db"), {});
+  ASSERT_TRUE(conn.ok()) << conn.status();
+  EXPECT_EQ(*SchemaVersion(**conn), 0);
+  ASSERT_TRUE(MigrateSchema(**conn).ok());
+  EXPECT_EQ(*SchemaVersion(**conn), kCurrentSchemaVersion);
+  // Running again is a no-op.
+  ASSERT_TRUE(MigrateSchema(**conn).ok());
+  EXPECT_EQ(*SchemaVersion(**conn), kCurrentSchemaVersion);
+}
+
+TEST(MigrateSchema, Version1WithRecords_OpensAsCurrentWithDataIntact) {
+  std::string path = TempPath("v1.db");
+  {
+    auto conn = Connection::Open(path, {});
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE(MigrateSchema(**conn, 1).ok());
+    EXPECT_EQ(*SchemaVersion(**conn), 1);
+    ASSERT_TRUE((*conn)
+                    ->Exec("INSERT INTO workloads(id, hash, template, args, flop) VALUES "
+                           "(1, 42, 'dense', '[64,64,64,\"float32\"]', 524288);"
+                           "INSERT INTO targets(id, target) VALUES (1, 'llvm');"
+                           "INSERT INTO records(workload_id, target_id, device_key, job_id, "
+                           "config_index, config_json, costs, mean_cost, error_class, timestamp)"
+                           " VALUES (1, 1, 'cpu-old', NULL, 7, '{}', '[0.001]', 0.001, 0, 1.5),"
+                           " (1, 1, 'cpu-old', NULL, 8, '{}', '[]', NULL, 2, 2.5);")
+                    .ok());
+  }
+  auto log = TuningLog::Open(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  {
+    auto conn = Connection::Open(path, {});
+    EXPECT_EQ(*SchemaVersion(**conn), kCurrentSchemaVersion);
+  }
+  EXPECT_EQ(*(*log)->CountRecords(), 2);
+  // The old rows gained a device row with an empty fingerprint and still answer queries.
+  RecordFilter filter;
+  filter.device_key = "cpu-old";
+  std::vector<Record> records;
+  ASSERT_TRUE((*log)
+                  ->ForEachRecord(filter,
+                                  [&](const Record& r) {
+                                    records.push_back(r);
+                                    return absl::OkStatus();
+                                  })
+                  .ok());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].config_index, 7);
+  EXPECT_EQ(records[1].error, ErrorClass::kBuildError);
+  EXPECT_TRUE((*log)->CheckIntegrity().ok());
+}
+
+TEST(MigrateSchema, NewerDatabase_FailedPrecondition) {
+  std::string path = TempPath("newer.db");
+  auto conn = Connection::Open(path, {});
+  ASSERT_TRUE(MigrateSchema(**conn).ok());
+  ASSERT_TRUE((*conn)->Exec("INSERT INTO schema_version(version) VALUES (999)").ok());
+  EXPECT_EQ(MigrateSchema(**conn).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(TuningLog::Open(path).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(MigrateSchema, BadTargetVersion_InvalidArgument) {
+  auto conn = Connection::Open(TempPath("bad.db"), {});
+  EXPECT_EQ(MigrateSchema(**conn, 0).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MigrateSchema(**conn, kCurrentSchemaVersion + 1).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TuningLogOpen, NotADatabase_DataLoss) {
+  std::string path = TempPath("garbage.db");
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("this is not a sqlite database, just some text that is long enough.........", f);
+  std::fclose(f);
+  EXPECT_EQ(TuningLog::Open(path).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(TuningLogOpen, MissingDirectory_NotFound) {
+  EXPECT_EQ(TuningLog::Open("/nonexistent-dir/x/tuning.db").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace tunefarm::db

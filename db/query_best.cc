@@ -1,0 +1,58 @@
+#include "db/query_best.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tunefarm::db {
+
+absl::StatusOr<std::vector<BestRecord>> QueryBest(const TuningLog& log, const BestQuery& query) {
+  if (query.k < 1 || query.k > kMaxBestK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("QueryBest: k must be in [1, ", kMaxBestK, "], got ", query.k));
+  }
+  // Callers over the wire may send args with spaces: canonicalize before hashing.
+  absl::StatusOr<Workload> workload =
+      Workload::Make(query.workload.template_name, query.workload.args, query.workload.flop);
+  if (!workload.ok()) return workload.status();
+  BestQuery canonical = query;
+  canonical.workload = *std::move(workload);
+  return log.BestK(canonical);
+}
+
+absl::StatusOr<std::vector<BestRecord>> BestPerWorkload(const TuningLog& log,
+                                                        absl::Span<const Workload> workloads,
+                                                        const std::string& target,
+                                                        const std::string& device_key,
+                                                        bool allow_nearest) {
+  if (workloads.empty()) return absl::InvalidArgumentError("export: no workloads requested");
+  if (target.empty()) return absl::InvalidArgumentError("export: empty target");
+  std::vector<BestRecord> out;
+  std::vector<std::string> missing;
+  for (const Workload& w : workloads) {
+    BestQuery q;
+    q.workload = w;
+    q.target = target;
+    q.device_key = device_key;
+    q.k = 1;
+    q.nearest_on_miss = allow_nearest;
+    absl::StatusOr<std::vector<BestRecord>> best = QueryBest(log, q);
+    if (absl::IsNotFound(best.status())) {
+      missing.push_back(w.CanonicalString());
+      continue;
+    }
+    if (!best.ok()) return best.status();
+    out.push_back(std::move(best->front()));
+  }
+  if (!missing.empty()) {
+    return absl::NotFoundError(absl::StrCat("no tuned config on target '", target, "'",
+                                            device_key.empty() ? "" : " device key " + device_key,
+                                            " for: ", absl::StrJoin(missing, ", "),
+                                            "; tune them first"));
+  }
+  return out;
+}
+
+}  // namespace tunefarm::db

@@ -1,0 +1,93 @@
+// QueryBest / BestPerWorkload (RPC and export queries) and the tuning-curve picture.
+#include "db/query_best.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "db/svg_plot.h"
+#include "db/test_records.h"
+#include "db/tuning_curve.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::db {
+namespace {
+
+using ::tunefarm::db::testing::DenseWorkload;
+using ::tunefarm::db::testing::MakeErrorRecord;
+using ::tunefarm::db::testing::MakeRecord;
+
+std::unique_ptr<TuningLog> OpenFresh(absl::string_view name) {
+  std::string path = absl::StrCat(::testing::TempDir(), "/", name);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return *TuningLog::Open(path);
+}
+
+TEST(QueryBest, SpacedArgs_CanonicalizedAndFound) {
+  auto log = OpenFresh("qb.db");
+  ASSERT_TRUE(log->Insert({MakeRecord(DenseWorkload(64, 64, 64), 3, 0.01)}).ok());
+  BestQuery q;
+  q.workload.template_name = "dense";
+  q.workload.args = "[64, 64, 64, \"float32\"]";
+  q.target = "llvm -mcpu=znver4";
+  auto best = QueryBest(*log, q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ((*best)[0].record.config_index, 3);
+}
+
+TEST(QueryBest, KOutOfRange_InvalidArgument) {
+  auto log = OpenFresh("qb_k.db");
+  BestQuery q;
+  q.workload = DenseWorkload(1, 1, 1);
+  q.target = "llvm";
+  q.k = kMaxBestK + 1;
+  EXPECT_EQ(QueryBest(*log, q).status().code(), absl::StatusCode::kInvalidArgument);
+  q.k = 1;
+  q.workload.args = "not json";
+  EXPECT_EQ(QueryBest(*log, q).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(BestPerWorkload, OneMissing_NotFoundNamingIt) {
+  auto log = OpenFresh("bpw.db");
+  Workload a = DenseWorkload(64, 64, 64), b = DenseWorkload(128, 128, 128);
+  ASSERT_TRUE(log->Insert({MakeRecord(a, 1, 0.02), MakeRecord(a, 2, 0.01)}).ok());
+  auto best = BestPerWorkload(*log, {a}, "llvm -mcpu=znver4", "cpu-znver4");
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ((*best)[0].record.config_index, 2);
+  auto missing = BestPerWorkload(*log, {a, b}, "llvm -mcpu=znver4", "");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StrContains(missing.status().message(), b.args));
+  auto nearest = BestPerWorkload(*log, {a, b}, "llvm -mcpu=znver4", "", /*allow_nearest=*/true);
+  ASSERT_TRUE(nearest.ok());
+  EXPECT_FALSE((*nearest)[1].exact);
+  EXPECT_EQ(BestPerWorkload(*log, {}, "llvm", "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(BestSoFarCurve, MixedTrials_MonotoneBest) {
+  Workload w = DenseWorkload(100, 100, 100);  // 2e6 flop
+  std::vector<Record> history = {MakeErrorRecord(w, 0, ErrorClass::kBuildError),
+                                 MakeRecord(w, 1, 2e-3), MakeRecord(w, 2, 4e-3),
+                                 MakeRecord(w, 3, 1e-3)};
+  std::vector<CurvePoint> curve = BestSoFarCurve(history);
+  ASSERT_EQ(curve.size(), 4u);
+  EXPECT_EQ(curve[0].best_gflops, 0);
+  EXPECT_EQ(curve[0].best_index, -1);
+  EXPECT_NEAR(curve[1].best_gflops, 1.0, 1e-9);
+  EXPECT_NEAR(curve[2].best_gflops, 1.0, 1e-9);
+  EXPECT_NEAR(curve[3].best_gflops, 2.0, 1e-9);
+  EXPECT_EQ(curve[3].best_index, 3);
+  std::string svg = TuningCurveSvg(curve, "job <1> & dense");
+  EXPECT_TRUE(absl::StartsWith(svg, "<svg "));
+  EXPECT_TRUE(absl::StrContains(svg, "<polyline"));
+  EXPECT_TRUE(absl::StrContains(svg, "job &lt;1&gt; &amp; dense"));
+  EXPECT_TRUE(absl::StrContains(svg, "</svg>"));
+}
+
+TEST(RenderSvgPlot, NoSeries_EmptyChart) {
+  std::string svg = RenderSvgPlot({});
+  EXPECT_TRUE(absl::StrContains(svg, "</svg>"));
+}
+
+}  // namespace
+}  // namespace tunefarm::db

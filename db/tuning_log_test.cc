@@ -1,0 +1,216 @@
+// Writes and queries of the tuning log on a temporary file.
+#include "db/tuning_log.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "db/record_writer.h"
+#include "db/test_records.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::db {
+namespace {
+
+using ::tunefarm::db::testing::DenseWorkload;
+using ::tunefarm::db::testing::MakeErrorRecord;
+using ::tunefarm::db::testing::MakeRecord;
+
+class TuningLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = absl::StrCat(::testing::TempDir(), "/",
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name(), ".db");
+    for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path_ + suffix).c_str());
+    auto log = TuningLog::Open(path_);
+    ASSERT_TRUE(log.ok()) << log.status();
+    log_ = *std::move(log);
+  }
+
+  std::vector<int64_t> InsertOk(const std::vector<Record>& records) {
+    auto ids = log_->Insert(records);
+    EXPECT_TRUE(ids.ok()) << ids.status();
+    return ids.ok() ? *ids : std::vector<int64_t>();
+  }
+
+  BestQuery Query(const Workload& w, int k) {
+    BestQuery q;
+    q.workload = w;
+    q.target = "llvm -mcpu=znver4";
+    q.k = k;
+    return q;
+  }
+
+  std::string path_;
+  std::unique_ptr<TuningLog> log_;
+};
+
+TEST_F(TuningLogTest, BestK_MixedRecords_FastestDistinctValidConfigs) {
+  Workload w = DenseWorkload(256, 256, 256);
+  InsertOk({MakeRecord(w, 1, 0.004), MakeRecord(w, 2, 0.002), MakeRecord(w, 3, 0.003),
+            MakeRecord(w, 2, 0.0025), MakeErrorRecord(w, 4, ErrorClass::kWrongAnswer),
+            MakeErrorRecord(w, 5, ErrorClass::kRunTimeout), MakeRecord(w, 6, 0.001)});
+  auto best = log_->BestK(Query(w, 3));
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 3u);
+  EXPECT_EQ((*best)[0].record.config_index, 6);
+  EXPECT_EQ((*best)[1].record.config_index, 2);
+  EXPECT_EQ((*best)[2].record.config_index, 3);
+  EXPECT_TRUE((*best)[0].exact);
+  EXPECT_NEAR((*best)[0].mean_cost, 0.001, 1e-12);
+  EXPECT_NEAR((*best)[0].gflops, w.flop / 0.001 / 1e9, 1e-6);
+  EXPECT_EQ((*best)[0].record.device.cpu_model, "AMD Ryzen 9 7950X");
+}
+
+TEST_F(TuningLogTest, BestK_OnlyInvalidRecords_NotFound) {
+  Workload w = DenseWorkload(64, 64, 64);
+  InsertOk({MakeErrorRecord(w, 1, ErrorClass::kBuildError)});
+  EXPECT_EQ(log_->BestK(Query(w, 5)).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(log_->BestK(Query(DenseWorkload(1, 2, 3), 5)).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(TuningLogTest, BestK_BadK_InvalidArgument) {
+  EXPECT_EQ(log_->BestK(Query(DenseWorkload(1, 2, 3), 0)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(TuningLogTest, BestK_DeviceKey_FiltersOtherDevices) {
+  Workload w = DenseWorkload(128, 128, 128);
+  Record other = MakeRecord(w, 9, 0.0001);
+  other.device_key = "cpu-other";
+  InsertOk({MakeRecord(w, 1, 0.01), other});
+  BestQuery q = Query(w, 5);
+  EXPECT_EQ((*log_->BestK(q))[0].record.config_index, 9);
+  q.device_key = "cpu-znver4";
+  auto best = log_->BestK(q);
+  ASSERT_TRUE(best.ok());
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].record.config_index, 1);
+}
+
+TEST_F(TuningLogTest, BestK_MissWithNearest_ReturnsNearestShapeFlagged) {
+  InsertOk({MakeRecord(DenseWorkload(512, 512, 512), 1, 0.01),
+            MakeRecord(DenseWorkload(2048, 2048, 2048), 2, 0.5),
+            MakeRecord(DenseWorkload(1024, 1024, 512), 3, 0.05)});
+  BestQuery q = Query(DenseWorkload(1024, 1024, 1024), 5);
+  q.device_key = "cpu-znver4";
+  EXPECT_EQ(log_->BestK(q).status().code(), absl::StatusCode::kNotFound);
+  q.nearest_on_miss = true;
+  auto best = log_->BestK(q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_FALSE((*best)[0].exact);
+  EXPECT_EQ((*best)[0].record.config_index, 3);
+  EXPECT_NEAR((*best)[0].distance, std::log(2.0), 1e-12);
+  // Another device key has nothing: still NotFound.
+  q.device_key = "gpu-h100";
+  EXPECT_EQ(log_->BestK(q).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(TuningLogTest, Insert_OneMalformedRecord_NothingWritten) {
+  Workload w = DenseWorkload(8, 8, 8);
+  Record bad = MakeRecord(w, 2, 0.1);
+  bad.config_json = "not json";
+  EXPECT_EQ(log_->Insert({MakeRecord(w, 1, 0.1), bad}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(*log_->CountRecords(), 0);
+}
+
+TEST_F(TuningLogTest, Insert_RoundTrip_IdenticalRecords) {
+  Workload w = DenseWorkload(16, 32, 64);
+  int64_t job = *log_->CreateJob({0, "job", "llvm -mcpu=znver4", "cpu-znver4", "t", 10, 1.0});
+  std::vector<Record> in = {MakeRecord(w, 1, 0.1, job),
+                            MakeErrorRecord(w, 2, ErrorClass::kDeviceLost)};
+  in[1].job_id = job;
+  std::vector<int64_t> ids = InsertOk(in);
+  auto out = log_->JobHistory(job);
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    in[i].id = ids[i];
+    EXPECT_EQ((*out)[i], in[i]) << i;
+  }
+  auto info = log_->GetJob(job);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->name, "job");
+  EXPECT_EQ(info->trials, 10);
+  EXPECT_EQ(log_->GetJob(job + 100).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(TuningLogTest, TemplateHistory_ValidOnly_AllShapesOfTemplateOnDevice) {
+  Record other_device = MakeRecord(DenseWorkload(4, 4, 4), 1, 0.1);
+  other_device.device_key = "cpu-other";
+  Record conv = MakeRecord(DenseWorkload(4, 4, 4), 1, 0.1);
+  conv.workload.template_name = "conv2d";
+  InsertOk({MakeRecord(DenseWorkload(4, 4, 4), 1, 0.1), MakeRecord(DenseWorkload(8, 8, 8), 2, 0.2),
+            MakeErrorRecord(DenseWorkload(8, 8, 8), 3, ErrorClass::kBuildError), other_device,
+            conv});
+  TemplateHistoryQuery q;
+  q.template_name = "dense";
+  q.device_key = "cpu-znver4";
+  auto valid = log_->TemplateHistory(q);
+  ASSERT_TRUE(valid.ok()) << valid.status();
+  ASSERT_EQ(valid->size(), 2u);
+  EXPECT_EQ((*valid)[0].config_index, 2);  // newest first
+  q.include_invalid = true;
+  EXPECT_EQ(log_->TemplateHistory(q)->size(), 3u);
+  q.limit = 1;
+  EXPECT_EQ(log_->TemplateHistory(q)->size(), 1u);
+  q.device_key = "";
+  EXPECT_EQ(log_->TemplateHistory(q).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(TuningLogTest, Stats_PerWorkload_CountsAndBest) {
+  Workload a = DenseWorkload(4, 4, 4), b = DenseWorkload(8, 8, 8);
+  InsertOk({MakeRecord(a, 1, 0.2), MakeRecord(a, 2, 0.1),
+            MakeErrorRecord(a, 3, ErrorClass::kBuildError), MakeRecord(b, 1, 0.3)});
+  auto stats = log_->Stats();
+  ASSERT_TRUE(stats.ok());
+  ASSERT_EQ(stats->size(), 2u);
+  EXPECT_EQ((*stats)[0].workload.args, a.args);
+  EXPECT_EQ((*stats)[0].records, 3);
+  EXPECT_EQ((*stats)[0].valid_records, 2);
+  EXPECT_NEAR((*stats)[0].best_mean_cost, 0.1, 1e-12);
+}
+
+TEST_F(TuningLogTest, ReadOnly_Insert_FailedPrecondition) {
+  InsertOk({MakeRecord(DenseWorkload(4, 4, 4), 1, 0.2)});
+  TuningLogOptions options;
+  options.read_only = true;
+  auto ro = TuningLog::Open(path_, options);
+  ASSERT_TRUE(ro.ok()) << ro.status();
+  EXPECT_EQ((*ro)->Insert({MakeRecord(DenseWorkload(4, 4, 4), 1, 0.2)}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(*(*ro)->CountRecords(), 1);
+}
+
+TEST_F(TuningLogTest, RecordWriter_Batches_CommitsPerBatchAndOnFlush) {
+  std::vector<int64_t> committed_ids;
+  RecordWriterOptions options;
+  options.batch_size = 3;
+  options.on_commit = [&](absl::Span<const Record> batch) {
+    for (const Record& r : batch) committed_ids.push_back(r.id);
+  };
+  auto writer = RecordWriter::Create(log_.get(), options);
+  ASSERT_TRUE(writer.ok());
+  Workload w = DenseWorkload(4, 4, 4);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE((*writer)->Add(MakeRecord(w, i, 0.1)).ok());
+  EXPECT_EQ(*log_->CountRecords(), 3);
+  EXPECT_EQ((*writer)->pending(), 1);
+  ASSERT_TRUE((*writer)->Flush().ok());
+  EXPECT_EQ(*log_->CountRecords(), 4);
+  EXPECT_EQ(committed_ids.size(), 4u);
+  EXPECT_EQ((*writer)->committed(), 4);
+  Record bad = MakeRecord(w, 1, 0.1);
+  bad.target = "";
+  EXPECT_EQ((*writer)->Add(bad).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RecordWriter::Create(log_.get(), {0, nullptr}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(TuningLogTest, CheckIntegrity_FreshLog_Ok) { EXPECT_TRUE(log_->CheckIntegrity().ok()); }
+
+}  // namespace
+}  // namespace tunefarm::db
