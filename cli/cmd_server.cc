@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -14,8 +15,8 @@
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
 
+ABSL_DECLARE_FLAG(std::string, target);
 ABSL_FLAG(std::string, key, "", "Device key, e.g. cpu-znver4 (required).");
-ABSL_FLAG(std::string, target, "llvm", "Compiler target string of this device.");
 ABSL_FLAG(std::string, worker_id, "", "Unique worker name (default HOST-PID-N).");
 ABSL_FLAG(std::string, labels, "", "Comma-separated k=v labels shown in status.");
 ABSL_FLAG(std::string, sandbox, "", "Path of tunefarm_sandbox (default: found next to tunefarm).");
@@ -49,7 +50,7 @@ int RunServer(const std::vector<std::string>& positional) {
   options.token = FarmToken();
   options.tls = FarmTls();
   options.key = absl::GetFlag(FLAGS_key);
-  options.target = absl::GetFlag(FLAGS_target);
+  options.target = absl::GetFlag(FLAGS_target).empty() ? "llvm" : absl::GetFlag(FLAGS_target);
   options.worker_id = absl::GetFlag(FLAGS_worker_id);
   options.calibration_period = absl::Seconds(absl::GetFlag(FLAGS_calibration_period_s));
   for (absl::string_view kv : absl::StrSplit(absl::GetFlag(FLAGS_labels), ',', absl::SkipEmpty())) {
