@@ -20,6 +20,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 extern char** environ;
+// libgomp is linked into every process that JITs kernels (not dlopen'ed late: its worker
+// threads must be set up and torn down with the process).
+extern "C" int omp_get_max_threads();
 
 namespace tunefarm::codegen {
 namespace {
@@ -118,7 +121,8 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
   // Parallel loops call into libgomp; make its symbols visible to the JIT.
   static const bool gomp_loaded = [] {
     std::string err;
-    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libgomp.so.1", &err);
+    return omp_get_max_threads() > 0 &&
+           !llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr, &err);
   }();
   if (!gomp_loaded) {
     return absl::FailedPreconditionError("cannot load libgomp.so.1 (install gcc's libgomp1)");

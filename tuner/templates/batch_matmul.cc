@@ -1,0 +1,37 @@
+// batch_matmul: C[B, M, N] = A[B, M, K] · W[B, N, K]ᵀ (TVM's batch_matmul).
+#include "compiler/ir/type.h"
+#include "tuner/templates/gemm_common.h"
+#include "tuner/templates/registry.h"
+#include "tuner/templates/template_util.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+class BatchMatmulTemplate : public Template {
+ public:
+  std::string name() const override { return "batch_matmul"; }
+  std::string args_doc() const override { return "B,M,N,K"; }
+
+  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
+                                        ir::DataType dtype) const override {
+    if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
+    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+    return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2] * args[3]};
+  }
+
+  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+                           ConfigSpace* space) const override {
+    DefineGemmSpace(w.args[1], w.args[2], w.args[3], space);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+                                       const Config* config) const override {
+    return InstantiateGemm(name(), w.args[0], w.args[1], w.args[2], w.args[3], w.dtype, config);
+  }
+};
+
+TF_REGISTER_TEMPLATE(BatchMatmulTemplate);
+
+}  // namespace
+}  // namespace tunefarm::tuner

@@ -1,0 +1,37 @@
+// dense: C[M, N] = A[M, K] · W[N, K]ᵀ (TVM's dense; the weight is [out, in]).
+#include "compiler/ir/type.h"
+#include "tuner/templates/gemm_common.h"
+#include "tuner/templates/registry.h"
+#include "tuner/templates/template_util.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+class DenseTemplate : public Template {
+ public:
+  std::string name() const override { return "dense"; }
+  std::string args_doc() const override { return "M,N,K"; }
+
+  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
+                                        ir::DataType dtype) const override {
+    if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
+    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+    return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2]};
+  }
+
+  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+                           ConfigSpace* space) const override {
+    DefineGemmSpace(w.args[0], w.args[1], w.args[2], space);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+                                       const Config* config) const override {
+    return InstantiateGemm(name(), 0, w.args[0], w.args[1], w.args[2], w.dtype, config);
+  }
+};
+
+TF_REGISTER_TEMPLATE(DenseTemplate);
+
+}  // namespace
+}  // namespace tunefarm::tuner

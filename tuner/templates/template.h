@@ -1,0 +1,66 @@
+// Schedule templates: an operator definition plus a config space whose every point is a valid
+// schedule, in AutoTVM's manner. Templates register themselves by name (see registry.h).
+#ifndef TUNEFARM_TUNER_TEMPLATES_TEMPLATE_H_
+#define TUNEFARM_TUNER_TEMPLATES_TEMPLATE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/codegen/target.h"
+#include "compiler/ir/type.h"
+#include "compiler/schedule/schedule.h"
+#include "tuner/space/config_space.h"
+
+namespace tunefarm::tuner {
+
+// One instance of a template: its shape arguments and dtype, and the work it does.
+struct Workload {
+  std::string template_name;
+  // Template-specific integers, e.g. dense: {M, N, K}; conv2d: {N, C, H, W, K, R, S, stride,
+  // pad}.
+  std::vector<int64_t> args;
+  ir::DataType dtype = ir::DataType::Float(32);
+  // Floating-point operations of one run (multiply-add = 2), for GFLOP/s.
+  double flop = 0;
+
+  // Canonical JSON array of the args and dtype: [1024,1024,1024,"float32"].
+  std::string ArgsJson() const;
+  // "dense[1024,1024,1024,float32]", for people.
+  std::string ToString() const;
+};
+
+// A scheduled program ready to lower: its tensors in kernel-argument order (inputs, then the
+// output) and the schedule.
+struct Instance {
+  std::vector<te::Tensor> args;
+  std::unique_ptr<schedule::Schedule> sch;
+};
+
+class Template {
+ public:
+  virtual ~Template() = default;
+  // Registry name, e.g. "dense".
+  virtual std::string name() const = 0;
+  // Meaning of the args, e.g. "M,N,K", for help and errors.
+  virtual std::string args_doc() const = 0;
+
+  // Validates shape arguments and dtype and computes the FLOP count.
+  // InvalidArgument: wrong number of args, a non-positive extent, an impossible shape (e.g. a
+  // kernel larger than the padded input) or an unsupported dtype.
+  virtual absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
+                                                ir::DataType dtype) const = 0;
+  // Defines the knobs for `w` on `target`.
+  virtual absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
+                                   ConfigSpace* space) const = 0;
+  // The program scheduled per `config`; with config == nullptr, the plain unscheduled program
+  // (the correctness reference). InvalidArgument: a config from another space.
+  virtual absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
+                                               const Config* config) const = 0;
+};
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_TEMPLATES_TEMPLATE_H_

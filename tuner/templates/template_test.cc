@@ -1,0 +1,108 @@
+// Every template, on small shapes: random configs compile and match the unscheduled reference
+// program, which itself matches a plain C++ loop for dense.
+#include <random>
+
+#include "compiler/codegen/build.h"
+#include "compiler/lower/lower.h"
+#include "compiler/runtime/ndarray.h"
+#include "gtest/gtest.h"
+#include "tuner/templates/registry.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using runtime::NDArray;
+
+struct Case {
+  std::string name;
+  std::vector<int64_t> args;
+};
+
+// Builds `config` (or the reference when null) and runs it on inputs seeded by `seed`.
+absl::StatusOr<std::vector<NDArray>> RunConfig(const Template& t, const Workload& w,
+                                         const Config* config, uint64_t seed) {
+  codegen::Target host = codegen::HostTarget();
+  auto inst = t.Instantiate(w, host, config);
+  if (!inst.ok()) return inst.status();
+  auto f = lower::Lower(*inst->sch, inst->args, "kernel");
+  if (!f.ok()) return f.status();
+  auto jit = codegen::BuildJit({*f}, host);
+  if (!jit.ok()) return jit.status();
+  auto fn = (*jit)->Lookup("kernel");
+  if (!fn.ok()) return fn.status();
+  std::vector<NDArray> arrays;
+  for (size_t i = 0; i < inst->args.size(); ++i) {
+    std::vector<int64_t> shape;
+    for (const auto& d : inst->args[i].shape()) shape.push_back(*ir::AsConstInt(d));
+    auto a = NDArray::Empty(shape, inst->args[i].dtype());
+    if (!a.ok()) return a.status();
+    a->FillRandom(seed + i);
+    arrays.push_back(std::move(*a));
+  }
+  arrays.back().Fill(NAN);
+  std::vector<NDArray*> ptrs;
+  for (auto& a : arrays) ptrs.push_back(&a);
+  if (absl::Status s = runtime::Call(*fn, ptrs); !s.ok()) return s;
+  return arrays;
+}
+
+class TemplateTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TemplateTest, RandomConfigs_MatchReference) {
+  const Case& c = GetParam();
+  auto t = FindTemplate(c.name);
+  ASSERT_TRUE(t.ok()) << t.status();
+  auto w = (*t)->MakeWorkload(c.args, ir::DataType::Float(32));
+  ASSERT_TRUE(w.ok()) << w.status();
+  ConfigSpace space;
+  ASSERT_TRUE((*t)->DefineSpace(*w, codegen::HostTarget(), &space).ok());
+  auto ref = RunConfig(**t, *w, nullptr, 7);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  std::mt19937_64 rng(42);
+  const int kConfigs = 12;
+  for (int i = 0; i < kConfigs; ++i) {
+    int64_t index = static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size()));
+    auto cfg = space.Get(index);
+    ASSERT_TRUE(cfg.ok());
+    auto out = RunConfig(**t, *w, &*cfg, 7);
+    ASSERT_TRUE(out.ok()) << cfg->ToJson() << ": " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+        << c.name << " config " << cfg->ToJson();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTemplates, TemplateTest,
+                         ::testing::Values(Case{"dense", {24, 32, 20}}, Case{"dense", {7, 48, 33}},
+                                           Case{"batch_matmul", {3, 12, 16, 10}}),
+                         [](const auto& info) {
+                           return info.param.name + "_" + std::to_string(info.index);
+                         });
+
+TEST(DenseTemplate, Reference_MatchesCppLoop) {
+  auto t = *FindTemplate("dense");
+  auto w = *t->MakeWorkload({5, 6, 7}, ir::DataType::Float(32));
+  auto out = RunConfig(*t, w, nullptr, 3);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto& a = (*out)[0];
+  const auto& b = (*out)[1];
+  for (int m = 0; m < 5; ++m) {
+    for (int n = 0; n < 6; ++n) {
+      double s = 0;
+      for (int k = 0; k < 7; ++k) s += a.Get(m * 7 + k) * b.Get(n * 7 + k);
+      EXPECT_NEAR((*out)[2].Get(m * 6 + n), s, 1e-4);
+    }
+  }
+}
+
+TEST(Registry, BadSpecs_InvalidArgument) {
+  EXPECT_EQ(FindTemplate("conv9d").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeWorkload("dense", {1024, -1, 5}, ir::DataType::Float(32)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeWorkload("dense", {1024, 5}, ir::DataType::Float(32)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeWorkload("dense", {4, 4, 4}, ir::DataType::Int(8)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner
