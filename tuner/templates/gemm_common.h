@@ -15,8 +15,8 @@ void DefineGemmSpace(int64_t m, int64_t n, int64_t k, ConfigSpace* space);
 
 // C[b?, m, n] = Σ_k A[b?, m, k] · W[b?, n, k]; batch = 0 means no batch axis.
 // config == nullptr gives the plain reference program.
-absl::StatusOr<Instance> InstantiateGemm(const std::string& template_name, int64_t batch,
-                                         int64_t m, int64_t n, int64_t k, ir::DataType dtype,
+absl::StatusOr<Instance> InstantiateGemm(const std::string& template_name, int64_t batch, int64_t m,
+                                         int64_t n, int64_t k, ir::DataType dtype,
                                          const Config* config);
 
 }  // namespace tunefarm::tuner

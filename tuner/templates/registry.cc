@@ -39,8 +39,8 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
   if (it == r.templates.end()) {
     std::vector<std::string> names;
     for (const auto& [n, t] : r.templates) names.push_back(n);
-    return absl::InvalidArgumentError(absl::StrCat("unknown template '", name, "' (known: ",
-                                                   absl::StrJoin(names, ", "), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown template '", name, "' (known: ", absl::StrJoin(names, ", "), ")"));
   }
   return it->second.get();
 }

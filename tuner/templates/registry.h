@@ -20,8 +20,9 @@ std::vector<std::string> TemplateNames();
 // Registers `t` under t->name(); used through TF_REGISTER_TEMPLATE.
 bool RegisterTemplate(std::unique_ptr<Template> t);
 
-#define TF_REGISTER_TEMPLATE(Class) \
-  static const bool tf_registered_##Class = ::tunefarm::tuner::RegisterTemplate(std::make_unique<Class>())
+#define TF_REGISTER_TEMPLATE(Class)         \
+  static const bool tf_registered_##Class = \
+      ::tunefarm::tuner::RegisterTemplate(std::make_unique<Class>())
 
 // Validates and builds a workload in one step: FindTemplate + MakeWorkload.
 absl::StatusOr<Workload> MakeWorkload(const std::string& template_name,

@@ -20,7 +20,7 @@ struct Case {
 
 // Builds `config` (or the reference when null) and runs it on inputs seeded by `seed`.
 absl::StatusOr<std::vector<NDArray>> RunConfig(const Template& t, const Workload& w,
-                                         const Config* config, uint64_t seed) {
+                                               const Config* config, uint64_t seed) {
   codegen::Target host = codegen::HostTarget();
   auto inst = t.Instantiate(w, host, config);
   if (!inst.ok()) return inst.status();

@@ -10,14 +10,13 @@ absl::Status CheckArgs(const std::string& template_name, const std::vector<int64
                        const std::string& names) {
   std::vector<std::string> n = absl::StrSplit(names, ',');
   if (args.size() != n.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(template_name, " takes ", n.size(),
-                                                   " shape arguments (", names, "), got ",
-                                                   args.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        template_name, " takes ", n.size(), " shape arguments (", names, "), got ", args.size()));
   }
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(template_name, ": ", n[i], " = ", args[i],
-                                                     " must be positive"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(template_name, ": ", n[i], " = ", args[i], " must be positive"));
     }
     if (args[i] > (int64_t{1} << 24)) {
       return absl::InvalidArgumentError(
@@ -35,8 +34,8 @@ absl::Status CheckDtype(const std::string& template_name, ir::DataType dtype,
     names.push_back(d.ToString());
   }
   return absl::InvalidArgumentError(absl::StrCat(template_name, " does not support dtype ",
-                                                 dtype.ToString(), " (supported: ",
-                                                 absl::StrJoin(names, ", "), ")"));
+                                                 dtype.ToString(),
+                                                 " (supported: ", absl::StrJoin(names, ", "), ")"));
 }
 
 absl::Status ScheduleError(const std::string& template_name, const absl::Status& s) {

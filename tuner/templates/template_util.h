@@ -24,15 +24,15 @@ absl::Status CheckDtype(const std::string& template_name, ir::DataType dtype,
 absl::Status ScheduleError(const std::string& template_name, const absl::Status& s);
 
 // Unwraps a StatusOr from a schedule primitive inside a template, returning early on error.
-#define TF_ASSIGN_OR_RETURN_SCHED(lhs, expr, tmpl)                                   \
-  auto lhs##_or = (expr);                                                             \
+#define TF_ASSIGN_OR_RETURN_SCHED(lhs, expr, tmpl)                                      \
+  auto lhs##_or = (expr);                                                               \
   if (!lhs##_or.ok()) return ::tunefarm::tuner::ScheduleError(tmpl, lhs##_or.status()); \
   auto lhs = *std::move(lhs##_or)
 
-#define TF_RETURN_IF_SCHED_ERROR(expr, tmpl)                                    \
-  do {                                                                          \
-    absl::Status tf_s = (expr);                                                 \
-    if (!tf_s.ok()) return ::tunefarm::tuner::ScheduleError(tmpl, tf_s);        \
+#define TF_RETURN_IF_SCHED_ERROR(expr, tmpl)                             \
+  do {                                                                   \
+    absl::Status tf_s = (expr);                                          \
+    if (!tf_s.ok()) return ::tunefarm::tuner::ScheduleError(tmpl, tf_s); \
   } while (0)
 
 }  // namespace tunefarm::tuner

@@ -1,0 +1,110 @@
+// End to end: a tuning job on the embedded local farm (tracker + sandboxed workers) records
+// every measurement in the tuning log, finds a valid best config, and a restarted job with the
+// same log continues without re-measuring.
+#include <random>
+#include <set>
+
+#include "db/tuning_log.h"
+#include "gtest/gtest.h"
+#include "tracker/local_farm.h"
+#include "tracker/tracker_client.h"
+#include "tuner/tuning/tuner.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+// Uniform sampling without replacement; enough to drive the loop in this test.
+class TestRandomSearch : public SearchStrategy {
+ public:
+  TestRandomSearch(const ConfigSpace* space, uint64_t seed) : space_(space), rng_(seed) {}
+  absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
+    std::vector<int64_t> out;
+    for (int tries = 0; static_cast<int>(out.size()) < n && tries < 100 * n; ++tries) {
+      int64_t i = static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_->size()));
+      if (visited_.insert(i).second) out.push_back(i);
+    }
+    return out;
+  }
+  absl::Status Update(const std::vector<MeasuredPoint>& results) override {
+    for (const auto& r : results) visited_.insert(r.index);
+    return absl::OkStatus();
+  }
+  std::string name() const override { return "test-random"; }
+
+ private:
+  const ConfigSpace* space_;
+  std::mt19937_64 rng_;
+  std::set<int64_t> visited_;
+};
+
+TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
+  LocalFarmOptions farm_options;
+  farm_options.num_workers = 2;
+  farm_options.key = "cpu-test";
+  farm_options.sandbox_memory_limit_mb = 2048;
+  auto farm = LocalFarm::Start(farm_options);
+  ASSERT_TRUE(farm.ok()) << farm.status();
+  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
+  ASSERT_TRUE(client.ok());
+
+  auto task = MakeTask("dense", {32, 64, 48}, "float32", "llvm", "cpu-test");
+  ASSERT_TRUE(task.ok()) << task.status();
+  std::string db_path = ::testing::TempDir() + "/tune_e2e.db";
+  std::remove(db_path.c_str());
+  auto log = db::TuningLog::Open(db_path);
+  ASSERT_TRUE(log.ok()) << log.status();
+
+  TrackerMeasurerOptions mo;
+  mo.job_id = "e2e";
+  mo.device_key = "cpu-test";
+  mo.timing.set_repeat(2);
+  mo.timing.set_min_repeat_ms(1);
+  TrackerMeasurer measurer(client->get(), mo);
+  TuneOptions options;
+  options.trials = 24;
+  options.batch_size = 8;
+  options.top_k = 3;
+  int progress_calls = 0;
+  {
+    TestRandomSearch search(task->space.get(), 1);
+    auto result = Tune(*task, search, measurer, log->get(), options,
+                       [&](const TuneProgress&) { ++progress_calls; });
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->trials, 24);
+    EXPECT_EQ(result->measured, 24);
+    EXPECT_GE(result->best_index, 0);
+    EXPECT_GT(result->best_gflops, 0);
+    EXPECT_EQ(result->top_k.size(), 3u);
+    EXPECT_EQ(result->curve_gflops.size(), 24u);
+    EXPECT_GE(progress_calls, 3);
+  }
+  // 24 trials + 3 re-measurements, each a record.
+  EXPECT_EQ(*(*log)->CountRecords(), 27);
+
+  // Restart with a larger budget: the 24 measured configs are not measured again.
+  options.trials = 32;
+  TestRandomSearch search2(task->space.get(), 1);
+  auto again = Tune(*task, search2, measurer, log->get(), options);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->measured, 32 - 27);
+}
+
+TEST(TuneEndToEnd, UnknownDeviceKey_NotFound) {
+  LocalFarmOptions farm_options;
+  farm_options.key = "cpu-test";
+  auto farm = LocalFarm::Start(farm_options);
+  ASSERT_TRUE(farm.ok()) << farm.status();
+  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
+  ASSERT_TRUE(client.ok());
+  auto task = MakeTask("dense", {8, 16, 8}, "float32", "llvm", "gpu-nope");
+  ASSERT_TRUE(task.ok());
+  TrackerMeasurer measurer(client->get(), {.job_id = "nokey", .device_key = "gpu-nope"});
+  TestRandomSearch search(task->space.get(), 1);
+  TuneOptions options;
+  options.trials = 4;
+  auto r = Tune(*task, search, measurer, nullptr, options);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound) << r.status();
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner

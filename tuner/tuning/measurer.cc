@@ -1,0 +1,77 @@
+#include "tuner/tuning/measurer.h"
+
+#include <map>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+
+namespace tunefarm::tuner {
+
+TrackerMeasurer::TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions options)
+    : client_(client), options_(std::move(options)) {
+  std::random_device rd;
+  nonce_ = absl::StrCat(absl::Hex(static_cast<uint64_t>(rd()) << 32 | rd()));
+}
+
+absl::StatusOr<std::vector<v1::MeasureResult>> TrackerMeasurer::Measure(
+    const std::vector<BuildResult>& builds, const BuildResult& reference) {
+  std::vector<v1::MeasureResult> out(builds.size());
+  std::vector<v1::MeasureRequest> requests;
+  std::map<std::string, size_t> slot;
+  for (size_t i = 0; i < builds.size(); ++i) {
+    const BuildResult& b = builds[i];
+    std::string id = absl::StrCat(options_.job_id, "/", nonce_, "/", next_request_++);
+    if (!b.status.ok()) {
+      out[i].set_request_id(id);
+      out[i].set_error(v1::BUILD_ERROR);
+      out[i].set_message(std::string(b.status.message()));
+      continue;
+    }
+    v1::MeasureRequest r;
+    r.set_request_id(id);
+    r.mutable_artifact()->set_hash(b.artifact_hash);
+    r.mutable_artifact()->set_content(b.artifact);
+    r.set_kernel_name(kKernelName);
+    for (const v1::TensorArg& t : b.tensors) *r.add_tensors() = t;
+    r.set_seed(options_.seed);
+    r.mutable_reference_artifact()->set_hash(reference.artifact_hash);
+    r.mutable_reference_artifact()->set_content(reference.artifact);
+    *r.mutable_timing() = options_.timing;
+    r.set_timeout_ms(options_.timeout_ms);
+    slot[id] = i;
+    requests.push_back(std::move(r));
+  }
+  if (requests.empty()) return out;
+  auto results = client_->MeasureBatch(options_.job_id, options_.device_key, options_.priority,
+                                       requests, options_.batch_timeout);
+  if (!results.ok()) return results.status();
+  for (v1::MeasureResult& r : *results) {
+    auto it = slot.find(r.request_id());
+    if (it != slot.end()) out[it->second] = std::move(r);
+  }
+  return out;
+}
+
+absl::StatusOr<int> TrackerMeasurer::LiveDevices() {
+  return client_->LiveDevices(options_.device_key);
+}
+
+void TrackerMeasurer::Cancel() { (void)client_->Cancel(options_.job_id); }
+
+}  // namespace tunefarm::tuner
+
+namespace tunefarm::tuner {
+
+std::optional<v1::DeviceDescription> TrackerMeasurer::Describe(const std::string& worker_id) {
+  auto it = devices_.find(worker_id);
+  if (it == devices_.end()) {
+    auto summary = client_->Summary();
+    if (!summary.ok()) return std::nullopt;
+    for (const v1::DeviceStatus& d : summary->device_status()) devices_[d.worker_id()] = d.device();
+    it = devices_.find(worker_id);
+    if (it == devices_.end()) return std::nullopt;
+  }
+  return it->second;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,76 @@
+// How the tuning loop gets costs: a Measurer turns built artifacts into measurement results.
+// TrackerMeasurer sends them through a tracker (remote farm or the embedded local farm).
+#ifndef TUNEFARM_TUNER_TUNING_MEASURER_H_
+#define TUNEFARM_TUNER_TUNING_MEASURER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/measure.pb.h"
+#include "proto/tracker.pb.h"
+#include "tracker/tracker_client.h"
+#include "tuner/tuning/builder.h"
+
+namespace tunefarm::tuner {
+
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  // One result per build, in the same order. Builds that failed come back as BUILD_ERROR
+  // without reaching a device; `reference` (the unscheduled program) checks correctness.
+  // Errors: the farm is unreachable or refuses the job (Unavailable, NotFound for an unknown
+  // device key, Unauthenticated); per-config failures are results, not errors.
+  virtual absl::StatusOr<std::vector<v1::MeasureResult>> Measure(
+      const std::vector<BuildResult>& builds, const BuildResult& reference) = 0;
+  // Live devices that can measure (for deciding whether top-k re-measurement has a second
+  // device).
+  virtual absl::StatusOr<int> LiveDevices() = 0;
+  // Drops work still queued for this job.
+  virtual void Cancel() {}
+  // What the worker that produced a result is (CPU model, cores), when known.
+  virtual std::optional<v1::DeviceDescription> Describe(const std::string& worker_id) {
+    return std::nullopt;
+  }
+};
+
+struct TrackerMeasurerOptions {
+  std::string job_id;
+  std::string device_key;
+  int priority = 0;
+  v1::TimingOptions timing;
+  // Per-measurement limit on the device.
+  int timeout_ms = 10000;
+  // Whole-batch limit.
+  absl::Duration batch_timeout = absl::Minutes(10);
+  // Inputs are filled from this seed on the device.
+  uint64_t seed = 1;
+};
+
+class TrackerMeasurer : public Measurer {
+ public:
+  // `client` must outlive the measurer.
+  TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions options);
+  absl::StatusOr<std::vector<v1::MeasureResult>> Measure(const std::vector<BuildResult>& builds,
+                                                         const BuildResult& reference) override;
+  absl::StatusOr<int> LiveDevices() override;
+  void Cancel() override;
+  std::optional<v1::DeviceDescription> Describe(const std::string& worker_id) override;
+
+ private:
+  std::map<std::string, v1::DeviceDescription> devices_;
+  TrackerClient* client_;
+  TrackerMeasurerOptions options_;
+  // Makes request ids unique across tracker restarts and concurrent tuners.
+  std::string nonce_;
+  int64_t next_request_ = 0;
+};
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_TUNING_MEASURER_H_

@@ -1,0 +1,295 @@
+#include "tuner/tuning/tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+db::ErrorClass ToDbError(v1::ErrorClass e) {
+  switch (e) {
+    case v1::ERROR_NONE:
+      return db::ErrorClass::kOk;
+    case v1::BUILD_ERROR:
+      return db::ErrorClass::kBuildError;
+    case v1::LOAD_ERROR:
+      return db::ErrorClass::kLoadError;
+    case v1::RUNTIME_ERROR:
+    case v1::OUT_OF_MEMORY:
+      return db::ErrorClass::kRuntimeError;
+    case v1::WRONG_ANSWER:
+      return db::ErrorClass::kWrongAnswer;
+    case v1::TIMEOUT:
+      return db::ErrorClass::kRunTimeout;
+    case v1::DEVICE_LOST:
+      return db::ErrorClass::kDeviceLost;
+    case v1::INVALID_REQUEST:
+      return db::ErrorClass::kInvalidConfig;
+    default:
+      return db::ErrorClass::kUnknown;
+  }
+}
+
+db::Record MakeRecord(const TuneTask& task, int64_t index, const v1::MeasureResult& r,
+                      const TuneOptions& options, Measurer& measurer) {
+  db::Record rec;
+  rec.workload = task.DbWorkload();
+  rec.target = task.target.str;
+  rec.device_key = task.device_key;
+  if (!r.worker_id().empty()) {
+    if (auto d = measurer.Describe(r.worker_id())) {
+      rec.device.cpu_model = d->cpu_model();
+      rec.device.gpu_model = d->gpu_name();
+      rec.device.cores = d->cores();
+    }
+  }
+  rec.device.compiler_version = "LLVM 16";
+  rec.job_id = options.db_job_id;
+  rec.config_index = index;
+  auto cfg = task.space->Get(index);
+  rec.config_json = cfg.ok() ? cfg->ToJson() : "{}";
+  rec.error = ToDbError(r.error());
+  if (rec.error == db::ErrorClass::kOk) {
+    rec.costs.assign(r.costs_s().begin(), r.costs_s().end());
+    bool positive = std::any_of(rec.costs.begin(), rec.costs.end(),
+                                [](double c) { return c > 0 && std::isfinite(c); });
+    if (!positive) {
+      rec.error = db::ErrorClass::kUnknown;
+      rec.error_message = "device reported no positive cost";
+      rec.costs.clear();
+    }
+  } else {
+    rec.error_message = r.message().empty() ? "failed" : r.message();
+  }
+  rec.tuner_version = options.tuner_version;
+  rec.timestamp = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  return rec;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return kInf;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+double ResultCost(const v1::MeasureResult& r) {
+  if (r.error() != v1::ERROR_NONE || r.costs_s_size() == 0) return kInf;
+  if (r.has_distribution() && r.distribution().median() > 0) return r.distribution().median();
+  return Median(std::vector<double>(r.costs_s().begin(), r.costs_s().end()));
+}
+
+absl::StatusOr<TuneResult> Tune(const TuneTask& task, SearchStrategy& strategy, Measurer& measurer,
+                                db::TuningLog* log, const TuneOptions& options,
+                                const std::function<void(const TuneProgress&)>& on_progress,
+                                const std::atomic<bool>* cancel) {
+  Stopwatch total;
+  TuneResult result;
+  result.best_cost_s = kInf;
+  auto gflops = [&](double cost) {
+    return std::isfinite(cost) && cost > 0 ? task.workload.flop / cost * 1e-9 : 0.0;
+  };
+  // Cost of every config seen, for the final top-k.
+  std::map<int64_t, double> seen;
+  int since_improvement = 0;
+  auto observe = [&](int64_t index, double cost) {
+    auto [it, inserted] = seen.emplace(index, cost);
+    if (!inserted) it->second = std::min(it->second, cost);
+    ++result.trials;
+    if (!std::isfinite(cost)) ++result.errors;
+    bool better =
+        cost < result.best_cost_s || (cost == result.best_cost_s && index < result.best_index);
+    if (better && std::isfinite(cost)) {
+      result.best_cost_s = cost;
+      result.best_index = index;
+      since_improvement = 0;
+    } else {
+      ++since_improvement;
+    }
+    result.curve_gflops.push_back(gflops(result.best_cost_s));
+  };
+
+  // Correctness reference: the unscheduled program.
+  Stopwatch ref_watch;
+  BuildResult reference = BuildConfig(task, std::nullopt);
+  result.time.build_s += ref_watch.Seconds();
+  if (!reference.status.ok()) {
+    return absl::InternalError(absl::StrCat("the reference program of ", task.workload.ToString(),
+                                            " does not build: ", reference.status.message()));
+  }
+
+  // Resume: everything the log already holds for this workload, target and device key.
+  if (log != nullptr && options.resume) {
+    std::vector<MeasuredPoint> history;
+    db::RecordFilter filter{task.workload.template_name, task.workload.ArgsJson(), task.target.str,
+                            task.device_key};
+    absl::Status s = log->ForEachRecord(filter, [&](const db::Record& r) {
+      double cost = r.valid() ? *r.MeanCost() : kInf;
+      history.push_back(MeasuredPoint{r.config_index, cost});
+      observe(r.config_index, cost);
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
+    Stopwatch w;
+    if (!history.empty()) {
+      if (absl::Status u = strategy.Update(history); !u.ok()) return u;
+    }
+    result.time.search_s += w.Seconds();
+  }
+
+  auto report = [&] {
+    if (!on_progress) return;
+    TuneProgress p;
+    p.trials_done = result.trials;
+    p.trials_total = options.trials;
+    p.errors = result.errors;
+    p.best_cost_s = result.best_cost_s;
+    p.best_gflops = gflops(result.best_cost_s);
+    if (result.best_index >= 0) {
+      auto c = task.space->Get(result.best_index);
+      if (c.ok()) p.best_config = c->ToJson();
+    }
+    p.elapsed_s = total.Seconds();
+    int run_trials = std::max(1, result.measured);
+    p.eta_s = p.elapsed_s / run_trials * std::max(0, options.trials - result.trials);
+    on_progress(p);
+  };
+  report();
+
+  while (result.trials < options.trials) {
+    if (cancel != nullptr && cancel->load()) {
+      result.cancelled = true;
+      break;
+    }
+    if (options.early_stopping > 0 && since_improvement >= options.early_stopping &&
+        result.best_index >= 0) {
+      result.early_stopped = true;
+      break;
+    }
+    int n = std::min(options.batch_size, options.trials - result.trials);
+    Stopwatch search_watch;
+    auto batch = strategy.NextBatch(n);
+    result.time.search_s += search_watch.Seconds();
+    if (!batch.ok()) return batch.status();
+    if (batch->empty()) {
+      result.exhausted = true;
+      break;
+    }
+    Stopwatch build_watch;
+    std::vector<BuildResult> builds = BuildAll(task, *batch, options.build_threads);
+    result.time.build_s += build_watch.Seconds();
+    Stopwatch measure_watch;
+    auto measured = measurer.Measure(builds, reference);
+    result.time.measure_s += measure_watch.Seconds();
+    if (!measured.ok()) return measured.status();
+
+    std::vector<db::Record> records;
+    std::vector<MeasuredPoint> points;
+    for (size_t i = 0; i < batch->size(); ++i) {
+      const v1::MeasureResult& r = (*measured)[i];
+      double cost = ResultCost(r);
+      points.push_back(MeasuredPoint{(*batch)[i], cost});
+      if (log != nullptr) records.push_back(MakeRecord(task, (*batch)[i], r, options, measurer));
+    }
+    if (log != nullptr) {
+      Stopwatch record_watch;
+      auto ids = log->Insert(records);
+      result.time.record_s += record_watch.Seconds();
+      if (!ids.ok()) return ids.status();
+    }
+    for (const MeasuredPoint& p : points) observe(p.index, p.cost_s);
+    result.measured += static_cast<int>(points.size());
+    Stopwatch update_watch;
+    if (absl::Status u = strategy.Update(points); !u.ok()) return u;
+    result.time.search_s += update_watch.Seconds();
+    report();
+  }
+
+  // Re-measure the top-k and pick the winner beyond noise.
+  if (options.top_k > 0 && !result.cancelled && result.best_index >= 0) {
+    std::vector<std::pair<double, int64_t>> ranked;
+    for (const auto& [index, cost] : seen) {
+      if (std::isfinite(cost)) ranked.emplace_back(cost, index);
+    }
+    std::sort(ranked.begin(), ranked.end());
+    if (static_cast<int>(ranked.size()) > options.top_k) ranked.resize(options.top_k);
+    std::vector<int64_t> top;
+    for (const auto& [cost, index] : ranked) top.push_back(index);
+    Stopwatch build_watch;
+    std::vector<BuildResult> builds = BuildAll(task, top, options.build_threads);
+    result.time.build_s += build_watch.Seconds();
+    Stopwatch measure_watch;
+    auto again = measurer.Measure(builds, reference);
+    result.time.measure_s += measure_watch.Seconds();
+    if (!again.ok()) return again.status();
+    std::vector<db::Record> records;
+    for (size_t i = 0; i < top.size(); ++i) {
+      RemeasuredConfig rc;
+      rc.index = top[i];
+      auto cfg = task.space->Get(top[i]);
+      rc.config = cfg.ok() ? cfg->ToJson() : "";
+      rc.first_cost_s = ranked[i].first;
+      rc.second_cost_s = ResultCost((*again)[i]);
+      rc.second_worker = (*again)[i].worker_id();
+      result.top_k.push_back(rc);
+      if (log != nullptr)
+        records.push_back(MakeRecord(task, top[i], (*again)[i], options, measurer));
+    }
+    if (log != nullptr && !records.empty()) {
+      auto ids = log->Insert(records);
+      if (!ids.ok()) return ids.status();
+    }
+    // A config's score is the worse of its two measurements (a lucky first run does not win);
+    // configs within the noise margin of the best tie, and the smallest index wins a tie.
+    constexpr double kNoiseMargin = 0.02;
+    double best_score = kInf;
+    for (const RemeasuredConfig& rc : result.top_k) {
+      best_score = std::min(best_score, std::max(rc.first_cost_s, rc.second_cost_s));
+    }
+    if (std::isfinite(best_score)) {
+      int64_t winner = -1;
+      double winner_cost = kInf;
+      for (const RemeasuredConfig& rc : result.top_k) {
+        double score = std::max(rc.first_cost_s, rc.second_cost_s);
+        if (score <= best_score * (1 + kNoiseMargin) && (winner < 0 || rc.index < winner)) {
+          winner = rc.index;
+          winner_cost = std::min(rc.first_cost_s, rc.second_cost_s);
+        }
+      }
+      result.best_index = winner;
+      result.best_cost_s = winner_cost;
+    }
+  }
+  if (result.best_index >= 0) {
+    auto c = task.space->Get(result.best_index);
+    if (c.ok()) result.best_config = c->ToJson();
+  }
+  result.best_gflops = gflops(result.best_cost_s);
+  result.time.total_s = total.Seconds();
+  report();
+  return result;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,105 @@
+// The tuning loop: propose a batch → build in parallel → measure on the farm → record every
+// result in the tuning log → update the search strategy (which refits its cost model) →
+// repeat, until the trial budget, early stopping, exhaustion of the space or cancellation.
+// Before declaring a winner the top-k configs are measured again (on a second device when the
+// farm has one) and the winner is picked only where the difference is beyond noise, breaking
+// ties by the smaller config index, so the same job gives the same answer twice.
+#ifndef TUNEFARM_TUNER_TUNING_TUNER_H_
+#define TUNEFARM_TUNER_TUNING_TUNER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "db/tuning_log.h"
+#include "tuner/search/search_strategy.h"
+#include "tuner/tuning/measurer.h"
+#include "tuner/tuning/task.h"
+
+namespace tunefarm::tuner {
+
+struct TuneOptions {
+  // Measurements to make (including ones already in the log for this workload, target and
+  // device key: a restarted job continues where it stopped).
+  int trials = 1000;
+  // Configs built and measured per round.
+  int batch_size = 16;
+  // Stop after this many trials without a better config (0: never).
+  int early_stopping = 0;
+  // Configs re-measured before the winner is declared (0: none).
+  int top_k = 5;
+  int build_threads = 2;
+  // Job id the records carry in the tuning log (0: none).
+  int64_t db_job_id = 0;
+  std::string tuner_version = "tunefarm 0.1.0";
+  // Load earlier records of this workload/target/device key from the log (never re-measure).
+  bool resume = true;
+};
+
+// A snapshot for progress displays.
+struct TuneProgress {
+  int trials_done = 0;
+  int trials_total = 0;
+  int errors = 0;
+  double best_gflops = 0;
+  double best_cost_s = 0;
+  std::string best_config;
+  double elapsed_s = 0;
+  double eta_s = 0;
+};
+
+// Where the wall time went.
+struct TuneTimeSplit {
+  double build_s = 0;
+  double measure_s = 0;
+  // Search strategy: proposing (simulated annealing) and updating (model refits).
+  double search_s = 0;
+  double record_s = 0;
+  double total_s = 0;
+};
+
+struct RemeasuredConfig {
+  int64_t index = 0;
+  std::string config;
+  // Median cost of the first measurement and of the re-measurement (seconds; inf = failed).
+  double first_cost_s = 0;
+  double second_cost_s = 0;
+  std::string second_worker;
+};
+
+struct TuneResult {
+  int trials = 0;
+  // Measured by this run (the rest came from the log).
+  int measured = 0;
+  int errors = 0;
+  int64_t best_index = -1;
+  std::string best_config;
+  double best_cost_s = 0;
+  double best_gflops = 0;
+  // Best GFLOP/s after each trial of this run and the resumed ones, in order.
+  std::vector<double> curve_gflops;
+  TuneTimeSplit time;
+  bool early_stopped = false;
+  bool cancelled = false;
+  bool exhausted = false;
+  std::vector<RemeasuredConfig> top_k;
+};
+
+// Runs the loop. `log` may be null (nothing recorded, nothing resumed); `cancel` may be null.
+// Errors: the reference program does not build (Internal), the farm is unreachable or refuses
+// the job, or the log cannot be written (nothing measured is silently dropped: the error is
+// returned with what was recorded so far committed).
+absl::StatusOr<TuneResult> Tune(const TuneTask& task, SearchStrategy& strategy, Measurer& measurer,
+                                db::TuningLog* log, const TuneOptions& options,
+                                const std::function<void(const TuneProgress&)>& on_progress = {},
+                                const std::atomic<bool>* cancel = nullptr);
+
+// The cost of a result in seconds: the median of its repeats; +inf when it failed.
+double ResultCost(const v1::MeasureResult& r);
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_TUNING_TUNER_H_
