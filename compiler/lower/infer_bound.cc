@@ -118,24 +118,43 @@ absl::StatusOr<Domains> InferBound(const schedule::Schedule& sch, const Bodies& 
     RootDomain dom = *full;
     if (stage.attach().kind == schedule::Attach::Kind::kScope) {
       const schedule::Stage& parent = *stage.attach().stage;
-      const RootDomain& pdom = out.at(parent.op());
-      auto ploops = MakeStageLoops(parent, pdom, bindings);
-      if (!ploops.ok()) return ploops.status();
-      ir::VarMap values = RootValues(parent, pdom, *ploops, bindings);
-      // Loops of the parent inside the attach point are relaxed.
+      // Loops inside the attach point are relaxed: the parent's leaves after it, and every
+      // leaf of the stages computed inside the parent (readers of this stage may be among them).
       absl::flat_hash_map<const ir::VarNode*, int64_t> relax;
-      bool inside = false;
-      for (const te::IterVar& leaf : parent.leaf_ivars()) {
-        if (inside) relax[leaf->var.get()] = ploops->extent.at(leaf.get());
-        if (leaf == stage.attach().ivar) inside = true;
+      std::vector<std::pair<const schedule::Stage*, ir::VarMap>> readers;
+      for (const auto& other : sch.stages()) {
+        const schedule::Stage* s = other.get();
+        bool inside = s == &parent;
+        for (const schedule::Stage* a = s;
+             !inside && a->attach().kind == schedule::Attach::Kind::kScope; a = a->attach().stage) {
+          inside = a->attach().stage == &parent;
+        }
+        if (!inside || !out.contains(s->op())) continue;
+        const RootDomain& sdom = out.at(s->op());
+        auto sloops = MakeStageLoops(*s, sdom, bindings);
+        if (!sloops.ok()) return sloops.status();
+        bool relaxed = s != &parent;
+        for (const te::IterVar& leaf : s->leaf_ivars()) {
+          if (relaxed) relax[leaf->var.get()] = sloops->extent.at(leaf.get());
+          if (s == &parent && leaf == stage.attach().ivar) relaxed = true;
+        }
+        readers.emplace_back(s, RootValues(*s, sdom, *sloops, bindings));
       }
       LoadCollector loads(stage.op());
-      loads.Visit(bodies.at(parent.op()));
+      for (const auto& [reader, values] : readers) {
+        LoadCollector lc(stage.op());
+        lc.Visit(bodies.at(reader->op()));
+        for (const auto& idx : lc.accesses) {
+          std::vector<Expr> sub;
+          for (const Expr& e : idx) sub.push_back(ir::Substitute(e, values));
+          loads.accesses.push_back(sub);
+        }
+      }
       std::vector<std::optional<Interval>> region(dom.extent.size());
       bool ok = !loads.accesses.empty();
       for (const auto& idx : loads.accesses) {
         for (size_t d = 0; d < idx.size() && ok; ++d) {
-          auto iv = Relax(analyzer.Simplify(ir::Substitute(idx[d], values)), relax);
+          auto iv = Relax(analyzer.Simplify(idx[d]), relax);
           if (!iv) {
             ok = false;
             break;

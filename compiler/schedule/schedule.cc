@@ -275,22 +275,27 @@ absl::Status Stage::ComputeAt(const Stage& parent, const IterVar& iv) {
     return absl::FailedPreconditionError(
         absl::StrCat("compute_at: '", Name(), "' cannot be computed inside itself"));
   }
-  // The attach target must read this stage; other readers must be inside the target.
-  bool parent_reads = false;
+  // Every reader of this stage must run inside the target's loop `iv`: the target itself, or
+  // a stage computed (directly or through others) at `iv` or deeper in the target.
+  bool has_reader = false;
+  int iv_pos = parent.LeafIndex(iv);
   for (const Stage* c : schedule_->ConsumersOf(op())) {
-    if (c == &parent) {
-      parent_reads = true;
-      continue;
+    has_reader = true;
+    if (c == &parent) continue;
+    const Stage* s = c;
+    while (s->attach_.kind == Attach::Kind::kScope && s->attach_.stage != &parent) {
+      s = s->attach_.stage;
     }
-    if (c->attach_.kind != Attach::Kind::kScope || c->attach_.stage != &parent) {
+    if (s->attach_.kind != Attach::Kind::kScope || s->attach_.stage != &parent ||
+        parent.LeafIndex(s->attach_.ivar) < iv_pos) {
       return absl::FailedPreconditionError(
           absl::StrCat("compute_at: '", Name(), "' is also read by '", c->op()->name,
-                       "', which is not computed inside '", parent.op()->name, "'"));
+                       "', which is not computed inside loop '", iv->name(), "' of '",
+                       parent.op()->name, "' (attach the readers first)"));
     }
   }
-  if (!parent_reads) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("compute_at: '", parent.op()->name, "' does not read '", Name(), "'"));
+  if (!has_reader) {
+    return absl::FailedPreconditionError(absl::StrCat("compute_at: nothing reads '", Name(), "'"));
   }
   for (const Stage* s = &parent; s != nullptr;
        s = s->attach_.kind == Attach::Kind::kScope ? s->attach_.stage : nullptr) {

@@ -73,7 +73,12 @@ TEST_P(TemplateTest, RandomConfigs_MatchReference) {
 
 INSTANTIATE_TEST_SUITE_P(AllTemplates, TemplateTest,
                          ::testing::Values(Case{"dense", {24, 32, 20}}, Case{"dense", {7, 48, 33}},
-                                           Case{"batch_matmul", {3, 12, 16, 10}}),
+                                           Case{"batch_matmul", {3, 12, 16, 10}},
+                                           Case{"conv2d", {1, 6, 10, 12, 8, 3, 3, 1, 1}},
+                                           Case{"conv2d", {2, 4, 9, 9, 6, 3, 3, 2, 0}},
+                                           Case{"depthwise_conv2d", {1, 5, 11, 10, 3, 3, 1, 1}},
+                                           Case{"depthwise_conv2d", {2, 3, 12, 12, 5, 5, 2, 2}},
+                                           Case{"softmax", {6, 40}}, Case{"bias_relu", {12, 48}}),
                          [](const auto& info) {
                            return info.param.name + "_" + std::to_string(info.index);
                          });

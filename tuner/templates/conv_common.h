@@ -1,0 +1,32 @@
+// Shape arithmetic and the padded input shared by the convolution templates (NCHW).
+#ifndef TUNEFARM_TUNER_TEMPLATES_CONV_COMMON_H_
+#define TUNEFARM_TUNER_TEMPLATES_CONV_COMMON_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/te/tensor.h"
+
+namespace tunefarm::tuner {
+
+struct ConvShape {
+  int64_t n, c, h, w;  // Input.
+  int64_t k;           // Output channels (== c for depthwise).
+  int64_t r, s;        // Kernel height and width.
+  int64_t stride, pad;
+  int64_t oh, ow;  // Output height and width.
+};
+
+// Validates the geometry and computes the output size. InvalidArgument: a kernel larger than
+// the padded input, a pad not smaller than the kernel.
+absl::StatusOr<ConvShape> MakeConvShape(const std::string& template_name, int64_t n, int64_t c,
+                                        int64_t h, int64_t w, int64_t k, int64_t r, int64_t s,
+                                        int64_t stride, int64_t pad);
+
+// The input with `pad` zeros on each spatial side (or the input itself when pad == 0).
+te::Tensor PadInput(const te::Tensor& input, const ConvShape& shape);
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_TEMPLATES_CONV_COMMON_H_
