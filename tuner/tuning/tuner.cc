@@ -101,194 +101,226 @@ double ResultCost(const v1::MeasureResult& r) {
   return Median(std::vector<double>(r.costs_s().begin(), r.costs_s().end()));
 }
 
-absl::StatusOr<TuneResult> Tune(const TuneTask& task, SearchStrategy& strategy, Measurer& measurer,
-                                db::TuningLog* log, const TuneOptions& options,
-                                const std::function<void(const TuneProgress&)>& on_progress,
-                                const std::atomic<bool>* cancel) {
-  Stopwatch total;
-  TuneResult result;
-  result.best_cost_s = kInf;
-  auto gflops = [&](double cost) {
-    return std::isfinite(cost) && cost > 0 ? task.workload.flop / cost * 1e-9 : 0.0;
-  };
-  // Cost of every config seen, for the final top-k.
-  std::map<int64_t, double> seen;
-  int since_improvement = 0;
-  auto observe = [&](int64_t index, double cost) {
-    auto [it, inserted] = seen.emplace(index, cost);
-    if (!inserted) it->second = std::min(it->second, cost);
-    ++result.trials;
-    if (!std::isfinite(cost)) ++result.errors;
-    bool better =
-        cost < result.best_cost_s || (cost == result.best_cost_s && index < result.best_index);
-    if (better && std::isfinite(cost)) {
-      result.best_cost_s = cost;
-      result.best_index = index;
-      since_improvement = 0;
-    } else {
-      ++since_improvement;
-    }
-    result.curve_gflops.push_back(gflops(result.best_cost_s));
-  };
+TuningSession::TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
+                             db::TuningLog* log, const TuneOptions& options)
+    : task_(task),
+      strategy_(strategy),
+      measurer_(measurer),
+      log_(log),
+      options_(options),
+      start_(std::chrono::steady_clock::now()) {
+  result_.best_cost_s = kInf;
+}
 
+double TuningSession::Gflops(double cost) const {
+  return std::isfinite(cost) && cost > 0 ? task_.workload.flop / cost * 1e-9 : 0.0;
+}
+
+void TuningSession::Observe(int64_t index, double cost) {
+  auto [it, inserted] = seen_.emplace(index, cost);
+  if (!inserted) it->second = std::min(it->second, cost);
+  ++result_.trials;
+  if (!std::isfinite(cost)) ++result_.errors;
+  bool better =
+      cost < result_.best_cost_s || (cost == result_.best_cost_s && index < result_.best_index);
+  if (better && std::isfinite(cost)) {
+    result_.best_cost_s = cost;
+    result_.best_index = index;
+    since_improvement_ = 0;
+  } else {
+    ++since_improvement_;
+  }
+  result_.curve_gflops.push_back(Gflops(result_.best_cost_s));
+}
+
+absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTask& task,
+                                                                    SearchStrategy* strategy,
+                                                                    Measurer* measurer,
+                                                                    db::TuningLog* log,
+                                                                    const TuneOptions& options) {
+  std::unique_ptr<TuningSession> s(new TuningSession(task, strategy, measurer, log, options));
   // Correctness reference: the unscheduled program.
   Stopwatch ref_watch;
-  BuildResult reference = BuildConfig(task, std::nullopt);
-  result.time.build_s += ref_watch.Seconds();
-  if (!reference.status.ok()) {
+  s->reference_ = BuildConfig(task, std::nullopt);
+  s->result_.time.build_s += ref_watch.Seconds();
+  if (!s->reference_.status.ok()) {
     return absl::InternalError(absl::StrCat("the reference program of ", task.workload.ToString(),
-                                            " does not build: ", reference.status.message()));
+                                            " does not build: ", s->reference_.status.message()));
   }
-
   // Resume: everything the log already holds for this workload, target and device key.
   if (log != nullptr && options.resume) {
     std::vector<MeasuredPoint> history;
     db::RecordFilter filter{task.workload.template_name, task.workload.ArgsJson(), task.target.str,
                             task.device_key};
-    absl::Status s = log->ForEachRecord(filter, [&](const db::Record& r) {
+    absl::Status st = log->ForEachRecord(filter, [&](const db::Record& r) {
       double cost = r.valid() ? *r.MeanCost() : kInf;
       history.push_back(MeasuredPoint{r.config_index, cost});
-      observe(r.config_index, cost);
+      s->Observe(r.config_index, cost);
       return absl::OkStatus();
     });
-    if (!s.ok()) return s;
+    if (!st.ok()) return st;
     Stopwatch w;
     if (!history.empty()) {
-      if (absl::Status u = strategy.Update(history); !u.ok()) return u;
+      if (absl::Status u = strategy->Update(history); !u.ok()) return u;
     }
-    result.time.search_s += w.Seconds();
+    s->result_.time.search_s += w.Seconds();
   }
+  return s;
+}
 
-  auto report = [&] {
-    if (!on_progress) return;
-    TuneProgress p;
-    p.trials_done = result.trials;
-    p.trials_total = options.trials;
-    p.errors = result.errors;
-    p.best_cost_s = result.best_cost_s;
-    p.best_gflops = gflops(result.best_cost_s);
-    if (result.best_index >= 0) {
-      auto c = task.space->Get(result.best_index);
-      if (c.ok()) p.best_config = c->ToJson();
-    }
-    p.elapsed_s = total.Seconds();
-    int run_trials = std::max(1, result.measured);
-    p.eta_s = p.elapsed_s / run_trials * std::max(0, options.trials - result.trials);
-    on_progress(p);
-  };
-  report();
+bool TuningSession::done() const {
+  return result_.trials >= options_.trials || result_.exhausted ||
+         (options_.early_stopping > 0 && since_improvement_ >= options_.early_stopping &&
+          result_.best_index >= 0);
+}
 
-  while (result.trials < options.trials) {
-    if (cancel != nullptr && cancel->load()) {
-      result.cancelled = true;
-      break;
-    }
-    if (options.early_stopping > 0 && since_improvement >= options.early_stopping &&
-        result.best_index >= 0) {
-      result.early_stopped = true;
-      break;
-    }
-    int n = std::min(options.batch_size, options.trials - result.trials);
-    Stopwatch search_watch;
-    auto batch = strategy.NextBatch(n);
-    result.time.search_s += search_watch.Seconds();
-    if (!batch.ok()) return batch.status();
-    if (batch->empty()) {
-      result.exhausted = true;
-      break;
-    }
-    Stopwatch build_watch;
-    std::vector<BuildResult> builds = BuildAll(task, *batch, options.build_threads);
-    result.time.build_s += build_watch.Seconds();
-    Stopwatch measure_watch;
-    auto measured = measurer.Measure(builds, reference);
-    result.time.measure_s += measure_watch.Seconds();
-    if (!measured.ok()) return measured.status();
-
-    std::vector<db::Record> records;
-    std::vector<MeasuredPoint> points;
-    for (size_t i = 0; i < batch->size(); ++i) {
-      const v1::MeasureResult& r = (*measured)[i];
-      double cost = ResultCost(r);
-      points.push_back(MeasuredPoint{(*batch)[i], cost});
-      if (log != nullptr) records.push_back(MakeRecord(task, (*batch)[i], r, options, measurer));
-    }
-    if (log != nullptr) {
-      Stopwatch record_watch;
-      auto ids = log->Insert(records);
-      result.time.record_s += record_watch.Seconds();
-      if (!ids.ok()) return ids.status();
-    }
-    for (const MeasuredPoint& p : points) observe(p.index, p.cost_s);
-    result.measured += static_cast<int>(points.size());
-    Stopwatch update_watch;
-    if (absl::Status u = strategy.Update(points); !u.ok()) return u;
-    result.time.search_s += update_watch.Seconds();
-    report();
+absl::Status TuningSession::Step() {
+  if (done()) return absl::OkStatus();
+  int n = std::min(options_.batch_size, options_.trials - result_.trials);
+  Stopwatch search_watch;
+  auto batch = strategy_->NextBatch(n);
+  result_.time.search_s += search_watch.Seconds();
+  if (!batch.ok()) return batch.status();
+  if (batch->empty()) {
+    result_.exhausted = true;
+    return absl::OkStatus();
   }
+  Stopwatch build_watch;
+  std::vector<BuildResult> builds = BuildAll(task_, *batch, options_.build_threads);
+  result_.time.build_s += build_watch.Seconds();
+  Stopwatch measure_watch;
+  auto measured = measurer_->Measure(builds, reference_);
+  result_.time.measure_s += measure_watch.Seconds();
+  if (!measured.ok()) return measured.status();
 
+  std::vector<db::Record> records;
+  std::vector<MeasuredPoint> points;
+  for (size_t i = 0; i < batch->size(); ++i) {
+    const v1::MeasureResult& r = (*measured)[i];
+    points.push_back(MeasuredPoint{(*batch)[i], ResultCost(r)});
+    if (log_ != nullptr) records.push_back(MakeRecord(task_, (*batch)[i], r, options_, *measurer_));
+  }
+  if (log_ != nullptr) {
+    Stopwatch record_watch;
+    auto ids = log_->Insert(records);
+    result_.time.record_s += record_watch.Seconds();
+    if (!ids.ok()) return ids.status();
+  }
+  for (const MeasuredPoint& p : points) Observe(p.index, p.cost_s);
+  result_.measured += static_cast<int>(points.size());
+  Stopwatch update_watch;
+  absl::Status u = strategy_->Update(points);
+  result_.time.search_s += update_watch.Seconds();
+  if (options_.early_stopping > 0 && since_improvement_ >= options_.early_stopping &&
+      result_.best_index >= 0) {
+    result_.early_stopped = true;
+  }
+  return u;
+}
+
+TuneProgress TuningSession::Progress() const {
+  TuneProgress p;
+  p.trials_done = result_.trials;
+  p.trials_total = options_.trials;
+  p.errors = result_.errors;
+  p.best_cost_s = result_.best_cost_s;
+  p.best_gflops = Gflops(result_.best_cost_s);
+  if (result_.best_index >= 0) {
+    auto c = task_.space->Get(result_.best_index);
+    if (c.ok()) p.best_config = c->ToJson();
+  }
+  p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  int run_trials = std::max(1, result_.measured);
+  p.eta_s = p.elapsed_s / run_trials * std::max(0, options_.trials - result_.trials);
+  return p;
+}
+
+absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
+  result_.cancelled = cancelled;
   // Re-measure the top-k and pick the winner beyond noise.
-  if (options.top_k > 0 && !result.cancelled && result.best_index >= 0) {
+  if (options_.top_k > 0 && !cancelled && result_.best_index >= 0) {
     std::vector<std::pair<double, int64_t>> ranked;
-    for (const auto& [index, cost] : seen) {
+    for (const auto& [index, cost] : seen_) {
       if (std::isfinite(cost)) ranked.emplace_back(cost, index);
     }
     std::sort(ranked.begin(), ranked.end());
-    if (static_cast<int>(ranked.size()) > options.top_k) ranked.resize(options.top_k);
+    if (static_cast<int>(ranked.size()) > options_.top_k) ranked.resize(options_.top_k);
     std::vector<int64_t> top;
     for (const auto& [cost, index] : ranked) top.push_back(index);
     Stopwatch build_watch;
-    std::vector<BuildResult> builds = BuildAll(task, top, options.build_threads);
-    result.time.build_s += build_watch.Seconds();
+    std::vector<BuildResult> builds = BuildAll(task_, top, options_.build_threads);
+    result_.time.build_s += build_watch.Seconds();
     Stopwatch measure_watch;
-    auto again = measurer.Measure(builds, reference);
-    result.time.measure_s += measure_watch.Seconds();
+    auto again = measurer_->Measure(builds, reference_);
+    result_.time.measure_s += measure_watch.Seconds();
     if (!again.ok()) return again.status();
     std::vector<db::Record> records;
     for (size_t i = 0; i < top.size(); ++i) {
       RemeasuredConfig rc;
       rc.index = top[i];
-      auto cfg = task.space->Get(top[i]);
+      auto cfg = task_.space->Get(top[i]);
       rc.config = cfg.ok() ? cfg->ToJson() : "";
       rc.first_cost_s = ranked[i].first;
       rc.second_cost_s = ResultCost((*again)[i]);
       rc.second_worker = (*again)[i].worker_id();
-      result.top_k.push_back(rc);
-      if (log != nullptr)
-        records.push_back(MakeRecord(task, top[i], (*again)[i], options, measurer));
+      result_.top_k.push_back(rc);
+      if (log_ != nullptr) {
+        records.push_back(MakeRecord(task_, top[i], (*again)[i], options_, *measurer_));
+      }
     }
-    if (log != nullptr && !records.empty()) {
-      auto ids = log->Insert(records);
+    if (log_ != nullptr && !records.empty()) {
+      auto ids = log_->Insert(records);
       if (!ids.ok()) return ids.status();
     }
     // A config's score is the worse of its two measurements (a lucky first run does not win);
     // configs within the noise margin of the best tie, and the smallest index wins a tie.
     constexpr double kNoiseMargin = 0.02;
     double best_score = kInf;
-    for (const RemeasuredConfig& rc : result.top_k) {
+    for (const RemeasuredConfig& rc : result_.top_k) {
       best_score = std::min(best_score, std::max(rc.first_cost_s, rc.second_cost_s));
     }
     if (std::isfinite(best_score)) {
       int64_t winner = -1;
       double winner_cost = kInf;
-      for (const RemeasuredConfig& rc : result.top_k) {
+      for (const RemeasuredConfig& rc : result_.top_k) {
         double score = std::max(rc.first_cost_s, rc.second_cost_s);
         if (score <= best_score * (1 + kNoiseMargin) && (winner < 0 || rc.index < winner)) {
           winner = rc.index;
           winner_cost = std::min(rc.first_cost_s, rc.second_cost_s);
         }
       }
-      result.best_index = winner;
-      result.best_cost_s = winner_cost;
+      result_.best_index = winner;
+      result_.best_cost_s = winner_cost;
     }
   }
-  if (result.best_index >= 0) {
-    auto c = task.space->Get(result.best_index);
-    if (c.ok()) result.best_config = c->ToJson();
+  if (result_.best_index >= 0) {
+    auto c = task_.space->Get(result_.best_index);
+    if (c.ok()) result_.best_config = c->ToJson();
   }
-  result.best_gflops = gflops(result.best_cost_s);
-  result.time.total_s = total.Seconds();
-  report();
+  result_.best_gflops = Gflops(result_.best_cost_s);
+  result_.time.total_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return result_;
+}
+
+absl::StatusOr<TuneResult> Tune(const TuneTask& task, SearchStrategy& strategy, Measurer& measurer,
+                                db::TuningLog* log, const TuneOptions& options,
+                                const std::function<void(const TuneProgress&)>& on_progress,
+                                const std::atomic<bool>* cancel) {
+  auto session = TuningSession::Start(task, &strategy, &measurer, log, options);
+  if (!session.ok()) return session.status();
+  if (on_progress) on_progress((*session)->Progress());
+  bool cancelled = false;
+  while (!(*session)->done()) {
+    if (cancel != nullptr && cancel->load()) {
+      cancelled = true;
+      break;
+    }
+    if (absl::Status s = (*session)->Step(); !s.ok()) return s;
+    if (on_progress) on_progress((*session)->Progress());
+  }
+  auto result = (*session)->Finish(cancelled);
+  if (result.ok() && on_progress) on_progress((*session)->Progress());
   return result;
 }
 

@@ -8,8 +8,11 @@
 #define TUNEFARM_TUNER_TUNING_TUNER_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -88,8 +91,52 @@ struct TuneResult {
   std::vector<RemeasuredConfig> top_k;
 };
 
-// Runs the loop. `log` may be null (nothing recorded, nothing resumed); `cancel` may be null.
-// Errors: the reference program does not build (Internal), the farm is unreachable or refuses
+// One task's tuning, a round at a time, so a scheduler can interleave several tasks.
+class TuningSession {
+ public:
+  // Builds the reference program and loads the task's earlier records from the log (when
+  // resuming). `strategy`, `measurer` and `log` (may be null) must outlive the session.
+  // Errors: the reference program does not build (Internal); the log cannot be read.
+  static absl::StatusOr<std::unique_ptr<TuningSession>> Start(const TuneTask& task,
+                                                              SearchStrategy* strategy,
+                                                              Measurer* measurer,
+                                                              db::TuningLog* log,
+                                                              const TuneOptions& options);
+  // One round: propose, build, measure, record, update. Does nothing once done().
+  // Errors: the farm or the log failed (what was recorded before stays recorded).
+  absl::Status Step();
+  // Budget spent, early stopping triggered, or the space exhausted.
+  bool done() const;
+  // Re-measures the top-k, picks the winner and returns the whole result.
+  absl::StatusOr<TuneResult> Finish(bool cancelled);
+
+  TuneProgress Progress() const;
+  const TuneTask& task() const { return task_; }
+  // Best cost so far (seconds; +inf when nothing valid yet).
+  double best_cost_s() const { return result_.best_cost_s; }
+  int trials() const { return result_.trials; }
+
+ private:
+  TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
+                db::TuningLog* log, const TuneOptions& options);
+  void Observe(int64_t index, double cost);
+  double Gflops(double cost) const;
+
+  TuneTask task_;
+  SearchStrategy* strategy_;
+  Measurer* measurer_;
+  db::TuningLog* log_;
+  TuneOptions options_;
+  BuildResult reference_;
+  TuneResult result_;
+  // Best cost of every config seen, for the final top-k.
+  std::map<int64_t, double> seen_;
+  int since_improvement_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Runs a whole session. `log` may be null (nothing recorded, nothing resumed); `cancel` may be
+// null. Errors: the reference program does not build (Internal), the farm is unreachable or refuses
 // the job, or the log cannot be written (nothing measured is silently dropped: the error is
 // returned with what was recorded so far committed).
 absl::StatusOr<TuneResult> Tune(const TuneTask& task, SearchStrategy& strategy, Measurer& measurer,
