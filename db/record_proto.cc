@@ -19,7 +19,7 @@ void ToProto(const Record& r, v1::Record* out) {
   out->set_config_index(r.config_index);
   out->set_config_json(r.config_json);
   out->mutable_costs()->Assign(r.costs.begin(), r.costs.end());
-  out->set_error(static_cast<v1::ErrorClass>(r.error));
+  out->set_error(static_cast<v1::RecordErrorClass>(r.error));
   out->set_error_message(r.error_message);
   out->set_tuner_version(r.tuner_version);
   out->set_timestamp(r.timestamp);

@@ -23,7 +23,7 @@ TEST(RecordProto, Record_RoundTrips) {
 
 TEST(RecordProto, UnknownErrorClass_InvalidArgument) {
   v1::Record p;
-  p.set_error(static_cast<v1::ErrorClass>(77));
+  p.set_error(static_cast<v1::RecordErrorClass>(77));
   EXPECT_EQ(FromProto(p).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

@@ -1,0 +1,249 @@
+#include "tuner/service/job_manager.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "tuner/service/task_scheduler.h"
+#include "tuner/tuning/tuner.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+constexpr int kDefaultBatch = 16;
+constexpr int kDefaultTopK = 5;
+
+int TopK(const v1::JobSpec& spec) {
+  if (spec.top_k() < 0) return 0;
+  return spec.top_k() == 0 ? kDefaultTopK : spec.top_k();
+}
+
+}  // namespace
+
+JobManager::JobManager(JobManagerOptions options) : options_(std::move(options)) {}
+
+JobManager::~JobManager() {
+  std::vector<Job*> jobs;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& [id, job] : jobs_) {
+      job->cancel = true;
+      jobs.push_back(job.get());
+    }
+  }
+  for (Job* job : jobs) {
+    if (job->thread.joinable()) job->thread.join();
+  }
+}
+
+bool JobManager::IsTerminal(v1::JobState state) {
+  return state == v1::JOB_SUCCEEDED || state == v1::JOB_FAILED || state == v1::JOB_CANCELLED;
+}
+
+absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& spec) {
+  if (spec.tasks_size() == 0) return absl::InvalidArgumentError("job has no tasks");
+  if (spec.trials() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("trials must be positive, got ", spec.trials()));
+  }
+  if (spec.device_key().empty()) return absl::InvalidArgumentError("job has no device key");
+  auto job = std::make_unique<Job>();
+  for (const v1::TaskSpec& t : spec.tasks()) {
+    auto task =
+        MakeTask(t.template_name(), {t.args().begin(), t.args().end()},
+                 t.dtype().empty() ? "float32" : t.dtype(), spec.target(), spec.device_key());
+    if (!task.ok()) return task.status();
+    job->tasks.push_back(*std::move(task));
+  }
+  std::string strategy = spec.strategy().empty() ? "xgb" : spec.strategy();
+  // Check the strategy name before starting anything.
+  if (auto s = options_.make_strategy(strategy, job->tasks[0], spec.seed(), nullptr); !s.ok()) {
+    return s.status();
+  }
+  auto live = options_.client->LiveDevices(spec.device_key());
+  if (!live.ok() && live.status().code() != absl::StatusCode::kNotFound) return live.status();
+  if (!live.ok() || *live == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no live device with key '", spec.device_key(), "' on the farm"));
+  }
+  int64_t log_job_id = 0;
+  if (options_.log != nullptr) {
+    db::JobInfo info;
+    info.name = spec.name().empty() ? job->tasks[0].workload.ToString() : spec.name();
+    info.target = job->tasks[0].target.str;
+    info.device_key = spec.device_key();
+    info.tuner_version = "tunefarm 0.1.0";
+    info.trials = spec.trials();
+    auto id = options_.log->CreateJob(info);
+    if (!id.ok()) return id.status();
+    log_job_id = *id;
+  }
+  Job* raw = job.get();
+  std::string id;
+  {
+    absl::MutexLock lock(&mu_);
+    id = absl::StrCat("job-", next_id_++);
+    job->status.set_job_id(id);
+    *job->status.mutable_spec() = spec;
+    job->status.mutable_spec()->set_strategy(strategy);
+    job->status.set_state(v1::JOB_QUEUED);
+    job->status.set_trials_total(spec.trials());
+    job->status.set_log_job_id(log_job_id);
+    for (const v1::TaskSpec& t : spec.tasks()) *job->status.add_tasks()->mutable_spec() = t;
+    job->status.set_version(1);
+    jobs_[id] = std::move(job);
+  }
+  raw->thread = std::thread([this, raw] { Run(raw); });
+  return id;
+}
+
+void JobManager::Update(Job* job, const std::function<void(v1::JobStatus*)>& update) {
+  absl::MutexLock lock(&mu_);
+  update(&job->status);
+  job->status.set_version(job->status.version() + 1);
+}
+
+void JobManager::Run(Job* job) {
+  v1::JobSpec spec;
+  std::string id;
+  int64_t log_job_id;
+  {
+    absl::MutexLock lock(&mu_);
+    spec = job->status.spec();
+    id = job->status.job_id();
+    log_job_id = job->status.log_job_id();
+  }
+  Update(job, [](v1::JobStatus* s) { s->set_state(v1::JOB_RUNNING); });
+  auto fail = [&](const absl::Status& st) {
+    Update(job, [&](v1::JobStatus* s) {
+      s->set_state(v1::JOB_FAILED);
+      s->set_error(st.ToString());
+    });
+  };
+  const size_t n = job->tasks.size();
+  TrackerMeasurerOptions mo;
+  mo.job_id = absl::StrCat(id, "-", log_job_id);
+  mo.device_key = spec.device_key();
+  mo.timing = options_.timing;
+  mo.timeout_ms = options_.measure_timeout_ms;
+  mo.seed = spec.seed() + 1;
+  TrackerMeasurer measurer(options_.client, mo);
+  std::vector<std::unique_ptr<SearchStrategy>> strategies;
+  std::vector<std::unique_ptr<TuningSession>> sessions;
+  std::vector<double> weights;
+  for (size_t i = 0; i < n; ++i) {
+    auto strategy =
+        options_.make_strategy(spec.strategy(), job->tasks[i], spec.seed() + i, options_.log);
+    if (!strategy.ok()) return fail(strategy.status());
+    TuneOptions to;
+    to.trials = spec.trials();
+    to.batch_size = spec.batch_size() > 0 ? spec.batch_size() : kDefaultBatch;
+    to.early_stopping = spec.early_stopping();
+    to.top_k = TopK(spec);
+    to.build_threads = options_.build_threads;
+    to.db_job_id = log_job_id;
+    auto session =
+        TuningSession::Start(job->tasks[i], strategy->get(), &measurer, options_.log, to);
+    if (!session.ok()) return fail(session.status());
+    strategies.push_back(*std::move(strategy));
+    sessions.push_back(*std::move(session));
+    weights.push_back(spec.tasks(i).weight());
+  }
+  TaskScheduler scheduler(weights);
+  auto total_trials = [&] {
+    int t = 0;
+    for (const auto& s : sessions) t += s->trials();
+    return t;
+  };
+  auto publish = [&] {
+    Update(job, [&](v1::JobStatus* s) {
+      s->set_trials_done(total_trials());
+      double elapsed = 0;
+      for (size_t i = 0; i < n; ++i) {
+        TuneProgress p = sessions[i]->Progress();
+        v1::TaskStatus* ts = s->mutable_tasks(static_cast<int>(i));
+        ts->set_trials_done(p.trials_done);
+        ts->set_best_gflops(p.best_gflops);
+        ts->set_best_cost_s(std::isfinite(p.best_cost_s) ? p.best_cost_s : 0);
+        ts->set_best_config(p.best_config);
+        elapsed = std::max(elapsed, p.elapsed_s);
+      }
+      s->set_best_gflops(s->tasks(0).best_gflops());
+      s->set_best_config(s->tasks(0).best_config());
+      s->set_elapsed_s(elapsed);
+      int done = std::max(1, s->trials_done());
+      s->set_eta_s(elapsed / done * std::max(0, s->trials_total() - s->trials_done()));
+    });
+  };
+  publish();
+  bool cancelled = false;
+  while (total_trials() < spec.trials()) {
+    if (job->cancel) {
+      cancelled = true;
+      measurer.Cancel();
+      break;
+    }
+    std::vector<bool> done(n);
+    for (size_t i = 0; i < n; ++i) done[i] = sessions[i]->done();
+    int pick = scheduler.Pick(done);
+    if (pick < 0) break;
+    int before = sessions[pick]->trials();
+    if (absl::Status s = sessions[pick]->Step(); !s.ok()) return fail(s);
+    scheduler.Record(pick, sessions[pick]->best_cost_s(), sessions[pick]->trials() - before);
+    publish();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    auto result = sessions[i]->Finish(cancelled);
+    if (!result.ok()) return fail(result.status());
+    Update(job, [&](v1::JobStatus* s) {
+      v1::TaskStatus* ts = s->mutable_tasks(static_cast<int>(i));
+      ts->set_best_gflops(result->best_gflops);
+      ts->set_best_cost_s(std::isfinite(result->best_cost_s) ? result->best_cost_s : 0);
+      ts->set_best_config(result->best_config);
+      if (i == 0) {
+        s->set_best_gflops(result->best_gflops);
+        s->set_best_config(result->best_config);
+      }
+    });
+  }
+  Update(job, [&](v1::JobStatus* s) {
+    s->set_state(cancelled ? v1::JOB_CANCELLED : v1::JOB_SUCCEEDED);
+    s->set_eta_s(0);
+  });
+}
+
+absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job '", job_id, "'"));
+  return it->second->status;
+}
+
+absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_id,
+                                                        int64_t after_version,
+                                                        absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job '", job_id, "'"));
+  const Job* job = it->second.get();
+  auto changed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return job->status.version() > after_version || IsTerminal(job->status.state());
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&changed), timeout);
+  return job->status;
+}
+
+absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job '", job_id, "'"));
+  it->second->cancel = true;
+  return it->second->status;
+}
+
+std::vector<v1::JobStatus> JobManager::List() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::JobStatus> out;
+  for (const auto& [id, job] : jobs_) out.push_back(job->status);
+  return out;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,50 @@
+// The gRPC shell of the job service: translates protos and statuses, checks the token, and
+// streams WatchJob; all logic lives in JobManager and db::QueryBest.
+#ifndef TUNEFARM_TUNER_SERVICE_JOB_SERVICE_H_
+#define TUNEFARM_TUNER_SERVICE_JOB_SERVICE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "db/tuning_log.h"
+#include "tracker/tls_options.h"
+#include "tuner/service/job_manager.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace tunefarm::tuner {
+
+struct JobServerOptions {
+  // "host:port"; port 0 lets the OS choose.
+  std::string address = "127.0.0.1:0";
+  // Required on every call when non-empty.
+  std::string token;
+  TlsOptions tls;
+};
+
+class JobServer {
+ public:
+  // Starts serving `manager` (and QueryBest over `log`, which may be null). Both must outlive
+  // the server. Errors: Unavailable (cannot bind), InvalidArgument (TLS files).
+  static absl::StatusOr<std::unique_ptr<JobServer>> Start(JobManager* manager,
+                                                          const db::TuningLog* log,
+                                                          const JobServerOptions& options);
+  ~JobServer();
+  // The port actually bound.
+  int port() const { return port_; }
+  void Shutdown();
+
+ private:
+  JobServer() = default;
+  class Service;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_SERVICE_JOB_SERVICE_H_
