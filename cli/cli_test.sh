@@ -24,10 +24,16 @@ expect 0 "--short" -- version --help
 expect 2 "unknown flag '--bogus'" -- version --bogus
 expect 0 "^tunefarm [0-9.]+$" -- version --short
 expect 2 "takes no arguments" -- version extra
-for sub in tune tracker server status best history export import-log export-log; do
+for sub in tune serve jobs watch cancel tracker server status best history export import-log export-log; do
   expect 0 "Usage: tunefarm $sub" -- "$sub" --help
 done
-expect 2 "not built yet" -- tune dense --shape 1,2,3
+expect 2 "unknown template 'conv9d'" -- tune conv9d --shape 1,2,3
+expect 2 "must be positive" -- tune dense --shape 1,-2,3
+expect 2 "takes 3 shape arguments" -- tune dense --shape 1,2
+expect 2 "--shape is required" -- tune dense
+expect 2 "--trials must be positive" -- tune dense --shape 4,4,4 --trials 0
+expect 2 "unknown target kind" -- tune dense --shape 4,4,4 --target opencl
+expect 2 "--service is required" -- jobs
 expect 0 "--key" -- server --help
 expect 0 "--token" -- tracker --help
 expect 2 "--tracker HOST:PORT and --key KEY are required" -- server

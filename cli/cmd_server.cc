@@ -16,7 +16,7 @@
 #include "rpc_server/worker.h"
 
 ABSL_DECLARE_FLAG(std::string, target);
-ABSL_FLAG(std::string, key, "", "Device key, e.g. cpu-znver4 (required).");
+ABSL_DECLARE_FLAG(std::string, key);
 ABSL_FLAG(std::string, worker_id, "", "Unique worker name (default HOST-PID-N).");
 ABSL_FLAG(std::string, labels, "", "Comma-separated k=v labels shown in status.");
 ABSL_FLAG(std::string, sandbox, "", "Path of tunefarm_sandbox (default: found next to tunefarm).");

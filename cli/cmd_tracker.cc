@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -11,8 +12,8 @@
 #include "cli/subcommand.h"
 #include "tracker/tracker_server.h"
 
-ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
-ABSL_FLAG(int, port, 9190, "Port to listen on (0: the OS chooses; the port is printed).");
+ABSL_DECLARE_FLAG(std::string, host);
+ABSL_DECLARE_FLAG(int, port);
 ABSL_FLAG(int, max_queue, 100000, "Queued requests per device key before Submit is refused.");
 ABSL_FLAG(double, heartbeat_timeout_s, 10, "Seconds of silence after which a worker is lost.");
 ABSL_FLAG(double, noise_threshold, 0.10,
@@ -31,7 +32,9 @@ int RunTracker(const std::vector<std::string>& positional) {
   }
   BlockTerminationSignals();
   TrackerServerOptions options;
-  options.listen_address = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
+  options.listen_address =
+      absl::StrCat(absl::GetFlag(FLAGS_host), ":",
+                   (absl::GetFlag(FLAGS_port) < 0 ? 9190 : absl::GetFlag(FLAGS_port)));
   options.token = FarmToken();
   options.tls = FarmTls();
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_mb) << 20;

@@ -27,6 +27,14 @@ int RunHistory(const std::vector<std::string>& positional);
 int RunImportLog(const std::vector<std::string>& positional);
 int RunExportLog(const std::vector<std::string>& positional);
 
+// Tuning jobs (issue 6): cmd_tune.cc, cmd_serve.cc, cmd_jobs.cc; shared setup in
+// tuning_setup.{h,cc}, display in job_display.{h,cc}.
+int RunTune(const std::vector<std::string>& positional);
+int RunServe(const std::vector<std::string>& positional);
+int RunJobs(const std::vector<std::string>& positional);
+int RunWatch(const std::vector<std::string>& positional);
+int RunCancel(const std::vector<std::string>& positional);
+
 }  // namespace tunefarm::cli
 
 #endif  // TUNEFARM_CLI_COMMANDS_H_

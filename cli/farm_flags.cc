@@ -59,4 +59,11 @@ int WaitForTerminationSignal() {
   return sig;
 }
 
+int WaitForTerminationSignalFor(int timeout_ms) {
+  sigset_t set = TerminationSignals();
+  timespec ts{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+  int sig = sigtimedwait(&set, nullptr, &ts);
+  return sig > 0 ? sig : 0;
+}
+
 }  // namespace tunefarm::cli

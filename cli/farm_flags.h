@@ -23,6 +23,8 @@ TlsOptions FarmTls();
 // before starting servers. WaitForTerminationSignal() then returns the signal received.
 void BlockTerminationSignals();
 int WaitForTerminationSignal();
+// Waits for SIGTERM/SIGINT up to `timeout_ms`; returns the signal or 0 on timeout.
+int WaitForTerminationSignalFor(int timeout_ms);
 
 }  // namespace tunefarm::cli
 

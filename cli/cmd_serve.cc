@@ -1,0 +1,54 @@
+// `tunefarm serve`: the job service. Programs submit, watch and cancel tuning jobs over gRPC
+// (`tunefarm tune --service`, `tunefarm jobs`); jobs run on the embedded local farm unless
+// --tracker is given, and every measurement goes to the tuning log (--db).
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cli/commands.h"
+#include "cli/farm_flags.h"
+#include "cli/subcommand.h"
+#include "cli/tuning_setup.h"
+#include "tuner/service/job_service.h"
+
+ABSL_DECLARE_FLAG(std::string, host);
+ABSL_DECLARE_FLAG(int, port);
+
+namespace tunefarm::cli {
+
+int RunServe(const std::vector<std::string>& positional) {
+  if (!positional.empty()) {
+    absl::FPrintF(stderr, "tunefarm serve: takes no arguments\n");
+    return kExitUsage;
+  }
+  BlockTerminationSignals();
+  auto stack = StartTuningStack();
+  if (!stack.ok()) {
+    absl::FPrintF(stderr, "tunefarm serve: %s\n", stack.status().ToString());
+    return kExitFailure;
+  }
+  tuner::JobServerOptions so;
+  int port = absl::GetFlag(FLAGS_port) < 0 ? 9191 : absl::GetFlag(FLAGS_port);
+  so.address = absl::StrCat(absl::GetFlag(FLAGS_host), ":", port);
+  so.token = FarmToken();
+  so.tls = FarmTls();
+  auto server = tuner::JobServer::Start((*stack)->manager.get(), (*stack)->log.get(), so);
+  if (!server.ok()) {
+    absl::FPrintF(stderr, "tunefarm serve: %s\n", server.status().ToString());
+    return kExitFailure;
+  }
+  absl::PrintF("job service listening on %s:%d (devices: %s, tuning log: %s)\n",
+               absl::GetFlag(FLAGS_host), (*server)->port(),
+               (*stack)->farm != nullptr ? "embedded local farm" : "remote tracker",
+               (*stack)->log->path());
+  fflush(stdout);
+  int sig = WaitForTerminationSignal();
+  absl::FPrintF(stderr, "signal %d: stopping (running jobs are cancelled)\n", sig);
+  (*server)->Shutdown();
+  return kExitOk;
+}
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,187 @@
+// `tunefarm tune OPERATOR --shape ...`: runs a tuning job and shows its progress. Without
+// --service the job runs in this process, on the embedded local farm unless --tracker is given.
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "cli/commands.h"
+#include "cli/farm_flags.h"
+#include "cli/job_display.h"
+#include "cli/subcommand.h"
+#include "cli/tuning_setup.h"
+#include "tracker/transport.h"
+#include "tuner/templates/registry.h"
+#include "tuner/tuning/task.h"
+
+ABSL_DECLARE_FLAG(std::string, target);
+ABSL_DECLARE_FLAG(std::string, key);
+ABSL_FLAG(std::string, shape, "",
+          "Shape arguments, comma-separated: dense M,N,K; batch_matmul B,M,N,K; conv2d "
+          "N,C,H,W,K,R,S,stride,pad; depthwise_conv2d N,C,H,W,R,S,stride,pad; softmax M,N; "
+          "bias_relu M,N.");
+ABSL_FLAG(std::string, dtype, "float32", "Element type.");
+ABSL_FLAG(int, trials, 1000, "Measurements to make.");
+ABSL_FLAG(std::string, strategy, "xgb", "Search: xgb, xgb_reg, ga, random or grid.");
+ABSL_FLAG(int, batch, 16, "Configs built and measured per round.");
+ABSL_FLAG(int, early_stopping, 0, "Stop after this many trials without improvement (0: never).");
+ABSL_FLAG(uint64_t, seed, 0, "Seed of the search.");
+ABSL_FLAG(int, top_k, 5, "Configs re-measured before the winner is declared (0: none).");
+ABSL_FLAG(std::string, name, "", "Job name (default: the workload).");
+
+namespace tunefarm::cli {
+namespace {
+
+absl::StatusOr<v1::JobSpec> SpecFromFlags(const std::vector<std::string>& positional) {
+  if (positional.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected one OPERATOR (", absl::StrJoin(tuner::TemplateNames(), ", "), ")"));
+  }
+  v1::JobSpec spec;
+  v1::TaskSpec* task = spec.add_tasks();
+  task->set_template_name(positional[0]);
+  for (absl::string_view part :
+       absl::StrSplit(absl::GetFlag(FLAGS_shape), ',', absl::SkipEmpty())) {
+    int64_t v;
+    if (!absl::SimpleAtoi(part, &v)) {
+      return absl::InvalidArgumentError(absl::StrCat("--shape: '", part, "' is not an integer"));
+    }
+    task->add_args(v);
+  }
+  if (task->args_size() == 0) return absl::InvalidArgumentError("--shape is required");
+  task->set_dtype(absl::GetFlag(FLAGS_dtype));
+  spec.set_name(absl::GetFlag(FLAGS_name));
+  spec.set_target(absl::GetFlag(FLAGS_target));
+  spec.set_trials(absl::GetFlag(FLAGS_trials));
+  spec.set_strategy(absl::GetFlag(FLAGS_strategy));
+  spec.set_batch_size(absl::GetFlag(FLAGS_batch));
+  spec.set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
+  spec.set_seed(absl::GetFlag(FLAGS_seed));
+  spec.set_top_k(absl::GetFlag(FLAGS_top_k) == 0 ? -1 : absl::GetFlag(FLAGS_top_k));
+  if (spec.trials() <= 0) return absl::InvalidArgumentError("--trials must be positive");
+  // Validate the workload here, before a farm is started for it.
+  auto valid = tuner::MakeTask(task->template_name(), {task->args().begin(), task->args().end()},
+                               task->dtype(), spec.target(), "validate");
+  if (!valid.ok()) return valid.status();
+  return spec;
+}
+
+int Finish(const v1::JobStatus& s) {
+  PrintJobSummary(s, stdout);
+  return s.state() == v1::JOB_SUCCEEDED ? kExitOk : kExitFailure;
+}
+
+// Runs the job in this process and watches it; Ctrl-C cancels it.
+int RunLocal(v1::JobSpec spec) {
+  BlockTerminationSignals();
+  auto stack = StartTuningStack();
+  if (!stack.ok()) {
+    absl::FPrintF(stderr, "tunefarm tune: %s\n", stack.status().ToString());
+    return kExitFailure;
+  }
+  spec.set_device_key((*stack)->device_key);
+  auto id = (*stack)->manager->Submit(spec);
+  if (!id.ok()) {
+    absl::FPrintF(stderr, "tunefarm tune: %s\n", id.status().ToString());
+    return id.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  if ((*stack)->farm != nullptr) {
+    absl::FPrintF(stderr, "embedded local farm: %s, key %s; tuning log: %s\n",
+                  (*stack)->farm->address(), (*stack)->device_key, (*stack)->log->path());
+  }
+  std::atomic<bool> done{false};
+  std::thread interrupt([&] {
+    while (!done) {
+      if (WaitForTerminationSignalFor(200) != 0) {
+        absl::FPrintF(stderr, "\ncancelling %s (measurements so far stay in the log)...\n", *id);
+        (void)(*stack)->manager->Cancel(*id);
+      }
+    }
+  });
+  ProgressLine progress(stderr);
+  int64_t version = 0;
+  v1::JobStatus status;
+  while (true) {
+    auto s = (*stack)->manager->WaitForChange(*id, version, absl::Seconds(1));
+    if (!s.ok()) break;
+    status = *s;
+    version = status.version();
+    progress.Update(status);
+    if (tuner::JobManager::IsTerminal(status.state())) break;
+  }
+  done = true;
+  interrupt.join();
+  progress.Finish();
+  return Finish(status);
+}
+
+// Submits to a running job service and streams its progress; Ctrl-C cancels the job.
+int RunRemote(const v1::JobSpec& spec) {
+  auto stub = ConnectJobService();
+  if (!stub.ok()) {
+    absl::FPrintF(stderr, "tunefarm tune: %s\n", stub.status().ToString());
+    return kExitFailure;
+  }
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = spec;
+  if (req.spec().device_key().empty()) req.mutable_spec()->set_device_key(absl::GetFlag(FLAGS_key));
+  v1::SubmitJobResponse resp;
+  grpc::ClientContext ctx;
+  AttachServiceToken(&ctx);
+  grpc::Status st = (*stub)->SubmitJob(&ctx, req, &resp);
+  if (!st.ok()) {
+    absl::FPrintF(stderr, "tunefarm tune: %s\n", FromGrpcStatus(st).ToString());
+    return st.error_code() == grpc::StatusCode::INVALID_ARGUMENT ? kExitUsage : kExitFailure;
+  }
+  absl::FPrintF(stderr, "submitted %s to %s\n", resp.job_id(), ServiceAddress());
+  BlockTerminationSignals();
+  std::atomic<bool> done{false};
+  std::thread interrupt([&] {
+    while (!done) {
+      if (WaitForTerminationSignalFor(200) != 0) {
+        grpc::ClientContext cctx;
+        AttachServiceToken(&cctx);
+        v1::JobRequest jr;
+        jr.set_job_id(resp.job_id());
+        v1::JobStatus ignored;
+        (void)(*stub)->CancelJob(&cctx, jr, &ignored);
+      }
+    }
+  });
+  grpc::ClientContext wctx;
+  AttachServiceToken(&wctx);
+  v1::JobRequest jr;
+  jr.set_job_id(resp.job_id());
+  auto reader = (*stub)->WatchJob(&wctx, jr);
+  ProgressLine progress(stderr);
+  v1::JobStatus status;
+  while (reader->Read(&status)) progress.Update(status);
+  grpc::Status end = reader->Finish();
+  done = true;
+  interrupt.join();
+  progress.Finish();
+  if (!end.ok()) {
+    absl::FPrintF(stderr, "tunefarm tune: watch failed: %s\n", FromGrpcStatus(end).ToString());
+    return kExitFailure;
+  }
+  return Finish(status);
+}
+
+}  // namespace
+
+int RunTune(const std::vector<std::string>& positional) {
+  auto spec = SpecFromFlags(positional);
+  if (!spec.ok()) {
+    absl::FPrintF(stderr, "tunefarm tune: %s\n", spec.status().message());
+    return kExitUsage;
+  }
+  return ServiceAddress().empty() ? RunLocal(*spec) : RunRemote(*spec);
+}
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,96 @@
+#include "cli/tuning_setup.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "cli/farm_flags.h"
+#include "tracker/transport.h"
+#include "tuner/tuning/strategy_factory.h"
+
+ABSL_DECLARE_FLAG(std::string, db);
+ABSL_DECLARE_FLAG(std::string, key);
+ABSL_DECLARE_FLAG(std::string, target);
+ABSL_FLAG(int, workers, 0,
+          "Embedded local farm: device workers (default: one per core / --threads_per_worker).");
+ABSL_FLAG(int, threads_per_worker, 1,
+          "Embedded local farm: threads each measured kernel may use (OMP_NUM_THREADS).");
+ABSL_FLAG(int, build_threads, 0, "Threads compiling candidates (default: one per core).");
+ABSL_FLAG(int, repeat, 3, "Timed repeats per measurement.");
+ABSL_FLAG(int, min_repeat_ms, 20, "Each repeat runs the kernel until it lasts this long.");
+ABSL_FLAG(std::string, service, "", "Job service address (a `tunefarm serve`), HOST:PORT.");
+
+namespace tunefarm::cli {
+
+std::string UserPath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  if (const char* dir = getenv("BUILD_WORKING_DIRECTORY")) return absl::StrCat(dir, "/", path);
+  return path;
+}
+
+absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack() {
+  auto stack = std::make_unique<TuningStack>();
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string address = FarmTrackerAddress("");
+  std::string token = FarmToken();
+  if (address.empty()) {
+    int threads = std::max(1, absl::GetFlag(FLAGS_threads_per_worker));
+    // Kernels measured by the local farm's sandboxes use this many OpenMP threads each.
+    setenv("OMP_NUM_THREADS", absl::StrCat(threads).c_str(), 1);
+    LocalFarmOptions fo;
+    fo.num_workers = absl::GetFlag(FLAGS_workers) > 0 ? absl::GetFlag(FLAGS_workers)
+                                                      : std::max(1, cores / threads);
+    fo.key = absl::GetFlag(FLAGS_key).empty() ? "cpu-local" : absl::GetFlag(FLAGS_key);
+    fo.target = absl::GetFlag(FLAGS_target).empty() ? "llvm" : absl::GetFlag(FLAGS_target);
+    fo.token = token;
+    auto farm = LocalFarm::Start(fo);
+    if (!farm.ok()) return farm.status();
+    stack->farm = std::move(*farm);
+    address = stack->farm->address();
+    token = stack->farm->token();
+    stack->device_key = fo.key;
+  } else {
+    stack->device_key = absl::GetFlag(FLAGS_key);
+    if (stack->device_key.empty()) {
+      return absl::InvalidArgumentError("--key is required with --tracker");
+    }
+  }
+  TrackerClientOptions co;
+  co.address = address;
+  co.token = token;
+  if (stack->farm == nullptr) co.tls = FarmTls();
+  auto client = TrackerClient::Connect(co);
+  if (!client.ok()) return client.status();
+  stack->client = std::move(*client);
+  std::string db = absl::GetFlag(FLAGS_db).empty() ? "tuning.db" : absl::GetFlag(FLAGS_db);
+  auto log = db::TuningLog::Open(UserPath(db));
+  if (!log.ok()) return log.status();
+  stack->log = std::move(*log);
+  tuner::JobManagerOptions mo;
+  mo.client = stack->client.get();
+  mo.log = stack->log.get();
+  mo.make_strategy = tuner::MakeStrategy;
+  mo.build_threads =
+      absl::GetFlag(FLAGS_build_threads) > 0 ? absl::GetFlag(FLAGS_build_threads) : cores;
+  mo.timing.set_repeat(absl::GetFlag(FLAGS_repeat));
+  mo.timing.set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
+  stack->manager = std::make_unique<tuner::JobManager>(mo);
+  return stack;
+}
+
+std::string ServiceAddress() { return absl::GetFlag(FLAGS_service); }
+
+absl::StatusOr<std::unique_ptr<v1::JobService::Stub>> ConnectJobService() {
+  if (ServiceAddress().empty()) return absl::InvalidArgumentError("--service is required");
+  auto channel = MakeChannel(ServiceAddress(), FarmTls(), kDefaultMaxMessageBytes);
+  if (!channel.ok()) return channel.status();
+  return v1::JobService::NewStub(*channel);
+}
+
+void AttachServiceToken(grpc::ClientContext* ctx) { AttachToken(ctx, FarmToken()); }
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,48 @@
+// What `tune` and `serve` share: the farm to measure on (the embedded local farm unless
+// --tracker is given), the tuning log, the job manager, and the connection to a remote job
+// service (--service). Flags in tuning_setup.cc.
+#ifndef TUNEFARM_CLI_TUNING_SETUP_H_
+#define TUNEFARM_CLI_TUNING_SETUP_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "db/tuning_log.h"
+#include "proto/job.grpc.pb.h"
+#include "tracker/local_farm.h"
+#include "tracker/tracker_client.h"
+#include "tuner/service/job_manager.h"
+
+namespace tunefarm::cli {
+
+// Everything a tuning job runs on. Members are destroyed in reverse order: the manager (which
+// cancels and joins its jobs) before the client and the farm it uses.
+struct TuningStack {
+  std::unique_ptr<LocalFarm> farm;  // Null with --tracker.
+  std::unique_ptr<TrackerClient> client;
+  std::unique_ptr<db::TuningLog> log;
+  std::string device_key;
+  std::unique_ptr<tuner::JobManager> manager;
+};
+
+// Starts or connects to the farm, opens the log (--db, default tuning.db in the directory the
+// command was started from) and creates the job manager.
+// Errors: as LocalFarm::Start, TrackerClient::Connect and TuningLog::Open.
+absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack();
+
+// A stub for the job service at --service (with --token and TLS flags).
+// InvalidArgument: --service not given.
+absl::StatusOr<std::unique_ptr<v1::JobService::Stub>> ConnectJobService();
+// --service, or "" when not given.
+std::string ServiceAddress();
+// Attaches --token to a call to the job service.
+void AttachServiceToken(grpc::ClientContext* ctx);
+
+// A path given on the command line, relative to where the user ran the command (bazel run
+// changes directory; BUILD_WORKING_DIRECTORY says where the user was).
+std::string UserPath(const std::string& path);
+
+}  // namespace tunefarm::cli
+
+#endif  // TUNEFARM_CLI_TUNING_SETUP_H_
