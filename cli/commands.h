@@ -34,6 +34,7 @@ int RunServe(const std::vector<std::string>& positional);
 int RunJobs(const std::vector<std::string>& positional);
 int RunWatch(const std::vector<std::string>& positional);
 int RunCancel(const std::vector<std::string>& positional);
+int RunExport(const std::vector<std::string>& positional);
 
 }  // namespace tunefarm::cli
 

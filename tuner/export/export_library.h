@@ -1,0 +1,48 @@
+// `tunefarm export`: apply-history-best. Rebuilds the best recorded config of each requested
+// workload and links them into one shared library with the kernel C ABI, plus a C header that
+// declares every kernel with its argument shapes — ready to link into an application.
+#ifndef TUNEFARM_TUNER_EXPORT_EXPORT_LIBRARY_H_
+#define TUNEFARM_TUNER_EXPORT_EXPORT_LIBRARY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "db/tuning_log.h"
+
+namespace tunefarm::tuner {
+
+struct ExportOptions {
+  // Compiler target the configs were tuned for (and the library is built for).
+  std::string target;
+  // Restrict to records of one device key; empty = any.
+  std::string device_key;
+  // A workload never tuned takes the best config of its nearest recorded shape.
+  bool allow_nearest = false;
+  std::string library_path;  // e.g. libkernels.so
+  std::string header_path;   // e.g. kernels.h
+};
+
+struct ExportedKernel {
+  // C symbol, e.g. dense_1024_1024_1024_float32.
+  std::string symbol;
+  db::Workload workload;
+  std::string config_json;
+  double tuned_gflops = 0;
+  // The config came from another shape (allow_nearest).
+  bool nearest = false;
+};
+
+// InvalidArgument: no workloads, a workload of an unknown template or with bad args, a target
+// that is not this machine's. NotFound: a workload has no tuned config (all are listed).
+// Internal: compilation or linking failed.
+absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
+    const db::TuningLog& log, const std::vector<db::Workload>& workloads,
+    const ExportOptions& options);
+
+// The C symbol of a workload: template and args joined by '_', e.g. dense_64_64_64_float32.
+std::string KernelSymbol(const db::Workload& w);
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_EXPORT_EXPORT_LIBRARY_H_
