@@ -74,6 +74,7 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack() {
   mo.client = stack->client.get();
   mo.log = stack->log.get();
   mo.make_strategy = tuner::MakeStrategy;
+  mo.default_device_key = stack->device_key;
   mo.build_threads =
       absl::GetFlag(FLAGS_build_threads) > 0 ? absl::GetFlag(FLAGS_build_threads) : cores;
   mo.timing.set_repeat(absl::GetFlag(FLAGS_repeat));

@@ -39,7 +39,9 @@ bool JobManager::IsTerminal(v1::JobState state) {
   return state == v1::JOB_SUCCEEDED || state == v1::JOB_FAILED || state == v1::JOB_CANCELLED;
 }
 
-absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& spec) {
+absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
+  v1::JobSpec spec = requested;
+  if (spec.device_key().empty()) spec.set_device_key(options_.default_device_key);
   if (spec.tasks_size() == 0) return absl::InvalidArgumentError("job has no tasks");
   if (spec.trials() <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("trials must be positive, got ", spec.trials()));

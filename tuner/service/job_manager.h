@@ -34,6 +34,8 @@ struct JobManagerOptions {
   db::TuningLog* log = nullptr;
   StrategyFactory make_strategy;
   int build_threads = 2;
+  // Used for jobs that name no device key (e.g. the embedded local farm's key).
+  std::string default_device_key;
   v1::TimingOptions timing;
   int measure_timeout_ms = 10000;
 };
