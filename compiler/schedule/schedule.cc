@@ -146,6 +146,13 @@ absl::StatusOr<std::array<IterVar, 4>> Stage::Tile(const IterVar& x, const IterV
     return absl::InvalidArgumentError(
         absl::StrCat("tile on '", Name(), "': x and y must be different loops"));
   }
+  // Validate everything before splitting so a rejected tile leaves the stage unchanged.
+  if (absl::Status s = CheckLeaf(x, "tile"); !s.ok()) return s;
+  if (absl::Status s = CheckLeaf(y, "tile"); !s.ok()) return s;
+  if (x_factor < 1 || y_factor < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("tile on '", Name(), "': factors ", x_factor,
+                                                   ", ", y_factor, " must be at least 1"));
+  }
   auto xs = Split(x, x_factor);
   if (!xs.ok()) return xs.status();
   auto ys = Split(y, y_factor);
@@ -276,21 +283,19 @@ absl::Status Stage::ComputeAt(const Stage& parent, const IterVar& iv) {
         absl::StrCat("compute_at: '", Name(), "' cannot be computed inside itself"));
   }
   // The attach target must read this stage; other readers must be inside the target.
-  bool parent_reads = false;
-  for (const Stage* c : schedule_->ConsumersOf(op())) {
-    if (c == &parent) {
-      parent_reads = true;
-      continue;
-    }
+  // (Lowering checks this again on the final schedule, with the attach loops.)
+  const std::vector<const Stage*> consumers = schedule_->ConsumersOf(op());
+  if (std::find(consumers.begin(), consumers.end(), &parent) == consumers.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("compute_at: '", parent.op()->name, "' does not read '", Name(), "'"));
+  }
+  for (const Stage* c : consumers) {
+    if (c == &parent) continue;
     if (c->attach_.kind != Attach::Kind::kScope || c->attach_.stage != &parent) {
       return absl::FailedPreconditionError(
           absl::StrCat("compute_at: '", Name(), "' is also read by '", c->op()->name,
                        "', which is not computed inside '", parent.op()->name, "'"));
     }
-  }
-  if (!parent_reads) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("compute_at: '", parent.op()->name, "' does not read '", Name(), "'"));
   }
   for (const Stage* s = &parent; s != nullptr;
        s = s->attach_.kind == Attach::Kind::kScope ? s->attach_.stage : nullptr) {
