@@ -189,7 +189,8 @@ absl::Status RandomScheduler::Annotate(Stage& stage, bool at_root) {
         !s.ok()) {
       return s;
     }
-  } else if (!data.empty() && Coin(0.1)) {  // A non-innermost vector loop.
+  }
+  if (!data.empty() && Coin(0.1)) {  // Another vector loop, possibly around the innermost.
     IterVar iv = Pick(data);
     if (absl::Status s =
             Note(absl::StrCat(name, ".vectorize(", iv->name(), ")"), stage.Vectorize(iv));
