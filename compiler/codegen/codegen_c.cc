@@ -146,6 +146,9 @@ class CPrinter {
       case ir::ExprKind::kRamp: {
         const auto* op = e.as<ir::RampNode>();
         if (lane.empty()) Fail("vector expression in a scalar context");
+        const int64_t* stride = ir::AsConstInt(op->stride);
+        if (stride != nullptr && *stride == 1)
+          return absl::StrCat("(", E(op->base, lane), " + ", lane, ")");
         return absl::StrCat("(", E(op->base, lane), " + ", lane, " * ", E(op->stride, lane), ")");
       }
       case ir::ExprKind::kBroadcast:

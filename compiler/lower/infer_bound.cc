@@ -50,7 +50,13 @@ std::optional<Interval> Relax(const Expr& e,
         if (*ac >= 0) return Interval{b->first * a->first, b->second * a->first};
         return Interval{b->second * a->first, b->first * a->first};
       }
-      if (a->first.same_as(a->second) && b_fixed) return Interval{e, e};
+      // A point interval: rebuild it from the relaxed operands. Returning `e` itself kept
+      // relaxed variables (a loop of extent 1 relaxes to 0, and x + 0 folds to x, so the
+      // operand looked fixed) in the region, where they were unbound at codegen.
+      if (a->first.same_as(a->second) && b_fixed) {
+        Expr v = a->first * b->first;
+        return Interval{v, v};
+      }
       return std::nullopt;
     }
     case ir::BinaryOp::kFloorDiv:
@@ -60,7 +66,10 @@ std::optional<Interval> Relax(const Expr& e,
       return std::nullopt;
     case ir::BinaryOp::kFloorMod:
       if (b_fixed && bc != nullptr && *bc > 0) {
-        if (a->first.same_as(a->second)) return Interval{e, e};
+        if (a->first.same_as(a->second)) {  // As for kMul: never `e` itself.
+          Expr v = ir::floormod(a->first, b->first);
+          return Interval{v, v};
+        }
         return Interval{Expr(0), Expr(static_cast<int>(*bc - 1))};
       }
       return std::nullopt;
