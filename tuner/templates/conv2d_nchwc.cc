@@ -1,0 +1,167 @@
+// conv2d_nchwc: the same NCHW convolution as `conv2d`, computed through channel-blocked
+// layouts (TVM's conv2d_NCHWc for x86). Inside the kernel the padded input is packed to
+// [N][C/cb][H'][W'][cb] and the weights to [K/kb][C/cb][R][S][cb][kb]; the output block
+// [N][K/kb][OH][OW][kb] accumulates a row of `owb` outputs × kb channels in registers — the
+// kb channels are one vector, each input element a broadcast — and is unpacked to NCHW at the
+// end. Knobs: the channel blocks cb and kb, the output row block owb, unrolling of the kernel
+// window and parallelism.
+#include "compiler/ir/ir_operators.h"
+#include "tuner/templates/conv_common.h"
+#include "tuner/templates/registry.h"
+#include "tuner/templates/template_util.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using ir::Expr;
+using ir::Var;
+using te::Tensor;
+
+class Conv2dNchwcTemplate : public Template {
+ public:
+  std::string name() const override { return "conv2d_nchwc"; }
+  std::string args_doc() const override { return "N,C,H,W,K,R,S,stride,pad"; }
+
+  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& a,
+                                        ir::DataType dtype) const override {
+    std::vector<int64_t> positive = a;
+    if (positive.size() == 9) positive[8] += 1;  // pad may be 0.
+    if (absl::Status s = CheckArgs(name(), positive, args_doc()); !s.ok()) return s;
+    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+    auto sh = MakeConvShape(name(), a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+    if (!sh.ok()) return sh.status();
+    double flop = 2.0 * sh->n * sh->k * sh->oh * sh->ow * sh->c * sh->r * sh->s;
+    return Workload{name(), a, dtype, flop};
+  }
+
+  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+                           ConfigSpace* space) const override {
+    ConvShape sh = Shape(w);
+    space->DefineSplit("tile_ic", sh.c, 2, SplitPolicy::kFactors, 16);
+    space->DefineSplit("tile_oc", sh.k, 2, SplitPolicy::kFactors, 32);
+    space->DefineSplit("tile_ow", sh.ow, 2, SplitPolicy::kFactors, 16);
+    space->DefineAnnotate("unroll_kernel", {"none", "unroll"});
+    space->DefineOther("parallel", {0, 1});
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+                                       const Config* config) const override {
+    ConvShape sh = Shape(w);
+    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
+    Tensor input = te::Placeholder({i32(sh.n), i32(sh.c), i32(sh.h), i32(sh.w)}, w.dtype, "I");
+    Tensor weight = te::Placeholder({i32(sh.k), i32(sh.c), i32(sh.r), i32(sh.s)}, w.dtype, "W");
+    Instance inst;
+    if (config == nullptr) {
+      // The reference: plain NCHW direct convolution.
+      Tensor padded = PadInput(input, sh);
+      te::IterVar rc = te::ReduceAxis(i32(sh.c), "rc");
+      te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
+      te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
+      Tensor out = te::Compute(
+          {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
+          [&](const std::vector<Var>& i) {
+            return te::Sum(padded(i[0], rc->var, i[2] * i32(sh.stride) + ry->var,
+                                  i[3] * i32(sh.stride) + rx->var) *
+                               weight(i[1], rc->var, ry->var, rx->var),
+                           {rc, ry, rx});
+          },
+          "O");
+      inst.args = {input, weight, out};
+      auto sch = schedule::Schedule::Create({out});
+      if (!sch.ok()) return sch.status();
+      inst.sch = std::move(*sch);
+      return inst;
+    }
+    const int64_t cb = config->Split("tile_ic")[1];
+    const int64_t kb = config->Split("tile_oc")[1];
+    const int64_t owb = config->Split("tile_ow")[1];
+    const int64_t hp = sh.h + 2 * sh.pad, wp = sh.w + 2 * sh.pad;
+    Tensor packed_in = te::Compute(
+        {i32(sh.n), i32(sh.c / cb), i32(hp), i32(wp), i32(cb)},
+        [&](const std::vector<Var>& i) {
+          Expr c = i[1] * i32(cb) + i[4];
+          Expr y = i[2] - i32(sh.pad), x = i[3] - i32(sh.pad);
+          if (sh.pad == 0) return input(i[0], c, y, x);
+          Expr inside = y >= 0 && y < i32(sh.h) && x >= 0 && x < i32(sh.w);
+          return ir::select(inside, input(i[0], c, y, x), Expr(0.0f));
+        },
+        "I_packed");
+    Tensor packed_w = te::Compute(
+        {i32(sh.k / kb), i32(sh.c / cb), i32(sh.r), i32(sh.s), i32(cb), i32(kb)},
+        [&](const std::vector<Var>& i) {
+          return weight(i[0] * i32(kb) + i[5], i[1] * i32(cb) + i[4], i[2], i[3]);
+        },
+        "W_packed");
+    te::IterVar rco = te::ReduceAxis(i32(sh.c / cb), "rco");
+    te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
+    te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
+    te::IterVar rci = te::ReduceAxis(i32(cb), "rci");
+    Tensor packed_out = te::Compute(
+        {i32(sh.n), i32(sh.k / kb), i32(sh.oh), i32(sh.ow), i32(kb)},
+        [&](const std::vector<Var>& i) {
+          return te::Sum(packed_in(i[0], rco->var, i[2] * i32(sh.stride) + ry->var,
+                                   i[3] * i32(sh.stride) + rx->var, rci->var) *
+                             packed_w(i[1], rco->var, ry->var, rx->var, rci->var, i[4]),
+                         {rco, ry, rx, rci});
+        },
+        "O_packed");
+    Tensor out = te::Compute(
+        {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
+        [&](const std::vector<Var>& i) {
+          return packed_out(i[0], ir::floordiv(i[1], i32(kb)), i[2], i[3],
+                            ir::floormod(i[1], i32(kb)));
+        },
+        "O");
+    inst.args = {input, weight, out};
+    auto sch_or = schedule::Schedule::Create({out});
+    if (!sch_or.ok()) return sch_or.status();
+    inst.sch = std::move(*sch_or);
+    schedule::Schedule& s = *inst.sch;
+    const std::string tmpl = name();
+    const bool parallel = config->Other("parallel") != 0;
+
+    TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(packed_out, "local"), tmpl);
+    schedule::Stage& po = s[packed_out];
+    TF_ASSIGN_OR_RETURN_SCHED(xs, po.Split(po.axis(3), owb), tmpl);
+    TF_RETURN_IF_SCHED_ERROR(
+        po.Reorder({po.axis(0), po.axis(1), po.axis(2), xs.first, xs.second, po.axis(4)}), tmpl);
+    TF_RETURN_IF_SCHED_ERROR(po.Vectorize(po.axis(4)), tmpl);
+    TF_ASSIGN_OR_RETURN_SCHED(f1, po.Fuse(po.axis(0), po.axis(1)), tmpl);
+    TF_ASSIGN_OR_RETURN_SCHED(f2, po.Fuse(f1, po.axis(2)), tmpl);
+    if (parallel) TF_RETURN_IF_SCHED_ERROR(po.Parallel(f2), tmpl);
+
+    schedule::Stage& l = s[local];
+    TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(po, xs.first), tmpl);
+    TF_RETURN_IF_SCHED_ERROR(l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.reduce_axis(2),
+                                        l.reduce_axis(3), l.axis(3), l.axis(4)}),
+                             tmpl);
+    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(3)), tmpl);
+    TF_RETURN_IF_SCHED_ERROR(l.Vectorize(l.axis(4)), tmpl);
+    if (config->Annotate("unroll_kernel") == "unroll") {
+      TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(2)), tmpl);
+    }
+
+    schedule::Stage& pi = s[packed_in];
+    TF_ASSIGN_OR_RETURN_SCHED(pif, pi.Fuse(pi.axis(0), pi.axis(1)), tmpl);
+    if (parallel) TF_RETURN_IF_SCHED_ERROR(pi.Parallel(pif), tmpl);
+    schedule::Stage& pw = s[packed_w];
+    TF_RETURN_IF_SCHED_ERROR(pw.Vectorize(pw.axis(5)), tmpl);
+    if (parallel) TF_RETURN_IF_SCHED_ERROR(pw.Parallel(pw.axis(0)), tmpl);
+    schedule::Stage& o = s[out];
+    TF_ASSIGN_OR_RETURN_SCHED(of, o.Fuse(o.axis(0), o.axis(1)), tmpl);
+    if (parallel) TF_RETURN_IF_SCHED_ERROR(o.Parallel(of), tmpl);
+    return inst;
+  }
+
+ private:
+  static ConvShape Shape(const Workload& w) {
+    const auto& a = w.args;
+    return *MakeConvShape("conv2d_nchwc", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+  }
+};
+
+TF_REGISTER_TEMPLATE(Conv2dNchwcTemplate);
+
+}  // namespace
+}  // namespace tunefarm::tuner
