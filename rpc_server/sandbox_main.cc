@@ -6,6 +6,7 @@
 // request, its CPU time (RLIMIT_CPU), disables core dumps and dies with its parent. A crash
 // is reported by the parent from the exit status; an out-of-memory crash exits with
 // kExitOutOfMemory so the parent can tell it from a plain segfault.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -112,5 +113,10 @@ int Serve(int64_t memory_limit_mb) {
 
 int main(int argc, char** argv) {
   int64_t memory_limit_mb = argc > 1 ? std::strtoll(argv[1], nullptr, 10) : 0;
+  // Kernels with parallel loops run on libgomp's thread pool. Pin the library for the life of
+  // the sandbox: if dlclose of the last artifact that needs it unloaded it, the pool's idle
+  // threads would be left running unmapped code and crash the next measurement. Absent
+  // libgomp is fine (such artifacts then fail to load, which is reported as LOAD_ERROR).
+  dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
   return tunefarm::Serve(memory_limit_mb);
 }

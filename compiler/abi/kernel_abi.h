@@ -42,7 +42,7 @@ enum {
   TF_KERNEL_BAD_STRIDES = 4,
   /* A workspace allocation inside the kernel failed. */
   TF_KERNEL_OUT_OF_MEMORY = 5,
-  /* A NULL tensor or data pointer. */
+  /* A NULL args array, or a NULL tensor, data or shape pointer. */
   TF_KERNEL_NULL_ARG = 6,
   /* A tensor on a device the kernel was not compiled for (e.g. GPU memory for a CPU kernel). */
   TF_KERNEL_BAD_DEVICE = 7,

@@ -1,5 +1,6 @@
 #include "compiler/codegen/build.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -118,8 +119,12 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
   auto module = CodegenLLVM(funcs, **tm, *context);
   if (!module.ok()) return module.status();
 
-  // Parallel loops call into libgomp; make its symbols visible to the JIT.
+  // Parallel loops call into libgomp; make its symbols visible to the JIT. LLVM dlcloses the
+  // libraries it loaded when the process exits (DynamicLibrary's static handle set), while
+  // libgomp's pool threads from earlier parallel loops are still alive: unmapping the code
+  // under them crashed the process at exit. RTLD_NODELETE keeps libgomp mapped for good.
   static const bool gomp_loaded = [] {
+    if (dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE) == nullptr) return false;
     std::string err;
     return omp_get_max_threads() > 0 &&
            !llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr, &err);

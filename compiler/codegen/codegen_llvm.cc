@@ -201,6 +201,8 @@ absl::Status CodeGen::AddFunction(const lower::LoweredFunc& f) {
   b_.SetInsertPoint(start);
   CheckOr(b_.CreateICmpEQ(nargs, b_.getInt32(static_cast<int>(f.args.size()))),
           TF_KERNEL_BAD_ARG_COUNT);
+  // A NULL array used to be dereferenced (a crash instead of an error code).
+  if (!f.args.empty()) CheckOr(b_.CreateIsNotNull(args), TF_KERNEL_NULL_ARG);
 
   // DLPack's DLTensor: {data, {device_type, device_id}, ndim, {code, bits, lanes}, shape,
   // strides, byte_offset}.

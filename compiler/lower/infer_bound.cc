@@ -50,7 +50,13 @@ std::optional<Interval> Relax(const Expr& e,
         if (*ac >= 0) return Interval{b->first * a->first, b->second * a->first};
         return Interval{b->second * a->first, b->first * a->first};
       }
-      if (a->first.same_as(a->second) && b_fixed) return Interval{e, e};
+      // A point interval: rebuild it from the relaxed operands. Returning `e` itself kept
+      // relaxed variables (a loop of extent 1 relaxes to 0, and x + 0 folds to x, so the
+      // operand looked fixed) in the region, where they were unbound at codegen.
+      if (a->first.same_as(a->second) && b_fixed) {
+        Expr v = a->first * b->first;
+        return Interval{v, v};
+      }
       return std::nullopt;
     }
     case ir::BinaryOp::kFloorDiv:
@@ -60,7 +66,10 @@ std::optional<Interval> Relax(const Expr& e,
       return std::nullopt;
     case ir::BinaryOp::kFloorMod:
       if (b_fixed && bc != nullptr && *bc > 0) {
-        if (a->first.same_as(a->second)) return Interval{e, e};
+        if (a->first.same_as(a->second)) {  // As for kMul: never `e` itself.
+          Expr v = ir::floormod(a->first, b->first);
+          return Interval{v, v};
+        }
         return Interval{Expr(0), Expr(static_cast<int>(*bc - 1))};
       }
       return std::nullopt;
@@ -88,6 +97,64 @@ class LoadCollector : public ir::IRVisitor {
  private:
   const te::OperationNode* op_;
 };
+
+bool Reads(const Expr& body, const te::OperationNode* op) {
+  LoadCollector loads(op);
+  loads.Visit(body);
+  return !loads.accesses.empty();
+}
+
+int LeafIndex(const schedule::Stage& stage, const te::IterVar& iv) {
+  const auto& leaves = stage.leaf_ivars();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (leaves[i] == iv) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The stages that read `stage`, which is computed at (parent, loop): the parent, then every
+// other reader. compute_at only checks the schedule as it was when it was called, so the
+// invariants that make the attached region correct are checked here again, on the final
+// schedule: the parent still exists as loops and still has that loop, and every other reader
+// is attached to the parent at that loop or inside it (so it runs after this stage's nest and
+// inside the region's lifetime).
+absl::StatusOr<std::vector<const schedule::Stage*>> AttachedReaders(const schedule::Schedule& sch,
+                                                                    const Bodies& bodies,
+                                                                    const schedule::Stage& stage) {
+  const schedule::Stage& parent = *stage.attach().stage;
+  const std::string& name = stage.op()->name;
+  if (parent.attach().kind == schedule::Attach::Kind::kInline) {
+    return absl::FailedPreconditionError(absl::StrCat("compute_at: '", name, "' is computed at '",
+                                                      parent.op()->name,
+                                                      "', which was inlined afterwards"));
+  }
+  const int at = LeafIndex(parent, stage.attach().ivar);
+  if (at < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("compute_at: '", name, "' is computed at loop '", stage.attach().ivar->name(),
+                     "' of '", parent.op()->name,
+                     "', which was split, fused or replaced afterwards; call compute_at "
+                     "after transforming the target's loops"));
+  }
+  std::vector<const schedule::Stage*> readers = {&parent};
+  for (const auto& other : sch.stages()) {
+    if (other.get() == &stage || other.get() == &parent || other->is_placeholder() ||
+        other->attach().kind == schedule::Attach::Kind::kInline ||
+        !Reads(bodies.at(other->op()), stage.op())) {
+      continue;
+    }
+    if (other->attach().kind != schedule::Attach::Kind::kScope ||
+        other->attach().stage != &parent || LeafIndex(parent, other->attach().ivar) < at) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "compute_at: '", name, "' is computed at loop '", stage.attach().ivar->name(), "' of '",
+          parent.op()->name, "' but is also read by '", other->op()->name,
+          "', which is not computed inside that loop (attach '", other->op()->name, "' to '",
+          parent.op()->name, "' at the same loop or an inner one)"));
+    }
+    readers.push_back(other.get());
+  }
+  return readers;
+}
 
 absl::StatusOr<RootDomain> FullDomain(const te::OperationNode* op, const ir::VarMap& bindings) {
   RootDomain dom;
@@ -118,43 +185,44 @@ absl::StatusOr<Domains> InferBound(const schedule::Schedule& sch, const Bodies& 
     RootDomain dom = *full;
     if (stage.attach().kind == schedule::Attach::Kind::kScope) {
       const schedule::Stage& parent = *stage.attach().stage;
-      // Loops inside the attach point are relaxed: the parent's leaves after it, and every
-      // leaf of the stages computed inside the parent (readers of this stage may be among them).
+      auto readers = AttachedReaders(sch, bodies, stage);
+      if (!readers.ok()) return readers.status();
+      const RootDomain& pdom = out.at(parent.op());
+      auto ploops = MakeStageLoops(parent, pdom, bindings);
+      if (!ploops.ok()) return ploops.status();
+      // Loops of the parent inside the attach point are relaxed.
       absl::flat_hash_map<const ir::VarNode*, int64_t> relax;
-      std::vector<std::pair<const schedule::Stage*, ir::VarMap>> readers;
-      for (const auto& other : sch.stages()) {
-        const schedule::Stage* s = other.get();
-        bool inside = s == &parent;
-        for (const schedule::Stage* a = s;
-             !inside && a->attach().kind == schedule::Attach::Kind::kScope; a = a->attach().stage) {
-          inside = a->attach().stage == &parent;
-        }
-        if (!inside || !out.contains(s->op())) continue;
-        const RootDomain& sdom = out.at(s->op());
-        auto sloops = MakeStageLoops(*s, sdom, bindings);
-        if (!sloops.ok()) return sloops.status();
-        bool relaxed = s != &parent;
-        for (const te::IterVar& leaf : s->leaf_ivars()) {
-          if (relaxed) relax[leaf->var.get()] = sloops->extent.at(leaf.get());
-          if (s == &parent && leaf == stage.attach().ivar) relaxed = true;
-        }
-        readers.emplace_back(s, RootValues(*s, sdom, *sloops, bindings));
+      bool inside = false;
+      for (const te::IterVar& leaf : parent.leaf_ivars()) {
+        if (inside) relax[leaf->var.get()] = ploops->extent.at(leaf.get());
+        if (leaf == stage.attach().ivar) inside = true;
       }
-      LoadCollector loads(stage.op());
-      for (const auto& [reader, values] : readers) {
-        LoadCollector lc(stage.op());
-        lc.Visit(bodies.at(reader->op()));
-        for (const auto& idx : lc.accesses) {
+      // Accesses of every reader in the parent's leaf variables (a sibling reader's own loops
+      // are relaxed too: its whole nest runs inside the attach point).
+      std::vector<std::vector<Expr>> accesses;
+      for (const schedule::Stage* reader : *readers) {
+        const RootDomain& rdom = out.at(reader->op());
+        auto rloops = reader == &parent ? ploops : MakeStageLoops(*reader, rdom, bindings);
+        if (!rloops.ok()) return rloops.status();
+        if (reader != &parent) {
+          for (const te::IterVar& leaf : reader->leaf_ivars()) {
+            relax[leaf->var.get()] = rloops->extent.at(leaf.get());
+          }
+        }
+        ir::VarMap values = RootValues(*reader, rdom, *rloops, bindings);
+        LoadCollector loads(stage.op());
+        loads.Visit(bodies.at(reader->op()));
+        for (const auto& idx : loads.accesses) {
           std::vector<Expr> sub;
-          for (const Expr& e : idx) sub.push_back(ir::Substitute(e, values));
-          loads.accesses.push_back(sub);
+          for (const Expr& e : idx) sub.push_back(analyzer.Simplify(ir::Substitute(e, values)));
+          accesses.push_back(std::move(sub));
         }
       }
       std::vector<std::optional<Interval>> region(dom.extent.size());
-      bool ok = !loads.accesses.empty();
-      for (const auto& idx : loads.accesses) {
+      bool ok = !accesses.empty();
+      for (const auto& idx : accesses) {
         for (size_t d = 0; d < idx.size() && ok; ++d) {
-          auto iv = Relax(analyzer.Simplify(idx[d]), relax);
+          auto iv = Relax(idx[d], relax);
           if (!iv) {
             ok = false;
             break;

@@ -117,6 +117,18 @@ class Vectorizer : public ir::IRMutator {
     return self;
   }
 
+  // Vectors already in the body come from an inner vectorized loop. Their lanes are not this
+  // loop's lanes even when the counts match (Widen would take a 4-lane inner ramp for this
+  // loop's 4 lanes and build a ramp of vectors, which LLVM rejects), so this loop stays scalar.
+  Expr Mutate_(const ir::RampNode* op, const Expr& self) override {
+    failed = true;
+    return self;
+  }
+  Expr Mutate_(const ir::BroadcastNode* op, const Expr& self) override {
+    failed = true;
+    return self;
+  }
+
   Stmt Mutate_(const ir::StoreNode* op, const Stmt& self) override {
     Expr v = Mutate(op->value);
     bool changed = false;

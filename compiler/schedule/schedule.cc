@@ -146,6 +146,13 @@ absl::StatusOr<std::array<IterVar, 4>> Stage::Tile(const IterVar& x, const IterV
     return absl::InvalidArgumentError(
         absl::StrCat("tile on '", Name(), "': x and y must be different loops"));
   }
+  // Validate everything before splitting so a rejected tile leaves the stage unchanged.
+  if (absl::Status s = CheckLeaf(x, "tile"); !s.ok()) return s;
+  if (absl::Status s = CheckLeaf(y, "tile"); !s.ok()) return s;
+  if (x_factor < 1 || y_factor < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("tile on '", Name(), "': factors ", x_factor,
+                                                   ", ", y_factor, " must be at least 1"));
+  }
   auto xs = Split(x, x_factor);
   if (!xs.ok()) return xs.status();
   auto ys = Split(y, y_factor);

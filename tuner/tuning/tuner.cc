@@ -272,25 +272,33 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       auto ids = log_->Insert(records);
       if (!ids.ok()) return ids.status();
     }
-    // A config's score is the worse of its two measurements (a lucky first run does not win);
-    // configs within the noise margin of the best tie, and the smallest index wins a tie.
-    constexpr double kNoiseMargin = 0.02;
-    double best_score = kInf;
+    // A config's score is the mean of its two measurements, so one lucky or one disturbed run
+    // does not decide alone. Configs within the noise margin of the best score tie — the
+    // margin is 2% or the disagreement between the best config's own two runs, whichever is
+    // larger — and the smallest index wins a tie, so a job repeats its answer.
+    auto score = [](const RemeasuredConfig& rc) {
+      if (!std::isfinite(rc.second_cost_s)) return rc.first_cost_s * 2;  // Failed again: demote.
+      return 0.5 * (rc.first_cost_s + rc.second_cost_s);
+    };
+    const RemeasuredConfig* best = nullptr;
     for (const RemeasuredConfig& rc : result_.top_k) {
-      best_score = std::min(best_score, std::max(rc.first_cost_s, rc.second_cost_s));
+      if (best == nullptr || score(rc) < score(*best)) best = &rc;
     }
-    if (std::isfinite(best_score)) {
-      int64_t winner = -1;
-      double winner_cost = kInf;
+    if (best != nullptr && std::isfinite(score(*best))) {
+      double spread = std::isfinite(best->second_cost_s)
+                          ? std::fabs(best->first_cost_s - best->second_cost_s) / score(*best)
+                          : 0;
+      double margin = std::max(0.02, spread);
+      int64_t winner = best->index;
+      double winner_score = score(*best);
       for (const RemeasuredConfig& rc : result_.top_k) {
-        double score = std::max(rc.first_cost_s, rc.second_cost_s);
-        if (score <= best_score * (1 + kNoiseMargin) && (winner < 0 || rc.index < winner)) {
+        if (score(rc) <= score(*best) * (1 + margin) && rc.index < winner) {
           winner = rc.index;
-          winner_cost = std::min(rc.first_cost_s, rc.second_cost_s);
+          winner_score = score(rc);
         }
       }
       result_.best_index = winner;
-      result_.best_cost_s = winner_cost;
+      result_.best_cost_s = winner_score;
     }
   }
   if (result_.best_index >= 0) {

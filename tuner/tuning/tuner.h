@@ -2,7 +2,8 @@
 // result in the tuning log → update the search strategy (which refits its cost model) →
 // repeat, until the trial budget, early stopping, exhaustion of the space or cancellation.
 // Before declaring a winner the top-k configs are measured again (on a second device when the
-// farm has one) and the winner is picked only where the difference is beyond noise, breaking
+// farm has one), each config scores the mean of its two runs, and the winner is picked only
+// where its lead is beyond noise (2% or its own run-to-run spread), breaking
 // ties by the smaller config index, so the same job gives the same answer twice.
 #ifndef TUNEFARM_TUNER_TUNING_TUNER_H_
 #define TUNEFARM_TUNER_TUNING_TUNER_H_
@@ -68,6 +69,7 @@ struct RemeasuredConfig {
   int64_t index = 0;
   std::string config;
   // Median cost of the first measurement and of the re-measurement (seconds; inf = failed).
+  // The winner is chosen by their mean.
   double first_cost_s = 0;
   double second_cost_s = 0;
   std::string second_worker;

@@ -1,0 +1,82 @@
+#include "bench/tune_common.h"
+
+#include <stdlib.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "bench/bench_util.h"
+#include "compiler/lower/lower.h"
+#include "tracker/local_farm.h"
+#include "tracker/tracker_client.h"
+#include "tuner/tuning/builder.h"
+#include "tuner/tuning/strategy_factory.h"
+
+extern "C" void omp_set_num_threads(int);
+
+namespace tunefarm::bench {
+
+absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
+                                        const std::vector<int64_t>& args,
+                                        const TuneBenchOptions& options) {
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  setenv("OMP_NUM_THREADS", absl::StrCat(options.threads).c_str(), 1);
+  omp_set_num_threads(options.threads);
+  LocalFarmOptions fo;
+  fo.num_workers = std::max(1, cores / options.threads);
+  fo.key = "cpu-bench";
+  auto farm = LocalFarm::Start(fo);
+  if (!farm.ok()) return farm.status();
+  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
+  if (!client.ok()) return client.status();
+  auto task = tuner::MakeTask(template_name, args, "float32", "llvm", fo.key);
+  if (!task.ok()) return task.status();
+  auto strategy = tuner::MakeStrategy(options.strategy, *task, options.seed, nullptr);
+  if (!strategy.ok()) return strategy.status();
+  tuner::TrackerMeasurerOptions mo;
+  mo.job_id = absl::StrCat("bench-", template_name, "-", options.threads, "t");
+  mo.device_key = fo.key;
+  mo.timing.set_repeat(3);
+  mo.timing.set_min_repeat_ms(10);
+  tuner::TrackerMeasurer measurer(client->get(), mo);
+  tuner::TuneOptions to;
+  to.trials = options.trials;
+  to.batch_size = options.batch;
+  to.build_threads = cores;
+  to.top_k = 3;
+  TunedKernel out;
+  out.task = *task;
+  auto result =
+      tuner::Tune(*task, **strategy, measurer, nullptr, to, [&](const tuner::TuneProgress& p) {
+        std::fprintf(stderr, "\r  %s %d/%d trials, best %.1f GFLOP/s   ", template_name.c_str(),
+                     p.trials_done, p.trials_total, p.best_gflops);
+      });
+  std::fprintf(stderr, "\n");
+  if (!result.ok()) return result.status();
+  out.result = *result;
+  if (result->best_index < 0) return absl::InternalError("no valid config found");
+  auto f = tuner::LowerConfig(*task, result->best_index);
+  if (!f.ok()) return f.status();
+  auto jit = codegen::BuildJit({*f}, task->target);
+  if (!jit.ok()) return jit.status();
+  out.jit = std::move(*jit);
+  auto fn = out.jit->Lookup(tuner::kKernelName);
+  if (!fn.ok()) return fn.status();
+  out.fn = *fn;
+  for (size_t i = 0; i < f->args.size(); ++i) {
+    auto a = runtime::NDArray::Empty(f->args[i].shape, f->args[i].buffer->dtype);
+    if (!a.ok()) return a.status();
+    a->FillRandom(i + 1);
+    out.args.push_back(std::move(*a));
+  }
+  return out;
+}
+
+double TimeKernel(TunedKernel& k, int repeats) {
+  std::vector<runtime::NDArray*> ptrs;
+  for (auto& a : k.args) ptrs.push_back(&a);
+  return TimeMedian([&] { (void)runtime::Call(k.fn, ptrs); }, repeats);
+}
+
+}  // namespace tunefarm::bench

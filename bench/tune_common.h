@@ -1,0 +1,47 @@
+// Shared by the tuning benchmarks: tune one workload on the embedded local farm with a given
+// strategy and budget, then rebuild its best config in this process for side-by-side timing.
+#ifndef TUNEFARM_BENCH_TUNE_COMMON_H_
+#define TUNEFARM_BENCH_TUNE_COMMON_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/abi/kernel_abi.h"
+#include "compiler/codegen/build.h"
+#include "compiler/runtime/ndarray.h"
+#include "tuner/tuning/tuner.h"
+
+namespace tunefarm::bench {
+
+struct TunedKernel {
+  tuner::TuneResult result;
+  tuner::TuneTask task;
+  std::unique_ptr<codegen::JitModule> jit;
+  TfKernelFn fn = nullptr;
+  // Kernel arguments, inputs filled with random values.
+  std::vector<runtime::NDArray> args;
+};
+
+struct TuneBenchOptions {
+  int trials = 1000;
+  int batch = 16;
+  std::string strategy = "xgb";
+  // OpenMP threads of each measured kernel; also the worker count is cores / threads.
+  int threads = 1;
+  uint64_t seed = 0;
+};
+
+// Tunes `template_name` with `args` on a fresh local farm (no tuning log), then JIT-compiles
+// the winner here. Prints one progress line per round to stderr.
+absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
+                                        const std::vector<int64_t>& args,
+                                        const TuneBenchOptions& options);
+
+// Median seconds of the kernel over `repeats` calls (after a warm-up call).
+double TimeKernel(TunedKernel& k, int repeats);
+
+}  // namespace tunefarm::bench
+
+#endif  // TUNEFARM_BENCH_TUNE_COMMON_H_

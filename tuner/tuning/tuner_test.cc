@@ -1,0 +1,148 @@
+// The tuning loop against a fake measurer: budget, early stopping, exhaustion, cancellation,
+// and a deterministic winner among configs that tie within noise.
+#include "tuner/tuning/tuner.h"
+
+#include <set>
+
+#include "gtest/gtest.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+// Proposes indices 0, 1, 2, ... in order.
+class Sequential : public SearchStrategy {
+ public:
+  explicit Sequential(int64_t size) : size_(size) {}
+  absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
+    std::vector<int64_t> out;
+    while (static_cast<int>(out.size()) < n && next_ < size_) out.push_back(next_++);
+    return out;
+  }
+  absl::Status Update(const std::vector<MeasuredPoint>&) override { return absl::OkStatus(); }
+  std::string name() const override { return "sequential"; }
+
+ private:
+  int64_t size_;
+  int64_t next_ = 0;
+};
+
+// Cost = table[index] seconds (1 ms when absent); odd calls of the same index add `jitter`.
+class FakeMeasurer : public Measurer {
+ public:
+  std::map<int64_t, double> table;
+  double jitter = 0;
+  int calls = 0;
+  absl::StatusOr<std::vector<v1::MeasureResult>> Measure(const std::vector<BuildResult>& builds,
+                                                         const BuildResult&) override {
+    std::vector<v1::MeasureResult> out;
+    for (const BuildResult& b : builds) {
+      v1::MeasureResult r;
+      if (!b.status.ok()) {
+        r.set_error(v1::BUILD_ERROR);
+      } else {
+        auto it = table.find(b.index);
+        double cost = it == table.end() ? 1e-3 : it->second;
+        if (++seen_[b.index] % 2 == 0) cost *= 1 + jitter;
+        r.add_costs_s(cost);
+      }
+      out.push_back(r);
+    }
+    ++calls;
+    return out;
+  }
+  absl::StatusOr<int> LiveDevices() override { return 2; }
+
+ private:
+  std::map<int64_t, int> seen_;
+};
+
+TuneTask SmallTask() {
+  auto t = MakeTask("bias_relu", {4, 16}, "float32", "llvm", "cpu-test");
+  EXPECT_TRUE(t.ok()) << t.status();
+  return *t;
+}
+
+TEST(Tune, TiesWithinNoise_SmallestIndexWins_Repeatably) {
+  TuneTask task = SmallTask();
+  for (int run = 0; run < 2; ++run) {
+    FakeMeasurer m;
+    m.table = {{3, 0.5e-3}, {5, 0.505e-3}, {7, 0.9e-3}};
+    m.jitter = 0.01;
+    Sequential s(task.space->size());
+    TuneOptions o;
+    o.trials = 10;
+    o.batch_size = 4;
+    o.top_k = 3;
+    auto r = Tune(task, s, m, nullptr, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->trials, 10);
+    EXPECT_EQ(r->top_k.size(), 3u);
+    EXPECT_EQ(r->best_index, 3);  // 3 and 5 tie within 2%; 3 is smaller.
+  }
+}
+
+TEST(Tune, ClearLeader_WinsOverSmallerIndex) {
+  TuneTask task = SmallTask();
+  FakeMeasurer m;
+  m.table = {{2, 0.8e-3}, {6, 0.4e-3}};
+  Sequential s(task.space->size());
+  TuneOptions o;
+  o.trials = 8;
+  o.top_k = 2;
+  auto r = Tune(task, s, m, nullptr, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->best_index, 6);
+  EXPECT_NEAR(r->best_gflops, task.workload.flop / 0.4e-3 * 1e-9, 1e-6);
+}
+
+TEST(Tune, EarlyStopping_StopsAfterNoImprovement) {
+  TuneTask task = SmallTask();
+  FakeMeasurer m;
+  m.table = {{0, 0.1e-3}};
+  Sequential s(task.space->size());
+  TuneOptions o;
+  o.trials = 100;
+  o.batch_size = 2;
+  o.early_stopping = 6;
+  o.top_k = 0;
+  auto r = Tune(task, s, m, nullptr, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->early_stopped);
+  EXPECT_LE(r->trials, 8);
+}
+
+TEST(Tune, SmallSpace_Exhausted) {
+  TuneTask task = SmallTask();
+  FakeMeasurer m;
+  Sequential s(task.space->size());
+  TuneOptions o;
+  o.trials = 100000;
+  o.top_k = 0;
+  auto r = Tune(task, s, m, nullptr, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->exhausted);
+  EXPECT_EQ(r->trials, task.space->size());
+}
+
+TEST(Tune, Cancelled_StopsAndSkipsTopK) {
+  TuneTask task = SmallTask();
+  FakeMeasurer m;
+  Sequential s(task.space->size());
+  std::atomic<bool> cancel{false};
+  TuneOptions o;
+  o.trials = 100;
+  o.batch_size = 2;
+  auto r = Tune(
+      task, s, m, nullptr, o,
+      [&](const TuneProgress& p) {
+        if (p.trials_done >= 4) cancel = true;
+      },
+      &cancel);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->cancelled);
+  EXPECT_TRUE(r->top_k.empty());
+  EXPECT_LE(r->trials, 6);
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner
