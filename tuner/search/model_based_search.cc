@@ -1,0 +1,282 @@
+#include "tuner/search/model_based_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "tuner/search/diversity_filter.h"
+#include "tuner/search/index_permutation.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+// The score of a config whose features failed: below anything a model predicts.
+constexpr float kInvalidScore = -1e30f;
+
+class ModelBasedSearch : public SearchStrategy {
+ public:
+  ModelBasedSearch(const ConfigSpace* space, std::unique_ptr<CostModel> model, FeatureFn features,
+                   ModelSearchOptions options)
+      : space_(space),
+        model_(std::move(model)),
+        features_(std::move(features)),
+        options_(std::move(options)),
+        rng_(options_.seed),
+        random_order_(space->size(), options_.seed ^ 0xbb67ae8584caa73bull) {
+    own_group_ = 0;
+    for (int g : options_.history.group) own_group_ = std::max(own_group_, g + 1);
+  }
+
+  absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
+    if (n < 0) return absl::InvalidArgumentError("NextBatch: n must be >= 0");
+    if (!model_->trained() && !options_.history.x.empty()) {
+      if (absl::Status s = Fit(); !s.ok()) return s;
+    }
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    std::vector<int64_t> out;
+    int plans = 0;
+    while (static_cast<int>(out.size()) < n) {
+      int64_t idx = -1;
+      bool explore = !model_->trained() || coin(rng_) < options_.epsilon;
+      if (!explore) {
+        if ((plan_stale_ || plan_.empty()) && plans < 3) {
+          if (absl::Status s = Plan(); !s.ok()) return s;
+          ++plans;
+        }
+        while (!plan_.empty() && idx < 0) {
+          int64_t c = plan_.front();
+          plan_.pop_front();
+          if (!visited_.contains(c)) idx = c;
+        }
+      }
+      if (idx < 0) idx = RandomUnvisited();
+      if (idx < 0) break;  // Exhausted.
+      visited_.insert(idx);
+      out.push_back(idx);
+    }
+    return out;
+  }
+
+  absl::Status Update(const std::vector<MeasuredPoint>& results) override {
+    if (absl::Status s = CheckMeasuredPoints(*space_, results); !s.ok()) return s;
+    int added = 0;
+    for (const MeasuredPoint& p : results) {
+      visited_.insert(p.index);
+      const Entry& e = Features(p.index);
+      if (!e.ok) continue;
+      train_x_.push_back(e.x);
+      train_cost_.push_back(p.cost_s);
+      ++added;
+    }
+    bool enough =
+        static_cast<int>(train_x_.size()) >= options_.min_fit_points || !options_.history.x.empty();
+    if (added > 0 && enough) return Fit();
+    return absl::OkStatus();
+  }
+
+  std::string name() const override { return "xgb"; }
+
+ private:
+  struct Entry {
+    bool ok = false;
+    std::vector<float> x;
+  };
+
+  // Cached features of `index`. The reference is valid until the next call.
+  const Entry& Features(int64_t index) {
+    auto it = cache_.find(index);
+    if (it != cache_.end()) return it->second;
+    if (static_cast<int>(cache_.size()) >= options_.feature_cache_capacity) cache_.clear();
+    ++feature_evals_;
+    Entry e;
+    absl::StatusOr<std::vector<float>> f = features_(index);
+    if (f.ok() && !f->empty()) {
+      if (width_ == 0) width_ = f->size();
+      if (f->size() == width_) {
+        e.ok = true;
+        e.x = *std::move(f);
+      }
+    }
+    return cache_.emplace(index, std::move(e)).first->second;
+  }
+
+  absl::Status Fit() {
+    const TransferHistory& h = options_.history;
+    std::vector<std::vector<float>> x = h.x;
+    std::vector<double> cost = h.cost_s;
+    std::vector<int> group = h.group;
+    x.insert(x.end(), train_x_.begin(), train_x_.end());
+    cost.insert(cost.end(), train_cost_.begin(), train_cost_.end());
+    group.resize(x.size(), own_group_);
+    if (x.empty()) return absl::OkStatus();
+    if (absl::Status s = model_->Fit(x, cost, group); !s.ok()) return s;
+    plan_stale_ = true;
+    return absl::OkStatus();
+  }
+
+  // Model scores of `indices`; configs with failed features get kInvalidScore.
+  absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices) {
+    std::vector<std::vector<float>> rows;
+    std::vector<int> row_of(indices.size(), -1);
+    for (size_t i = 0; i < indices.size(); ++i) {
+      const Entry& e = Features(indices[i]);
+      if (!e.ok) continue;
+      row_of[i] = static_cast<int>(rows.size());
+      rows.push_back(e.x);
+    }
+    std::vector<float> out(indices.size(), kInvalidScore);
+    if (rows.empty()) return out;
+    absl::StatusOr<std::vector<float>> pred = model_->Predict(rows);
+    if (!pred.ok()) return pred.status();
+    for (size_t i = 0; i < indices.size(); ++i) {
+      if (row_of[i] >= 0) out[i] = (*pred)[row_of[i]];
+    }
+    return out;
+  }
+
+  // A random neighbor: one knob (with more than one choice) moved to another choice.
+  int64_t Neighbor(int64_t index) {
+    std::vector<int64_t> c = space_->Decompose(index);
+    std::vector<int> movable;
+    for (int k = 0; k < space_->num_knobs(); ++k) {
+      if (space_->knob(k).size() > 1) movable.push_back(k);
+    }
+    if (movable.empty()) return index;
+    int k = movable[std::uniform_int_distribution<size_t>(0, movable.size() - 1)(rng_)];
+    int64_t m = space_->knob(k).size();
+    int64_t v = std::uniform_int_distribution<int64_t>(0, m - 2)(rng_);
+    c[k] = v >= c[k] ? v + 1 : v;
+    return space_->Compose(c);
+  }
+
+  int64_t RandomUnvisited() {
+    while (std::optional<int64_t> i = random_order_.Next()) {
+      if (!visited_.contains(*i)) return *i;
+    }
+    return -1;
+  }
+
+  // Simulated annealing: refills plan_ with the best-scored unvisited configs.
+  absl::Status Plan() {
+    plan_.clear();
+    plan_stale_ = false;
+    const double ratio = std::max(1.0, options_.diversity_filter_ratio);
+    const size_t keep = static_cast<size_t>(std::ceil(options_.plan_size * ratio));
+    std::set<std::pair<float, int64_t>> top;  // Ascending: begin() is the worst kept.
+    absl::flat_hash_set<int64_t> in_top;
+    auto offer = [&](int64_t idx, float score) {
+      if (score <= kInvalidScore || visited_.contains(idx) || in_top.contains(idx)) return false;
+      if (top.size() >= keep) {
+        if (score <= top.begin()->first) return false;
+        in_top.erase(top.begin()->second);
+        top.erase(top.begin());
+      }
+      top.insert({score, idx});
+      in_top.insert(idx);
+      return true;
+    };
+
+    std::uniform_int_distribution<int64_t> any(0, space_->size() - 1);
+    while (static_cast<int>(chains_.size()) < options_.num_chains) chains_.push_back(any(rng_));
+    absl::StatusOr<std::vector<float>> cur = Score(chains_);
+    if (!cur.ok()) return cur.status();
+    for (size_t c = 0; c < chains_.size(); ++c) offer(chains_[c], (*cur)[c]);
+
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    const int64_t evals_at_start = feature_evals_;
+    std::vector<int64_t> next(chains_.size());
+    int unchanged = 0;
+    for (int step = 0; step < options_.max_steps; ++step) {
+      if (feature_evals_ - evals_at_start >= options_.max_feature_evals) break;
+      double t = options_.temp_start +
+                 (options_.temp_end - options_.temp_start) * step / options_.max_steps;
+      for (size_t c = 0; c < chains_.size(); ++c) next[c] = Neighbor(chains_[c]);
+      absl::StatusOr<std::vector<float>> score = Score(next);
+      if (!score.ok()) return score.status();
+      bool changed = false;
+      for (size_t c = 0; c < chains_.size(); ++c) {
+        float s = (*score)[c];
+        float d = s - (*cur)[c];
+        if (d >= 0 || (t > 0 && coin(rng_) < std::exp(d / t))) {
+          chains_[c] = next[c];
+          (*cur)[c] = s;
+        }
+        changed |= offer(next[c], s);
+      }
+      unchanged = changed ? 0 : unchanged + 1;
+      if (unchanged >= options_.early_stop) break;
+    }
+
+    std::vector<std::pair<float, int64_t>> best(top.rbegin(), top.rend());  // Best first.
+    if (options_.diversity_filter_ratio > 1.0 && !best.empty()) {
+      std::vector<float> scores;
+      std::vector<std::vector<int64_t>> choices;
+      for (const auto& [s, idx] : best) {
+        scores.push_back(s);
+        choices.push_back(space_->Decompose(idx));
+      }
+      for (int i :
+           DiversityPick(scores, choices, options_.plan_size, options_.diversity_knob_weight)) {
+        plan_.push_back(best[i].second);
+      }
+    } else {
+      for (const auto& entry : best) plan_.push_back(entry.second);
+    }
+    return absl::OkStatus();
+  }
+
+  const ConfigSpace* space_;
+  std::unique_ptr<CostModel> model_;
+  FeatureFn features_;
+  ModelSearchOptions options_;
+  std::mt19937_64 rng_;
+  IndexPermutation random_order_;
+  int own_group_ = 0;
+
+  absl::flat_hash_set<int64_t> visited_;  // Proposed or measured.
+  absl::flat_hash_map<int64_t, Entry> cache_;
+  size_t width_ = 0;  // Feature length, fixed by the first successful call.
+  int64_t feature_evals_ = 0;
+
+  std::vector<std::vector<float>> train_x_;  // This workload's measured rows.
+  std::vector<double> train_cost_;
+
+  std::deque<int64_t> plan_;
+  bool plan_stale_ = false;      // The model was refit since plan_ was made.
+  std::vector<int64_t> chains_;  // Annealing chain positions, kept across plans.
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeModelBasedSearch(
+    const ConfigSpace* space, std::unique_ptr<CostModel> model, FeatureFn features,
+    ModelSearchOptions options) {
+  if (space == nullptr || model == nullptr || !features) {
+    return absl::InvalidArgumentError("MakeModelBasedSearch: null space, model or features");
+  }
+  if (options.plan_size < 1 || options.num_chains < 1 || options.max_steps < 1 ||
+      options.early_stop < 1 || options.max_feature_evals < 1 ||
+      options.feature_cache_capacity < 1 || !(options.epsilon >= 0.0 && options.epsilon <= 1.0)) {
+    return absl::InvalidArgumentError(
+        "ModelSearchOptions out of range: plan_size, num_chains, max_steps, early_stop, "
+        "max_feature_evals and feature_cache_capacity must be >= 1; epsilon in [0, 1]");
+  }
+  const TransferHistory& h = options.history;
+  if (h.cost_s.size() != h.x.size() || h.group.size() != h.x.size()) {
+    return absl::InvalidArgumentError(
+        "transfer history: x, cost_s and group must have one entry per row");
+  }
+  return std::make_unique<ModelBasedSearch>(space, std::move(model), std::move(features),
+                                            std::move(options));
+}
+
+}  // namespace tunefarm::tuner

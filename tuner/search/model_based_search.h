@@ -1,0 +1,88 @@
+// Model-based search in the manner of AutoTVM's XGBTuner.
+//
+// After each Update (once enough points are measured) the cost model is refit on every
+// measured config of this workload plus optional transfer-learning history from other
+// workloads. The next configs are planned by simulated annealing over the space: `num_chains`
+// chains walk to neighbors (one knob changed to another choice), accepted by the Metropolis rule
+// on the model's score with a temperature falling linearly from temp_start to temp_end, and the
+// best-scored configs never proposed or measured are kept (the top `plan_size`, or
+// `plan_size * diversity_filter_ratio` followed by the diversity filter). Each proposed slot is a
+// uniform random unvisited config with probability `epsilon` (and always before the first fit).
+// Chains persist across plans, as in AutoTVM.
+//
+// Features come from the caller (lowering + feature extraction for real templates, knob
+// features for synthetic spaces) and are cached. A config whose features fail, or whose feature
+// vector has a different length than the first one seen, scores as the slowest possible and is
+// never planned; if it was measured, it is left out of the training rows.
+//
+// Cost control: the feature function may cost 100-500 us per call, so each plan stops after
+// `max_feature_evals` cache misses (or `max_steps` steps, or `early_stop` steps without a change
+// in the kept set). One model prediction is made per step for all chains at once.
+#ifndef TUNEFARM_TUNER_SEARCH_MODEL_BASED_SEARCH_H_
+#define TUNEFARM_TUNER_SEARCH_MODEL_BASED_SEARCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tuner/cost_model/cost_model.h"
+#include "tuner/search/search_strategy.h"
+#include "tuner/space/config_space.h"
+
+namespace tunefarm::tuner {
+
+// Features of the config at `index`; an error means the config is invalid (it is treated as
+// very slow, not as a search failure).
+using FeatureFn = std::function<absl::StatusOr<std::vector<float>>(int64_t index)>;
+
+// Measured records of other workloads of the same template (other shapes), for transfer
+// learning. Rows must have the same feature layout as this workload's FeatureFn. `group` holds
+// one workload id per row (any ints; this workload gets an id of its own).
+struct TransferHistory {
+  std::vector<std::vector<float>> x;
+  std::vector<double> cost_s;  // +inf = failed.
+  std::vector<int> group;
+};
+
+struct ModelSearchOptions {
+  // Configs planned per simulated-annealing run (AutoTVM: 64).
+  int plan_size = 64;
+  // Parallel annealing chains (AutoTVM: 128).
+  int num_chains = 128;
+  // Steps per plan (AutoTVM: 500) and steps without a change in the kept set before stopping
+  // early (AutoTVM: 50).
+  int max_steps = 500;
+  int early_stop = 50;
+  // Annealing temperature at the first and the last step, in units of model score.
+  double temp_start = 1.0;
+  double temp_end = 0.0;
+  // Feature-function calls (cache misses) allowed per plan.
+  int max_feature_evals = 4000;
+  // Probability that a proposed slot is uniform random instead of planned (AutoTVM: 0.05).
+  double epsilon = 0.05;
+  // > 1 enables the diversity filter: annealing keeps plan_size * ratio candidates and
+  // DiversityPick chooses plan_size of them with `diversity_knob_weight`. <= 1: off.
+  double diversity_filter_ratio = 0.0;
+  double diversity_knob_weight = 1.0;
+  // Measured configs of this workload needed before the first fit. With transfer history the
+  // model is fit on the history alone before the first batch.
+  int min_fit_points = 64;
+  // Cached feature vectors; the cache is cleared when it grows past this.
+  int feature_cache_capacity = 1 << 18;
+  TransferHistory history;
+  uint64_t seed = 0;
+};
+
+// `space` must outlive the strategy; `model` is owned and refit from scratch on each fit.
+// InvalidArgument: null space/model/features, non-positive plan_size/num_chains/max_steps/
+// early_stop/max_feature_evals/feature_cache_capacity, epsilon outside [0, 1], or history rows
+// whose sizes disagree.
+absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeModelBasedSearch(
+    const ConfigSpace* space, std::unique_ptr<CostModel> model, FeatureFn features,
+    ModelSearchOptions options);
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_SEARCH_MODEL_BASED_SEARCH_H_

@@ -1,0 +1,289 @@
+// Contract tests every strategy must pass, plus the diversity filter and replay.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tuner/cost_model/xgboost_cost_model.h"
+#include "tuner/search/diversity_filter.h"
+#include "tuner/search/genetic_search.h"
+#include "tuner/search/grid_search.h"
+#include "tuner/search/model_based_search.h"
+#include "tuner/search/random_search.h"
+#include "tuner/search/replay.h"
+#include "tuner/space/config_space.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// 10 x 10 x 10 = 1000 points.
+std::unique_ptr<ConfigSpace> SmallSpace() {
+  auto s = std::make_unique<ConfigSpace>();
+  s->DefineOther("a", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  s->DefineOther("b", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  s->DefineOther("c", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  return s;
+}
+
+double SmallCost(const ConfigSpace& space, int64_t index) {
+  std::vector<int64_t> c = space.Decompose(index);
+  if (c[0] == 9 && c[1] == 9) return kInf;  // Some configs fail.
+  return 1.0 + 0.3 * std::abs(c[0] - 6) + 0.2 * std::abs(c[1] - 2) + 0.1 * std::abs(c[2] - 4);
+}
+
+ModelSearchOptions FastModelOptions(uint64_t seed) {
+  ModelSearchOptions o;
+  o.plan_size = 32;
+  o.num_chains = 32;
+  o.max_steps = 100;
+  o.min_fit_points = 32;
+  o.max_feature_evals = 1000;
+  o.seed = seed;
+  return o;
+}
+
+std::unique_ptr<SearchStrategy> MakeXgb(const ConfigSpace* space, uint64_t seed,
+                                        ModelSearchOptions o, FeatureFn f = nullptr) {
+  XGBoostOptions xo;
+  xo.num_boost_round = 30;
+  if (!f)
+    f = [space](int64_t i) -> absl::StatusOr<std::vector<float>> { return space->KnobFeatures(i); };
+  return *MakeModelBasedSearch(space, *MakeXGBoostCostModel(xo), std::move(f), std::move(o));
+}
+
+// Every strategy, by name, on `space`.
+std::unique_ptr<SearchStrategy> Make(const std::string& name, const ConfigSpace* space,
+                                     uint64_t seed) {
+  if (name == "random") return *MakeRandomSearch(space, seed);
+  if (name == "grid") return *MakeGridSearch(space);
+  if (name == "ga") {
+    GeneticOptions g;
+    g.pop_size = 50;
+    g.seed = seed;
+    return *MakeGeneticSearch(space, g);
+  }
+  return MakeXgb(space, seed, FastModelOptions(seed));
+}
+
+class StrategyContract : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StrategyContract, NextBatch_WholeSmallSpace_NoDuplicatesThenExhausted) {
+  auto space = SmallSpace();
+  auto s = Make(GetParam(), space.get(), 3);
+  EXPECT_EQ(s->name(), GetParam() == "xgb" ? "xgb" : GetParam());
+  std::set<int64_t> seen;
+  int updates = 0;
+  while (true) {
+    auto batch = s->NextBatch(37);
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    if (batch->empty()) break;
+    std::vector<MeasuredPoint> m;
+    for (int64_t i : *batch) {
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, space->size());
+      ASSERT_TRUE(seen.insert(i).second) << GetParam() << " proposed " << i << " twice";
+      m.push_back({i, SmallCost(*space, i)});
+    }
+    // Leave some batches unreported: proposals alone must already block repeats.
+    if (++updates % 3 != 0) {
+      ASSERT_TRUE(s->Update(m).ok());
+    }
+  }
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), space->size());
+  auto again = s->NextBatch(5);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->empty());
+}
+
+TEST_P(StrategyContract, Update_PreloadedHistory_NeverProposed) {
+  auto space = SmallSpace();
+  auto s = Make(GetParam(), space.get(), 4);
+  std::vector<MeasuredPoint> history;
+  for (int64_t i = 0; i < space->size(); i += 2) history.push_back({i, SmallCost(*space, i)});
+  ASSERT_TRUE(s->Update(history).ok());
+  std::set<int64_t> seen;
+  while (true) {
+    auto batch = s->NextBatch(64);
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    if (batch->empty()) break;
+    for (int64_t i : *batch) {
+      EXPECT_EQ(i % 2, 1) << GetParam() << " re-proposed measured config " << i;
+      EXPECT_TRUE(seen.insert(i).second);
+    }
+  }
+  EXPECT_EQ(seen.size(), 500u);
+}
+
+TEST_P(StrategyContract, BadArguments_InvalidArgument) {
+  auto space = SmallSpace();
+  auto s = Make(GetParam(), space.get(), 5);
+  EXPECT_EQ(s->NextBatch(-1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s->Update({{space->size(), 1.0}}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s->Update({{-1, 1.0}}).code(), absl::StatusCode::kInvalidArgument);
+  auto empty = s->NextBatch(0);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+}
+
+TEST_P(StrategyContract, Replay_SameSeed_SameProposals) {
+  auto space = SmallSpace();
+  CostLookup lookup = [&](int64_t i) -> std::optional<double> { return SmallCost(*space, i); };
+  auto a = Make(GetParam(), space.get(), 9);
+  auto b = Make(GetParam(), space.get(), 9);
+  auto ra = Replay(*a, lookup, 200, 32);
+  auto rb = Replay(*b, lookup, 200, 32);
+  ASSERT_TRUE(ra.ok() && rb.ok());
+  EXPECT_EQ(ra->indices, rb->indices);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, StrategyContract, ::testing::Values("random", "grid", "ga", "xgb"),
+                         [](const auto& info) { return info.param; });
+
+TEST(RandomSearch, NextBatch_HugeSpace_DistinctProposals) {
+  ConfigSpace space;
+  for (int k = 0; k < 6; ++k)
+    space.DefineOther("k" + std::to_string(k),
+                      {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+                       17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32});
+  ASSERT_GT(space.size(), int64_t{1} << 29);
+  auto s = *MakeRandomSearch(&space, 1);
+  auto batch = s->NextBatch(5000);
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(std::set<int64_t>(batch->begin(), batch->end()).size(), 5000u);
+}
+
+TEST(GridSearch, NextBatch_InOrder_SkipsMeasured) {
+  auto space = SmallSpace();
+  auto s = *MakeGridSearch(space.get());
+  ASSERT_TRUE(s->Update({{1, 1.0}, {3, 1.0}}).ok());
+  EXPECT_EQ(*s->NextBatch(4), (std::vector<int64_t>{0, 2, 4, 5}));
+}
+
+TEST(MakeStrategies, BadOptions_InvalidArgument) {
+  auto space = SmallSpace();
+  EXPECT_EQ(MakeRandomSearch(nullptr, 1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeGridSearch(nullptr).status().code(), absl::StatusCode::kInvalidArgument);
+  GeneticOptions g;
+  g.pop_size = 1;
+  EXPECT_EQ(MakeGeneticSearch(space.get(), g).status().code(), absl::StatusCode::kInvalidArgument);
+  ModelSearchOptions o;
+  o.epsilon = 2.0;
+  auto f = [](int64_t) -> absl::StatusOr<std::vector<float>> { return std::vector<float>{1}; };
+  EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  o = ModelSearchOptions();
+  o.history.x = {{1.0f}};
+  EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeModelBasedSearch(space.get(), nullptr, f, ModelSearchOptions()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// Configs whose features fail (invalid schedules) must not break the search.
+TEST(ModelBasedSearch, FeatureFailures_TreatedAsSlow_SearchContinues) {
+  auto space = SmallSpace();
+  std::set<int64_t> asked;
+  FeatureFn f = [&](int64_t i) -> absl::StatusOr<std::vector<float>> {
+    asked.insert(i);
+    if (i % 5 == 0) return absl::InvalidArgumentError("invalid config");
+    return space->KnobFeatures(i);
+  };
+  auto s = MakeXgb(space.get(), 1, FastModelOptions(1), f);
+  CostLookup lookup = [&](int64_t i) -> std::optional<double> {
+    if (i % 5 == 0) return std::nullopt;
+    return SmallCost(*space, i);
+  };
+  auto r = Replay(*s, lookup, 200, 32);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->indices.size(), 200u);
+  // After the model is trained, planned configs (95%) avoid the failing ones.
+  int failing = 0;
+  for (size_t t = 64; t < r->indices.size(); ++t) failing += r->indices[t] % 5 == 0;
+  EXPECT_LT(failing, 20);
+}
+
+// Transfer learning: a model-based search given history of a related workload finds good
+// configs in its very first batches, before it has measured anything itself.
+TEST(ModelBasedSearch, TransferHistory_FirstBatchesBetterThanRandom) {
+  auto space = SmallSpace();
+  ModelSearchOptions o = FastModelOptions(2);
+  // The other workload: the same landscape on another time scale.
+  for (int64_t i = 0; i < space->size(); i += 3) {
+    o.history.x.push_back(space->KnobFeatures(i));
+    o.history.cost_s.push_back(4.0 * SmallCost(*space, i));
+    o.history.group.push_back(12);
+  }
+  auto s = MakeXgb(space.get(), 2, o);
+  auto random = *MakeRandomSearch(space.get(), 2);
+  CostLookup lookup = [&](int64_t i) -> std::optional<double> { return SmallCost(*space, i); };
+  auto rs = Replay(*s, lookup, 32, 32);
+  auto rr = Replay(*random, lookup, 32, 32);
+  ASSERT_TRUE(rs.ok() && rr.ok()) << rs.status();
+  std::printf("first 32 trials: transfer best %.3f, random best %.3f\n", rs->best_so_far.back(),
+              rr->best_so_far.back());
+  EXPECT_LT(rs->best_so_far.back(), rr->best_so_far.back());
+  EXPECT_LE(rs->best_so_far.back(), 1.2);
+}
+
+TEST(DiversityPick, NearCopies_PrefersNewKnobValues) {
+  // Candidates 0 and 1 share every knob value; 2 is slightly worse but new everywhere.
+  std::vector<float> scores = {1.0f, 0.99f, 0.95f};
+  std::vector<std::vector<int64_t>> choices = {{1, 1, 1}, {1, 1, 1}, {2, 2, 2}};
+  EXPECT_EQ(DiversityPick(scores, choices, 2, 1.0), (std::vector<int>{0, 2}));
+  EXPECT_EQ(DiversityPick(scores, choices, 2, 0.0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(DiversityPick(scores, choices, 5, 1.0).size(), 3u);
+  EXPECT_TRUE(DiversityPick({}, {}, 3, 1.0).empty());
+}
+
+TEST(ModelBasedSearch, DiversityFilterOn_StillNoDuplicates) {
+  auto space = SmallSpace();
+  ModelSearchOptions o = FastModelOptions(6);
+  o.diversity_filter_ratio = 2.0;
+  auto s = MakeXgb(space.get(), 6, o);
+  CostLookup lookup = [&](int64_t i) -> std::optional<double> { return SmallCost(*space, i); };
+  auto r = Replay(*s, lookup, 300, 32);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(std::set<int64_t>(r->indices.begin(), r->indices.end()).size(), 300u);
+}
+
+TEST(Replay, UnknownIndices_CountAsFailed_CurveIsRunningMin) {
+  auto space = SmallSpace();
+  auto s = *MakeGridSearch(space.get());
+  std::map<int64_t, double> table = {{1, 3.0}, {2, 5.0}, {3, 2.0}};
+  auto r = Replay(
+      *s,
+      [&](int64_t i) -> std::optional<double> {
+        auto it = table.find(i);
+        return it == table.end() ? std::nullopt : std::optional<double>(it->second);
+      },
+      5, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->indices, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(r->costs, (std::vector<double>{kInf, 3.0, 5.0, 2.0, kInf}));
+  EXPECT_EQ(r->best_so_far, (std::vector<double>{kInf, 3.0, 3.0, 2.0, 2.0}));
+  EXPECT_EQ(TrialsToReach(r->best_so_far, 3.0), 2);
+  EXPECT_EQ(TrialsToReach(r->best_so_far, 2.5), 4);
+  EXPECT_EQ(TrialsToReach(r->best_so_far, 1.0), -1);
+  EXPECT_EQ(Replay(*s, nullptr, 5, 0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Replay, SpaceSmallerThanTrials_StopsWhenExhausted) {
+  ConfigSpace space;
+  space.DefineOther("a", {1, 2, 3});
+  auto s = *MakeRandomSearch(&space, 1);
+  auto r = Replay(
+      *s, [](int64_t i) -> std::optional<double> { return 1.0 + i; }, 10, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->indices.size(), 3u);
+  EXPECT_EQ(r->best_so_far.back(), 1.0);
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner
