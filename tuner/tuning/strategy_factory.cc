@@ -1,39 +1,81 @@
 #include "tuner/tuning/strategy_factory.h"
 
-#include <random>
-#include <set>
+#include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "db/json.h"
+#include "tuner/cost_model/xgboost_cost_model.h"
+#include "tuner/features/itervar_features.h"
+#include "tuner/search/genetic_search.h"
+#include "tuner/search/grid_search.h"
+#include "tuner/search/model_based_search.h"
+#include "tuner/search/random_search.h"
+#include "tuner/tuning/builder.h"
 
 namespace tunefarm::tuner {
 namespace {
 
-// Interim uniform search until the search library lands.
-class UniformSearch : public SearchStrategy {
- public:
-  UniformSearch(std::shared_ptr<const ConfigSpace> space, uint64_t seed)
-      : space_(std::move(space)), rng_(seed) {}
-  absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
-    std::vector<int64_t> out;
-    for (int tries = 0; static_cast<int>(out.size()) < n && tries < 100 * n; ++tries) {
-      int64_t i = static_cast<int64_t>(rng_() % static_cast<uint64_t>(space_->size()));
-      if (visited_.insert(i).second) out.push_back(i);
-    }
-    return out;
-  }
-  absl::Status Update(const std::vector<MeasuredPoint>& results) override {
-    for (const auto& r : results) visited_.insert(r.index);
-    return absl::OkStatus();
-  }
-  std::string name() const override { return "random"; }
+// Most history records used for transfer learning (each is lowered once for its features).
+constexpr int kMaxHistoryRecords = 600;
 
- private:
-  std::shared_ptr<const ConfigSpace> space_;
-  std::mt19937_64 rng_;
-  std::set<int64_t> visited_;
-};
+// The model's features of config `index` of `task`: loop-nest features of its lowered program
+// followed by its knob features.
+absl::StatusOr<std::vector<float>> ConfigFeaturesOf(const TuneTask& task, int64_t index) {
+  auto f = LowerConfig(task, index);
+  if (!f.ok()) return f.status();
+  auto itervar = ExtractItervarFeatures(*f);
+  if (!itervar.ok()) return itervar.status();
+  return ConfigFeatures(*itervar, task.space->KnobFeatures(index));
+}
+
+// Records of other shapes of the same template on the same device key, as feature rows.
+// The knob part only lines up when the spaces have the same knob layout, so rows whose
+// feature length differs from this task's are skipped.
+TransferHistory LoadHistory(const TuneTask& task, db::TuningLog* log, size_t feature_len) {
+  TransferHistory h;
+  if (log == nullptr) return h;
+  db::TemplateHistoryQuery q;
+  q.template_name = task.workload.template_name;
+  q.device_key = task.device_key;
+  q.target = task.target.str;
+  q.include_invalid = true;
+  q.limit = kMaxHistoryRecords;
+  auto records = log->TemplateHistory(q);
+  if (!records.ok()) return h;
+  std::map<std::string, std::optional<TuneTask>> tasks;
+  std::map<std::string, int> groups;
+  const std::string own = task.workload.ArgsJson();
+  for (const db::Record& r : *records) {
+    if (r.workload.args == own) continue;  // This workload's own records come via resume.
+    auto it = tasks.find(r.workload.args);
+    if (it == tasks.end()) {
+      std::optional<TuneTask> other;
+      auto value = db::ParseJson(r.workload.args);
+      if (value.ok() && value->has_list_value()) {
+        std::vector<int64_t> args;
+        std::string dtype = "float32";
+        for (const auto& v : value->list_value().values()) {
+          if (v.has_number_value()) args.push_back(static_cast<int64_t>(v.number_value()));
+          if (v.has_string_value()) dtype = v.string_value();
+        }
+        auto t =
+            MakeTask(task.workload.template_name, args, dtype, task.target.str, task.device_key);
+        if (t.ok()) other = *t;
+      }
+      it = tasks.emplace(r.workload.args, other).first;
+      groups.emplace(r.workload.args, static_cast<int>(groups.size()) + 1);
+    }
+    if (!it->second.has_value() || r.config_index >= it->second->space->size()) continue;
+    auto x = ConfigFeaturesOf(*it->second, r.config_index);
+    if (!x.ok() || x->size() != feature_len) continue;
+    h.x.push_back(*std::move(x));
+    h.cost_s.push_back(r.valid() ? *r.MeanCost() : std::numeric_limits<double>::infinity());
+    h.group.push_back(groups.at(r.workload.args));
+  }
+  return h;
+}
 
 }  // namespace
 
@@ -42,13 +84,35 @@ std::vector<std::string> StrategyNames() { return {"xgb", "xgb_reg", "ga", "rand
 absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeStrategy(const std::string& name,
                                                              const TuneTask& task, uint64_t seed,
                                                              db::TuningLog* log) {
-  (void)log;
-  std::vector<std::string> names = StrategyNames();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown search strategy '", name, "' (expected ", absl::StrJoin(names, ", "), ")"));
+  const ConfigSpace* space = task.space.get();
+  if (name == "random") return MakeRandomSearch(space, seed);
+  if (name == "grid") return MakeGridSearch(space);
+  if (name == "ga") {
+    GeneticOptions o;
+    o.seed = seed;
+    return MakeGeneticSearch(space, o);
   }
-  return std::make_unique<UniformSearch>(task.space, seed);
+  if (name == "xgb" || name == "xgb_reg") {
+    XGBoostOptions mo;
+    mo.objective = name == "xgb" ? "rank:pairwise" : "reg:squarederror";
+    mo.seed = seed;
+    auto model = MakeXGBoostCostModel(mo);
+    if (!model.ok()) return model.status();
+    // The task (and its space) is copied into the feature function, so the strategy does not
+    // depend on the caller's TuneTask staying alive.
+    TuneTask copy = task;
+    FeatureFn features = [copy](int64_t index) { return ConfigFeaturesOf(copy, index); };
+    ModelSearchOptions so;
+    so.seed = seed;
+    so.diversity_filter_ratio = 2.0;
+    if (log != nullptr) {
+      auto probe = ConfigFeaturesOf(task, 0);
+      if (probe.ok()) so.history = LoadHistory(task, log, probe->size());
+    }
+    return MakeModelBasedSearch(space, *std::move(model), std::move(features), std::move(so));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown search strategy '", name, "' (expected ",
+                                                 absl::StrJoin(StrategyNames(), ", "), ")"));
 }
 
 }  // namespace tunefarm::tuner
