@@ -75,6 +75,9 @@ struct ModelSearchOptions {
   uint64_t seed = 0;
 };
 
+// NextBatch and Update also return the cost model's errors (Internal from XGBoost when a fit or
+// prediction fails); the strategy stays usable and the next call retries.
+//
 // `space` must outlive the strategy; `model` is owned and refit from scratch on each fit.
 // InvalidArgument: null space/model/features, non-positive plan_size/num_chains/max_steps/
 // early_stop/max_feature_evals/feature_cache_capacity, epsilon outside [0, 1], or history rows
