@@ -10,6 +10,7 @@
 #include "compiler/abi/kernel_abi.h"
 #include "compiler/codegen/llvm_init.h"
 #include "compiler/ir/ir_printer.h"
+#include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/storage_flatten.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -33,16 +34,6 @@ using ir::Stmt;
 // Allocations up to this size live on the stack (registers after SROA); larger ones on the
 // heap, freed when their scope ends.
 constexpr int64_t kMaxStackAllocBytes = 64 * 1024;
-
-bool HasLoad(const Expr& e) {
-  class V : public ir::IRVisitor {
-   public:
-    bool found = false;
-    void Visit_(const ir::LoadNode*) override { found = true; }
-  } v;
-  v.Visit(e);
-  return v.found;
-}
 
 // Variables and buffers a statement uses but does not define.
 class FreeUses : public ir::IRVisitor {
@@ -314,7 +305,8 @@ llvm::Value* CodeGen::Emit(const Expr& e) {
     case ir::ExprKind::kSelect: {
       const auto* op = e.as<ir::SelectNode>();
       llvm::Value* c = Emit(op->cond);
-      if (op->type.is_scalar() && (HasLoad(op->true_value) || HasLoad(op->false_value))) {
+      if (op->type.is_scalar() &&
+          (ir::ContainsLoad(op->true_value) || ir::ContainsLoad(op->false_value))) {
         // Evaluate only the chosen side: the other may read out of bounds (padding).
         llvm::BasicBlock* tb = llvm::BasicBlock::Create(ctx_, "sel_true", fn_);
         llvm::BasicBlock* fb = llvm::BasicBlock::Create(ctx_, "sel_false", fn_);

@@ -32,7 +32,21 @@ class VarCollector : public IRVisitor {
   }
 };
 
+class LoadFinder : public IRVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  void Visit_(const LoadNode*) override { found = true; }
+};
+
 }  // namespace
+
+bool ContainsLoad(const Expr& e) {
+  LoadFinder f;
+  f.Visit(e);
+  return f.found;
+}
 
 Expr Substitute(const Expr& e, const VarMap& vmap) {
   if (vmap.empty()) return e;

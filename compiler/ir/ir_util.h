@@ -21,6 +21,9 @@ Stmt Substitute(const Stmt& s, const VarMap& vmap);
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);
 bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
 
+// True when `e` reads memory (contains a Load).
+bool ContainsLoad(const Expr& e);
+
 // The set of variables `e` mentions.
 absl::flat_hash_set<const VarNode*> VarsOf(const Expr& e);
 

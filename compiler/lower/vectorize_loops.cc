@@ -13,16 +13,6 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 
-bool HasLoad(const Expr& e) {
-  class V : public ir::IRVisitor {
-   public:
-    bool found = false;
-    void Visit_(const ir::LoadNode*) override { found = true; }
-  } v;
-  v.Visit(e);
-  return v.found;
-}
-
 // Rewrites a loop body with the loop variable replaced by a Ramp. Sets `failed` on anything it
 // cannot express with vectors.
 class Vectorizer : public ir::IRMutator {
@@ -76,7 +66,7 @@ class Vectorizer : public ir::IRMutator {
     if (c.same_as(op->cond) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
       return self;
     }
-    if (HasLoad(t) || HasLoad(f)) {
+    if (ir::ContainsLoad(t) || ir::ContainsLoad(f)) {
       // Both sides of a vector select would be loaded in every lane, including lanes whose
       // condition protects an out-of-bounds access.
       failed = true;

@@ -21,19 +21,12 @@ class Conv2dTemplate : public Template {
 
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& a,
                                         ir::DataType dtype) const override {
-    std::vector<int64_t> positive = a;
-    if (positive.size() == 9) positive[8] += 1;  // pad may be 0.
-    if (absl::Status s = CheckArgs(name(), positive, args_doc()); !s.ok()) return s;
-    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
-    auto sh = MakeConvShape(name(), a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
-    if (!sh.ok()) return sh.status();
-    double flop = 2.0 * sh->n * sh->k * sh->oh * sh->ow * sh->c * sh->r * sh->s;
-    return Workload{name(), a, dtype, flop};
+    return MakeConvWorkload(name(), a, dtype);
   }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target&,
                            ConfigSpace* space) const override {
-    ConvShape sh = Shape(w);
+    ConvShape sh = ConvShapeOf(w);
     space->DefineSplit("tile_k", sh.k, 2, SplitPolicy::kFactors, 16);
     space->DefineSplit("tile_oh", sh.oh, 2, SplitPolicy::kFactors, 4);
     space->DefineSplit("tile_ow", sh.ow, 2, SplitPolicy::kFactors, 64);
@@ -46,25 +39,13 @@ class Conv2dTemplate : public Template {
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
                                        const Config* config) const override {
-    ConvShape sh = Shape(w);
-    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
-    Tensor input = te::Placeholder({i32(sh.n), i32(sh.c), i32(sh.h), i32(sh.w)}, w.dtype, "I");
-    Tensor weight = te::Placeholder({i32(sh.k), i32(sh.c), i32(sh.r), i32(sh.s)}, w.dtype, "W");
-    Tensor padded = PadInput(input, sh);
-    te::IterVar rc = te::ReduceAxis(i32(sh.c), "rc");
-    te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
-    te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
-    Tensor out = te::Compute(
-        {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
-        [&](const std::vector<Var>& i) {
-          return te::Sum(padded(i[0], rc->var, i[2] * i32(sh.stride) + ry->var,
-                                i[3] * i32(sh.stride) + rx->var) *
-                             weight(i[1], rc->var, ry->var, rx->var),
-                         {rc, ry, rx});
-        },
-        "O");
+    ConvShape sh = ConvShapeOf(w);
+    DirectConv conv = MakeDirectConv(sh, w.dtype);
+    const Tensor& input = conv.input;
+    const Tensor& padded = conv.padded;
+    const Tensor& out = conv.out;
     Instance inst;
-    inst.args = {input, weight, out};
+    inst.args = {input, conv.weight, out};
     auto sch_or = schedule::Schedule::Create({out});
     if (!sch_or.ok()) return sch_or.status();
     inst.sch = std::move(*sch_or);
@@ -106,12 +87,6 @@ class Conv2dTemplate : public Template {
       if (parallel) TF_RETURN_IF_SCHED_ERROR(p.Parallel(pf), tmpl);
     }
     return inst;
-  }
-
- private:
-  static ConvShape Shape(const Workload& w) {
-    const auto& a = w.args;
-    return *MakeConvShape("conv2d", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
   }
 };
 

@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_operators.h"
+#include "tuner/templates/template_util.h"
 
 namespace tunefarm::tuner {
 
@@ -36,6 +37,44 @@ te::Tensor PadInput(const te::Tensor& input, const ConvShape& sh) {
         return ir::select(inside, input(i[0], i[1], y, x), ir::Expr(0.0f));
       },
       "pad");
+}
+
+absl::StatusOr<Workload> MakeConvWorkload(const std::string& name, const std::vector<int64_t>& a,
+                                          ir::DataType dtype) {
+  std::vector<int64_t> positive = a;
+  if (positive.size() == 9) positive[8] += 1;  // pad may be 0.
+  if (absl::Status s = CheckArgs(name, positive, "N,C,H,W,K,R,S,stride,pad"); !s.ok()) return s;
+  if (absl::Status s = CheckDtype(name, dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+  auto sh = MakeConvShape(name, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+  if (!sh.ok()) return sh.status();
+  double flop = 2.0 * sh->n * sh->k * sh->oh * sh->ow * sh->c * sh->r * sh->s;
+  return Workload{name, a, dtype, flop};
+}
+
+ConvShape ConvShapeOf(const Workload& w) {
+  const auto& a = w.args;
+  return *MakeConvShape(w.template_name, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+}
+
+DirectConv MakeDirectConv(const ConvShape& sh, ir::DataType dtype) {
+  auto i32 = [](int64_t v) { return ir::Expr(static_cast<int>(v)); };
+  DirectConv c;
+  c.input = te::Placeholder({i32(sh.n), i32(sh.c), i32(sh.h), i32(sh.w)}, dtype, "I");
+  c.weight = te::Placeholder({i32(sh.k), i32(sh.c), i32(sh.r), i32(sh.s)}, dtype, "W");
+  c.padded = PadInput(c.input, sh);
+  te::IterVar rc = te::ReduceAxis(i32(sh.c), "rc");
+  te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
+  te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
+  c.out = te::Compute(
+      {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
+      [&](const std::vector<ir::Var>& i) {
+        return te::Sum(c.padded(i[0], rc->var, i[2] * i32(sh.stride) + ry->var,
+                                i[3] * i32(sh.stride) + rx->var) *
+                           c.weight(i[1], rc->var, ry->var, rx->var),
+                       {rc, ry, rx});
+      },
+      "O");
+  return c;
 }
 
 }  // namespace tunefarm::tuner

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/te/tensor.h"
+#include "tuner/templates/template.h"
 
 namespace tunefarm::tuner {
 
@@ -26,6 +27,20 @@ absl::StatusOr<ConvShape> MakeConvShape(const std::string& template_name, int64_
 
 // The input with `pad` zeros on each spatial side (or the input itself when pad == 0).
 te::Tensor PadInput(const te::Tensor& input, const ConvShape& shape);
+
+// Validates the args of a full convolution (N,C,H,W,K,R,S,stride,pad; pad may be 0) and its
+// dtype, and counts its FLOPs. InvalidArgument as MakeConvShape, or a wrong arg count/dtype.
+absl::StatusOr<Workload> MakeConvWorkload(const std::string& template_name,
+                                          const std::vector<int64_t>& args, ir::DataType dtype);
+// The geometry of a workload made by MakeConvWorkload.
+ConvShape ConvShapeOf(const Workload& w);
+
+// O[n, k, y, x] = Σ_{c, r, s} pad(I)[n, c, y·st + r, x·st + s] · W[k, c, r, s] in NCHW: the
+// definition of conv2d and the reference program of its blocked variant.
+struct DirectConv {
+  te::Tensor input, weight, padded, out;
+};
+DirectConv MakeDirectConv(const ConvShape& shape, ir::DataType dtype);
 
 }  // namespace tunefarm::tuner
 
