@@ -48,18 +48,12 @@ int RunBest(const std::vector<std::string>& positional) {
     absl::FPrintF(stderr, "tunefarm best: -k must be in [1, %d]\n", db::kMaxBestK);
     return kExitUsage;
   }
-  db::RecordFilter filter;
-  filter.target = absl::GetFlag(FLAGS_target);
-  filter.device_key = absl::GetFlag(FLAGS_device_key);
-  if (std::string w = absl::GetFlag(FLAGS_workload); !w.empty()) {
-    absl::StatusOr<WorkloadSpec> spec = ParseWorkloadSpec(w);
-    if (!spec.ok()) {
-      absl::FPrintF(stderr, "tunefarm best: %s\n", spec.status().message());
-      return kExitUsage;
-    }
-    filter.template_name = spec->template_name;
-    filter.args = spec->args;
+  absl::StatusOr<db::RecordFilter> filter_or = RecordFilterFromFlags();
+  if (!filter_or.ok()) {
+    absl::FPrintF(stderr, "tunefarm best: %s\n", filter_or.status().message());
+    return kExitUsage;
   }
+  const db::RecordFilter& filter = *filter_or;
   absl::StatusOr<std::unique_ptr<db::TuningLog>> log = OpenLogFromFlags(/*read_only=*/true);
   if (!log.ok()) {
     absl::FPrintF(stderr, "tunefarm best: %s\n", log.status().ToString());

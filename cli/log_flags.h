@@ -34,6 +34,10 @@ struct WorkloadSpec {
 // InvalidArgument: empty, or ARGS is not a JSON array.
 absl::StatusOr<WorkloadSpec> ParseWorkloadSpec(const std::string& text);
 
+// The record filter of --workload, --target and --device_key (log_filter_flags.cc).
+// InvalidArgument: a malformed --workload.
+absl::StatusOr<db::RecordFilter> RecordFilterFromFlags();
+
 // "2023-11-14 22:13" (UTC) for a Unix time in seconds.
 std::string FormatUnixTime(double seconds);
 
