@@ -75,6 +75,11 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
     EXPECT_GE(result->best_index, 0);
     EXPECT_GT(result->best_gflops, 0);
     EXPECT_EQ(result->top_k.size(), 3u);
+    for (const RemeasuredConfig& rc : result->top_k) {
+      // Two live workers: the re-measurement runs on the other one.
+      EXPECT_FALSE(rc.first_worker.empty());
+      EXPECT_NE(rc.first_worker, rc.second_worker) << rc.config;
+    }
     EXPECT_EQ(result->curve_gflops.size(), 24u);
     EXPECT_GE(progress_calls, 3);
   }

@@ -116,33 +116,41 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
   const int want = std::min(request.max_tasks(), options_.max_lease_batch);
   if (want <= 0) return response;
   KeyQueue& queue = QueueOfLocked(key);
-  while (true) {
-    // The worker may have been replaced or lost while this call waited.
-    auto it = workers_.find(request.worker_id());
-    if (shutdown_ || it == workers_.end() || it->second.lost ||
-        it->second.incarnation != request.incarnation()) {
-      return response;
+  while (response.tasks_size() == 0) {
+    while (true) {
+      // The worker may have been replaced or lost while this call waited.
+      auto it = workers_.find(request.worker_id());
+      if (shutdown_ || it == workers_.end() || it->second.lost ||
+          it->second.incarnation != request.incarnation()) {
+        return response;
+      }
+      worker = &it->second;
+      if (queue.queued > 0 && !worker->noisy) break;
+      if (queue.work.WaitWithDeadline(&mu_, wait_until)) return response;
     }
-    worker = &it->second;
-    if (queue.queued > 0 && !worker->noisy) break;
-    if (queue.work.WaitWithDeadline(&mu_, wait_until)) return response;
-  }
-  const absl::Time now = clock_->Now();
-  while (response.tasks_size() < want) {
-    std::string id = PopNextLocked(queue);
-    if (id.empty()) break;
-    Task& task = tasks_.at(id);
-    ++task.attempts;
-    task.worker_id = request.worker_id();
-    int timeout_ms = task.request.timeout_ms() > 0 ? task.request.timeout_ms() : kDefaultTimeoutMs;
-    task.deadline = now + absl::Milliseconds(timeout_ms) + options_.lease_grace;
-    worker->leased.insert(id);
-    ++queue.leased;
-    v1::MeasureRequest* out = response.add_tasks();
-    *out = task.request;
-    FillArtifactLocked(*worker, out->mutable_artifact());
-    if (out->has_reference_artifact()) {
-      FillArtifactLocked(*worker, out->mutable_reference_artifact());
+    const absl::Time now = clock_->Now();
+    while (response.tasks_size() < want) {
+      std::string id = PopNextLocked(queue, key, request.worker_id());
+      if (id.empty()) break;
+      Task& task = tasks_.at(id);
+      ++task.attempts;
+      task.worker_id = request.worker_id();
+      int timeout_ms =
+          task.request.timeout_ms() > 0 ? task.request.timeout_ms() : kDefaultTimeoutMs;
+      task.deadline = now + absl::Milliseconds(timeout_ms) + options_.lease_grace;
+      worker->leased.insert(id);
+      ++queue.leased;
+      v1::MeasureRequest* out = response.add_tasks();
+      *out = task.request;
+      FillArtifactLocked(*worker, out->mutable_artifact());
+      if (out->has_reference_artifact()) {
+        FillArtifactLocked(*worker, out->mutable_reference_artifact());
+      }
+    }
+    if (response.tasks_size() == 0) {
+      // Everything queued asks for another worker: let it have it, and wait for new work.
+      queue.work.SignalAll();
+      if (queue.work.WaitWithDeadline(&mu_, wait_until)) return response;
     }
   }
   return response;
@@ -424,22 +432,38 @@ void TrackerCore::RequeueAllOfWorkerLocked(Worker& worker) {
   worker.leased.clear();
 }
 
-std::string TrackerCore::PopNextLocked(KeyQueue& queue) {
+std::string TrackerCore::PopNextLocked(KeyQueue& queue, const std::string& key,
+                                       const std::string& worker_id) {
+  bool other_worker = false;
+  for (const auto& [id, w] : workers_) {
+    if (id != worker_id && !w.lost && !w.noisy && w.device.key() == key) {
+      other_worker = true;
+      break;
+    }
+  }
+  auto eligible = [&](const std::string& request_id) {
+    if (!other_worker) return true;
+    auto it = tasks_.find(request_id);
+    return it == tasks_.end() || it->second.request.avoid_worker_id() != worker_id;
+  };
   JobQueue* best = nullptr;
+  std::deque<std::string>::iterator best_it;
   int best_priority = 0;
   for (auto& [job_id, jq] : queue.jobs) {
-    if (jq.queued.empty()) continue;
+    auto pick = std::find_if(jq.queued.begin(), jq.queued.end(), eligible);
+    if (pick == jq.queued.end()) continue;
     auto job = jobs_.find(job_id);
     int priority = job == jobs_.end() ? 0 : job->second.priority;
     if (best == nullptr || priority > best_priority ||
         (priority == best_priority && jq.served < best->served)) {
       best = &jq;
+      best_it = pick;
       best_priority = priority;
     }
   }
   if (best == nullptr) return "";
-  std::string id = std::move(best->queued.front());
-  best->queued.pop_front();
+  std::string id = std::move(*best_it);
+  best->queued.erase(best_it);
   ++best->served;
   --queue.queued;
   return id;

@@ -176,7 +176,11 @@ class TrackerCore {
   void CompleteLocked(const std::string& request_id, v1::MeasureResult result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Pops the next request id for `key` (priority, then least served job), or "".
-  std::string PopNextLocked(KeyQueue& queue) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next request for `worker_id` by priority and fair share, skipping requests that ask to
+  // avoid this worker while another live, non-noisy worker of `key` could take them. Empty
+  // when none is eligible.
+  std::string PopNextLocked(KeyQueue& queue, const std::string& key, const std::string& worker_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RefArtifactLocked(const v1::Artifact& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnrefArtifactLocked(const std::string& hash) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseTaskArtifactsLocked(const Task& task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

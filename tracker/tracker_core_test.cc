@@ -277,3 +277,59 @@ TEST_F(TrackerCoreTest, Summary_AfterWork_CountsAndStates) {
 
 }  // namespace
 }  // namespace tunefarm
+
+namespace tunefarm {
+namespace {
+
+class AvoidWorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { core_ = std::make_unique<TrackerCore>(TrackerOptions(), &clock_); }
+  void Register(const std::string& id) {
+    v1::RegisterRequest r;
+    r.set_worker_id(id);
+    r.set_incarnation("i1");
+    r.mutable_device()->set_key("cpu-test");
+    ASSERT_TRUE(core_->Register(r).ok());
+  }
+  void SubmitAvoiding(const std::string& id, const std::string& avoid) {
+    v1::SubmitRequest s;
+    s.set_job_id("j");
+    s.set_device_key("cpu-test");
+    v1::MeasureRequest* r = s.add_requests();
+    r->set_request_id(id);
+    r->set_kernel_name("kernel");
+    r->mutable_artifact()->set_content("bytes");
+    r->mutable_artifact()->set_hash(ContentHash("bytes"));
+    r->set_avoid_worker_id(avoid);
+    ASSERT_TRUE(core_->Submit(s).ok());
+  }
+  int LeaseCount(const std::string& worker) {
+    v1::LeaseRequest l;
+    l.set_worker_id(worker);
+    l.set_incarnation("i1");
+    l.set_max_tasks(4);
+    l.set_wait_ms(1);
+    auto r = core_->Lease(l);
+    return r.ok() ? r->tasks_size() : -1;
+  }
+
+  FakeClock clock_;
+  std::unique_ptr<TrackerCore> core_;
+};
+
+TEST_F(AvoidWorkerTest, AvoidedWorker_GetsNothing_OtherWorkerTakesIt) {
+  Register("w1");
+  Register("w2");
+  SubmitAvoiding("a", "w1");
+  EXPECT_EQ(LeaseCount("w1"), 0);
+  EXPECT_EQ(LeaseCount("w2"), 1);
+}
+
+TEST_F(AvoidWorkerTest, OnlyWorker_TakesAvoidedRequestAnyway) {
+  Register("w1");
+  SubmitAvoiding("a", "w1");
+  EXPECT_EQ(LeaseCount("w1"), 1);
+}
+
+}  // namespace
+}  // namespace tunefarm

@@ -14,7 +14,8 @@ TrackerMeasurer::TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions o
 }
 
 absl::StatusOr<std::vector<v1::MeasureResult>> TrackerMeasurer::Measure(
-    const std::vector<BuildResult>& builds, const BuildResult& reference) {
+    const std::vector<BuildResult>& builds, const BuildResult& reference,
+    const std::vector<std::string>& avoid_workers) {
   std::vector<v1::MeasureResult> out(builds.size());
   std::vector<v1::MeasureRequest> requests;
   std::map<std::string, size_t> slot;
@@ -38,6 +39,7 @@ absl::StatusOr<std::vector<v1::MeasureResult>> TrackerMeasurer::Measure(
     r.mutable_reference_artifact()->set_content(reference.artifact);
     *r.mutable_timing() = options_.timing;
     r.set_timeout_ms(options_.timeout_ms);
+    if (i < avoid_workers.size()) r.set_avoid_worker_id(avoid_workers[i]);
     slot[id] = i;
     requests.push_back(std::move(r));
   }

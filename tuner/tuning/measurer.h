@@ -26,8 +26,11 @@ class Measurer {
   // without reaching a device; `reference` (the unscheduled program) checks correctness.
   // Errors: the farm is unreachable or refuses the job (Unavailable, NotFound for an unknown
   // device key, Unauthenticated); per-config failures are results, not errors.
+  // `avoid_workers` (empty, or one per build; "" = any) asks the farm to measure each build on
+  // another device than the named one when it has one (top-k re-measurement).
   virtual absl::StatusOr<std::vector<v1::MeasureResult>> Measure(
-      const std::vector<BuildResult>& builds, const BuildResult& reference) = 0;
+      const std::vector<BuildResult>& builds, const BuildResult& reference,
+      const std::vector<std::string>& avoid_workers) = 0;
   // Live devices that can measure (for deciding whether top-k re-measurement has a second
   // device).
   virtual absl::StatusOr<int> LiveDevices() = 0;
@@ -56,8 +59,9 @@ class TrackerMeasurer : public Measurer {
  public:
   // `client` must outlive the measurer.
   TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions options);
-  absl::StatusOr<std::vector<v1::MeasureResult>> Measure(const std::vector<BuildResult>& builds,
-                                                         const BuildResult& reference) override;
+  absl::StatusOr<std::vector<v1::MeasureResult>> Measure(
+      const std::vector<BuildResult>& builds, const BuildResult& reference,
+      const std::vector<std::string>& avoid_workers) override;
   absl::StatusOr<int> LiveDevices() override;
   void Cancel() override;
   std::optional<v1::DeviceDescription> Describe(const std::string& worker_id) override;

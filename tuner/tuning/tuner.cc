@@ -116,9 +116,9 @@ double TuningSession::Gflops(double cost) const {
   return std::isfinite(cost) && cost > 0 ? task_.workload.flop / cost * 1e-9 : 0.0;
 }
 
-void TuningSession::Observe(int64_t index, double cost) {
-  auto [it, inserted] = seen_.emplace(index, cost);
-  if (!inserted) it->second = std::min(it->second, cost);
+void TuningSession::Observe(int64_t index, double cost, const std::string& worker) {
+  auto [it, inserted] = seen_.emplace(index, Seen{cost, worker});
+  if (!inserted && cost < it->second.cost_s) it->second = Seen{cost, worker};
   ++result_.trials;
   if (!std::isfinite(cost)) ++result_.errors;
   bool better =
@@ -189,13 +189,15 @@ absl::Status TuningSession::Step() {
   std::vector<BuildResult> builds = BuildAll(task_, *batch, options_.build_threads);
   result_.time.build_s += build_watch.Seconds();
   Stopwatch measure_watch;
-  auto measured = measurer_->Measure(builds, reference_);
+  auto measured = measurer_->Measure(builds, reference_, {});
   result_.time.measure_s += measure_watch.Seconds();
   if (!measured.ok()) return measured.status();
 
   std::vector<db::Record> records;
   std::vector<MeasuredPoint> points;
+  std::vector<std::string> workers;
   for (size_t i = 0; i < batch->size(); ++i) {
+    workers.push_back((*measured)[i].worker_id());
     const v1::MeasureResult& r = (*measured)[i];
     points.push_back(MeasuredPoint{(*batch)[i], ResultCost(r)});
     if (log_ != nullptr) records.push_back(MakeRecord(task_, (*batch)[i], r, options_, *measurer_));
@@ -206,7 +208,7 @@ absl::Status TuningSession::Step() {
     result_.time.record_s += record_watch.Seconds();
     if (!ids.ok()) return ids.status();
   }
-  for (const MeasuredPoint& p : points) Observe(p.index, p.cost_s);
+  for (size_t i = 0; i < points.size(); ++i) Observe(points[i].index, points[i].cost_s, workers[i]);
   result_.measured += static_cast<int>(points.size());
   Stopwatch update_watch;
   absl::Status u = strategy_->Update(points);
@@ -240,18 +242,23 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
   // Re-measure the top-k and pick the winner beyond noise.
   if (options_.top_k > 0 && !cancelled && result_.best_index >= 0) {
     std::vector<std::pair<double, int64_t>> ranked;
-    for (const auto& [index, cost] : seen_) {
-      if (std::isfinite(cost)) ranked.emplace_back(cost, index);
+    for (const auto& [index, seen] : seen_) {
+      if (std::isfinite(seen.cost_s)) ranked.emplace_back(seen.cost_s, index);
     }
     std::sort(ranked.begin(), ranked.end());
     if (static_cast<int>(ranked.size()) > options_.top_k) ranked.resize(options_.top_k);
     std::vector<int64_t> top;
-    for (const auto& [cost, index] : ranked) top.push_back(index);
+    std::vector<std::string> first_workers;
+    for (const auto& [cost, index] : ranked) {
+      top.push_back(index);
+      first_workers.push_back(seen_.at(index).worker);
+    }
     Stopwatch build_watch;
     std::vector<BuildResult> builds = BuildAll(task_, top, options_.build_threads);
     result_.time.build_s += build_watch.Seconds();
     Stopwatch measure_watch;
-    auto again = measurer_->Measure(builds, reference_);
+    // On a second device when the farm has one: a config's lead must hold across devices.
+    auto again = measurer_->Measure(builds, reference_, first_workers);
     result_.time.measure_s += measure_watch.Seconds();
     if (!again.ok()) return again.status();
     std::vector<db::Record> records;
@@ -262,6 +269,7 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       rc.config = cfg.ok() ? cfg->ToJson() : "";
       rc.first_cost_s = ranked[i].first;
       rc.second_cost_s = ResultCost((*again)[i]);
+      rc.first_worker = first_workers[i];
       rc.second_worker = (*again)[i].worker_id();
       result_.top_k.push_back(rc);
       if (log_ != nullptr) {

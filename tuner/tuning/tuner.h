@@ -72,6 +72,8 @@ struct RemeasuredConfig {
   // The winner is chosen by their mean.
   double first_cost_s = 0;
   double second_cost_s = 0;
+  // Workers of the two runs; different whenever the farm had a second live device.
+  std::string first_worker;
   std::string second_worker;
 };
 
@@ -121,7 +123,7 @@ class TuningSession {
  private:
   TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
                 db::TuningLog* log, const TuneOptions& options);
-  void Observe(int64_t index, double cost);
+  void Observe(int64_t index, double cost, const std::string& worker = "");
   double Gflops(double cost) const;
 
   TuneTask task_;
@@ -131,8 +133,12 @@ class TuningSession {
   TuneOptions options_;
   BuildResult reference_;
   TuneResult result_;
-  // Best cost of every config seen, for the final top-k.
-  std::map<int64_t, double> seen_;
+  // Best cost of every config seen and the worker that measured it, for the final top-k.
+  struct Seen {
+    double cost_s;
+    std::string worker;
+  };
+  std::map<int64_t, Seen> seen_;
   int since_improvement_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

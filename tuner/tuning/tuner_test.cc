@@ -33,7 +33,8 @@ class FakeMeasurer : public Measurer {
   double jitter = 0;
   int calls = 0;
   absl::StatusOr<std::vector<v1::MeasureResult>> Measure(const std::vector<BuildResult>& builds,
-                                                         const BuildResult&) override {
+                                                         const BuildResult&,
+                                                         const std::vector<std::string>&) override {
     std::vector<v1::MeasureResult> out;
     for (const BuildResult& b : builds) {
       v1::MeasureResult r;
