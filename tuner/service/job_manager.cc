@@ -11,6 +11,9 @@ namespace {
 
 constexpr int kDefaultBatch = 16;
 constexpr int kDefaultTopK = 5;
+// Bounds on what a job spec from the network may ask for.
+constexpr int kMaxBatch = 1024;
+constexpr int kMaxTopK = 64;
 
 int TopK(const v1::JobSpec& spec) {
   if (spec.top_k() < 0) return 0;
@@ -47,6 +50,17 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
     return absl::InvalidArgumentError(absl::StrCat("trials must be positive, got ", spec.trials()));
   }
   if (spec.device_key().empty()) return absl::InvalidArgumentError("job has no device key");
+  if (spec.batch_size() < 0 || spec.batch_size() > kMaxBatch) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch_size must be in [1, ", kMaxBatch, "], got ", spec.batch_size()));
+  }
+  if (spec.top_k() > kMaxTopK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("top_k must be at most ", kMaxTopK, ", got ", spec.top_k()));
+  }
+  if (spec.early_stopping() < 0) {
+    return absl::InvalidArgumentError("early_stopping must not be negative");
+  }
   auto job = std::make_unique<Job>();
   for (const v1::TaskSpec& t : spec.tasks()) {
     auto task =

@@ -153,6 +153,8 @@ absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTa
     db::RecordFilter filter{task.workload.template_name, task.workload.ArgsJson(), task.target.str,
                             task.device_key};
     absl::Status st = log->ForEachRecord(filter, [&](const db::Record& r) {
+      // A record from another version of the template's space cannot be replayed here.
+      if (r.config_index < 0 || r.config_index >= task.space->size()) return absl::OkStatus();
       double cost = r.valid() ? *r.MeanCost() : kInf;
       history.push_back(MeasuredPoint{r.config_index, cost});
       s->Observe(r.config_index, cost);
