@@ -36,21 +36,6 @@ absl::Status ParseArgs(const db::Workload& w, std::vector<int64_t>* args, std::s
   return absl::OkStatus();
 }
 
-std::string DtypeC(const v1::TensorArg& t) {
-  switch (t.spec().dtype()) {
-    case v1::DTYPE_FLOAT32:
-      return "float32";
-    case v1::DTYPE_FLOAT16:
-      return "float16";
-    case v1::DTYPE_INT8:
-      return "int8";
-    case v1::DTYPE_INT32:
-      return "int32";
-    default:
-      return "?";
-  }
-}
-
 }  // namespace
 
 std::string KernelSymbol(const db::Workload& w) {
