@@ -26,6 +26,7 @@ PACKAGES=(
   libdlpack-dev          # DLTensor, the kernel C ABI's tensor descriptor
   clang-format           # formatting check run by the test command
   python3                # small helper scripts in tests
+  openssl                # certificates for the TLS test
 )
 
 missing=()
