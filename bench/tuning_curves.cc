@@ -54,7 +54,7 @@ absl::StatusOr<Table> Sweep(const tuner::TuneTask& task, tuner::Measurer& measur
     std::vector<int64_t> batch;
     for (int64_t i = start; i < std::min(n, start + kBatch); ++i) batch.push_back(i);
     auto builds = tuner::BuildAll(task, batch, threads);
-    auto results = measurer.Measure(builds, reference);
+    auto results = measurer.Measure(builds, reference, {});
     if (!results.ok()) return results.status();
     for (size_t i = 0; i < batch.size(); ++i) table[batch[i]] = tuner::ResultCost((*results)[i]);
     std::fprintf(stderr, "\r  sweep %s: %lld/%lld configs   ", task.workload.ToString().c_str(),
