@@ -126,8 +126,11 @@ class Conv2dNchwcTemplate : public Template {
     schedule::Stage& pi = s[packed_in];
     TF_ASSIGN_OR_RETURN_SCHED(pif, pi.Fuse(pi.axis(0), pi.axis(1)), tmpl);
     if (parallel) TF_RETURN_IF_SCHED_ERROR(pi.Parallel(pif), tmpl);
+    // Weight packing is a blocked transpose: per (ko, co) block read kb rows of cb·R·S
+    // contiguous weights and write the kb × cb·R·S tile, which stays in L1.
     schedule::Stage& pw = s[packed_w];
-    TF_RETURN_IF_SCHED_ERROR(pw.Vectorize(pw.axis(5)), tmpl);
+    TF_RETURN_IF_SCHED_ERROR(
+        pw.Reorder({pw.axis(0), pw.axis(1), pw.axis(5), pw.axis(4), pw.axis(2), pw.axis(3)}), tmpl);
     if (parallel) TF_RETURN_IF_SCHED_ERROR(pw.Parallel(pw.axis(0)), tmpl);
     schedule::Stage& o = s[out];
     TF_ASSIGN_OR_RETURN_SCHED(of, o.Fuse(o.axis(0), o.axis(1)), tmpl);
