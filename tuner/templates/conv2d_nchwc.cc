@@ -5,6 +5,12 @@
 // kb channels are one vector, each input element a broadcast — and is unpacked to NCHW at the
 // end. Knobs: the channel blocks cb and kb, the output row block owb, unrolling of the kernel
 // window and parallelism.
+//
+// conv2d_nchwc_packed is the same computation with the weights arriving already packed as
+// [K/16][C/16][R][S][16 in][16 out] (cb = kb = 16), the way a compiler pre-packs constant
+// weights once (TVM's alter-layout) and the way oneDNN is given its preferred weight format:
+// the per-call weight transform disappears from the kernel.
+#include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/conv_common.h"
 #include "tuner/templates/registry.h"
@@ -17,21 +23,33 @@ using ir::Expr;
 using ir::Var;
 using te::Tensor;
 
-class Conv2dNchwcTemplate : public Template {
+class NchwcTemplate : public Template {
  public:
-  std::string name() const override { return "conv2d_nchwc"; }
+  // Block of the pre-packed weight layout.
+  static constexpr int64_t kPackedBlock = 16;
+
+  explicit NchwcTemplate(bool prepacked) : prepacked_(prepacked) {}
+  std::string name() const override { return prepacked_ ? "conv2d_nchwc_packed" : "conv2d_nchwc"; }
   std::string args_doc() const override { return "N,C,H,W,K,R,S,stride,pad"; }
 
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& a,
                                         ir::DataType dtype) const override {
-    return MakeConvWorkload(name(), a, dtype);
+    auto w = MakeConvWorkload(name(), a, dtype);
+    if (w.ok() && prepacked_ && (a[1] % kPackedBlock != 0 || a[4] % kPackedBlock != 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name(), ": input and output channels must be multiples of ", kPackedBlock,
+                       " (got C=", a[1], ", K=", a[4], ")"));
+    }
+    return w;
   }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target&,
                            ConfigSpace* space) const override {
     ConvShape sh = ConvShapeOf(w);
-    space->DefineSplit("tile_ic", sh.c, 2, SplitPolicy::kFactors, 16);
-    space->DefineSplit("tile_oc", sh.k, 2, SplitPolicy::kFactors, 32);
+    if (!prepacked_) {
+      space->DefineSplit("tile_ic", sh.c, 2, SplitPolicy::kFactors, 16);
+      space->DefineSplit("tile_oc", sh.k, 2, SplitPolicy::kFactors, 32);
+    }
     space->DefineSplit("tile_ow", sh.ow, 2, SplitPolicy::kFactors, 16);
     space->DefineAnnotate("unroll_kernel", {"none", "unroll"});
     space->DefineOther("parallel", {0, 1});
@@ -44,18 +62,41 @@ class Conv2dNchwcTemplate : public Template {
     auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
     DirectConv conv = MakeDirectConv(sh, w.dtype);
     const Tensor& input = conv.input;
-    const Tensor& weight = conv.weight;
+    const int64_t pb = kPackedBlock;
+    const Tensor weight = prepacked_ ? te::Placeholder({i32(sh.k / pb), i32(sh.c / pb), i32(sh.r),
+                                                        i32(sh.s), i32(pb), i32(pb)},
+                                                       w.dtype, "W")
+                                     : conv.weight;
     Instance inst;
     if (config == nullptr) {
-      // The reference: the plain NCHW direct convolution.
-      inst.args = {input, weight, conv.out};
-      auto sch = schedule::Schedule::Create({conv.out});
+      // The reference: the plain NCHW direct convolution (reading the packed weights in place
+      // for the pre-packed variant).
+      Tensor out = conv.out;
+      if (prepacked_) {
+        te::IterVar rc = te::ReduceAxis(i32(sh.c), "rc");
+        te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
+        te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
+        out = te::Compute(
+            {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
+            [&](const std::vector<Var>& i) {
+              Expr c = rc->var;
+              return te::Sum(
+                  conv.padded(i[0], c, i[2] * i32(sh.stride) + ry->var,
+                              i[3] * i32(sh.stride) + rx->var) *
+                      weight(ir::floordiv(i[1], i32(pb)), ir::floordiv(c, i32(pb)), ry->var,
+                             rx->var, ir::floormod(c, i32(pb)), ir::floormod(i[1], i32(pb))),
+                  {rc, ry, rx});
+            },
+            "O");
+      }
+      inst.args = {input, weight, out};
+      auto sch = schedule::Schedule::Create({out});
       if (!sch.ok()) return sch.status();
       inst.sch = std::move(*sch);
       return inst;
     }
-    const int64_t cb = config->Split("tile_ic")[1];
-    const int64_t kb = config->Split("tile_oc")[1];
+    const int64_t cb = prepacked_ ? pb : config->Split("tile_ic")[1];
+    const int64_t kb = prepacked_ ? pb : config->Split("tile_oc")[1];
     const int64_t owb = config->Split("tile_ow")[1];
     const int64_t hp = sh.h + 2 * sh.pad, wp = sh.w + 2 * sh.pad;
     Tensor packed_in = te::Compute(
@@ -68,12 +109,14 @@ class Conv2dNchwcTemplate : public Template {
           return ir::select(inside, input(i[0], c, y, x), Expr(0.0f));
         },
         "I_packed");
-    Tensor packed_w = te::Compute(
-        {i32(sh.k / kb), i32(sh.c / cb), i32(sh.r), i32(sh.s), i32(cb), i32(kb)},
-        [&](const std::vector<Var>& i) {
-          return weight(i[0] * i32(kb) + i[5], i[1] * i32(cb) + i[4], i[2], i[3]);
-        },
-        "W_packed");
+    Tensor packed_w =
+        prepacked_ ? weight
+                   : te::Compute(
+                         {i32(sh.k / kb), i32(sh.c / cb), i32(sh.r), i32(sh.s), i32(cb), i32(kb)},
+                         [&](const std::vector<Var>& i) {
+                           return weight(i[0] * i32(kb) + i[5], i[1] * i32(cb) + i[4], i[2], i[3]);
+                         },
+                         "W_packed");
     te::IterVar rco = te::ReduceAxis(i32(sh.c / cb), "rco");
     te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
     te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
@@ -126,20 +169,37 @@ class Conv2dNchwcTemplate : public Template {
     schedule::Stage& pi = s[packed_in];
     TF_ASSIGN_OR_RETURN_SCHED(pif, pi.Fuse(pi.axis(0), pi.axis(1)), tmpl);
     if (parallel) TF_RETURN_IF_SCHED_ERROR(pi.Parallel(pif), tmpl);
-    // Weight packing is a blocked transpose: per (ko, co) block read kb rows of cb·R·S
-    // contiguous weights and write the kb × cb·R·S tile, which stays in L1.
-    schedule::Stage& pw = s[packed_w];
-    TF_RETURN_IF_SCHED_ERROR(
-        pw.Reorder({pw.axis(0), pw.axis(1), pw.axis(5), pw.axis(4), pw.axis(2), pw.axis(3)}), tmpl);
-    if (parallel) TF_RETURN_IF_SCHED_ERROR(pw.Parallel(pw.axis(0)), tmpl);
+    if (!prepacked_) {
+      // Weight packing is a blocked transpose: per (ko, co) block read kb rows of cb·R·S
+      // contiguous weights and write the kb × cb·R·S tile, which stays in L1.
+      schedule::Stage& pw = s[packed_w];
+      TF_RETURN_IF_SCHED_ERROR(
+          pw.Reorder({pw.axis(0), pw.axis(1), pw.axis(5), pw.axis(4), pw.axis(2), pw.axis(3)}),
+          tmpl);
+      if (parallel) TF_RETURN_IF_SCHED_ERROR(pw.Parallel(pw.axis(0)), tmpl);
+    }
     schedule::Stage& o = s[out];
     TF_ASSIGN_OR_RETURN_SCHED(of, o.Fuse(o.axis(0), o.axis(1)), tmpl);
     if (parallel) TF_RETURN_IF_SCHED_ERROR(o.Parallel(of), tmpl);
     return inst;
   }
+
+ private:
+  bool prepacked_;
+};
+
+class Conv2dNchwcTemplate : public NchwcTemplate {
+ public:
+  Conv2dNchwcTemplate() : NchwcTemplate(/*prepacked=*/false) {}
+};
+
+class Conv2dNchwcPackedTemplate : public NchwcTemplate {
+ public:
+  Conv2dNchwcPackedTemplate() : NchwcTemplate(/*prepacked=*/true) {}
 };
 
 TF_REGISTER_TEMPLATE(Conv2dNchwcTemplate);
+TF_REGISTER_TEMPLATE(Conv2dNchwcPackedTemplate);
 
 }  // namespace
 }  // namespace tunefarm::tuner

@@ -71,19 +71,20 @@ TEST_P(TemplateTest, RandomConfigs_MatchReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTemplates, TemplateTest,
-                         ::testing::Values(Case{"dense", {24, 32, 20}}, Case{"dense", {7, 48, 33}},
-                                           Case{"batch_matmul", {3, 12, 16, 10}},
-                                           Case{"conv2d", {1, 6, 10, 12, 8, 3, 3, 1, 1}},
-                                           Case{"conv2d", {2, 4, 9, 9, 6, 3, 3, 2, 0}},
-                                           Case{"conv2d_nchwc", {1, 8, 10, 12, 16, 3, 3, 1, 1}},
-                                           Case{"conv2d_nchwc", {1, 4, 9, 9, 8, 3, 3, 2, 0}},
-                                           Case{"depthwise_conv2d", {1, 5, 11, 10, 3, 3, 1, 1}},
-                                           Case{"depthwise_conv2d", {2, 3, 12, 12, 5, 5, 2, 2}},
-                                           Case{"softmax", {6, 40}}, Case{"bias_relu", {12, 48}}),
-                         [](const auto& info) {
-                           return info.param.name + "_" + std::to_string(info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AllTemplates, TemplateTest,
+    ::testing::Values(Case{"dense", {24, 32, 20}}, Case{"dense", {7, 48, 33}},
+                      Case{"batch_matmul", {3, 12, 16, 10}},
+                      Case{"conv2d", {1, 6, 10, 12, 8, 3, 3, 1, 1}},
+                      Case{"conv2d", {2, 4, 9, 9, 6, 3, 3, 2, 0}},
+                      Case{"conv2d_nchwc", {1, 8, 10, 12, 16, 3, 3, 1, 1}},
+                      Case{"conv2d_nchwc", {1, 4, 9, 9, 8, 3, 3, 2, 0}},
+                      Case{"conv2d_nchwc_packed", {1, 32, 9, 10, 16, 3, 3, 1, 1}},
+                      Case{"conv2d_nchwc_packed", {1, 16, 8, 8, 32, 1, 1, 2, 0}},
+                      Case{"depthwise_conv2d", {1, 5, 11, 10, 3, 3, 1, 1}},
+                      Case{"depthwise_conv2d", {2, 3, 12, 12, 5, 5, 2, 2}},
+                      Case{"softmax", {6, 40}}, Case{"bias_relu", {12, 48}}),
+    [](const auto& info) { return info.param.name + "_" + std::to_string(info.index); });
 
 TEST(DenseTemplate, Reference_MatchesCppLoop) {
   auto t = *FindTemplate("dense");
@@ -109,6 +110,14 @@ TEST(Registry, BadSpecs_InvalidArgument) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeWorkload("dense", {4, 4, 4}, ir::DataType::Int(8)).status().code(),
             absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      MakeWorkload("conv2d_nchwc_packed", {1, 24, 8, 8, 16, 3, 3, 1, 1}, ir::DataType::Float(32))
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      MakeWorkload("conv2d", {1, 3, 4, 4, 8, 7, 7, 1, 1}, ir::DataType::Float(32)).status().code(),
+      absl::StatusCode::kInvalidArgument);  // 7x7 kernel on a 6x6 padded input.
 }
 
 }  // namespace
