@@ -79,8 +79,15 @@ class ModelBasedSearch : public SearchStrategy {
     }
     bool enough =
         static_cast<int>(train_x_.size()) >= options_.min_fit_points || !options_.history.x.empty();
-    if (added > 0 && enough) return Fit();
-    return absl::OkStatus();
+    if (added == 0 || !enough) return absl::OkStatus();
+    if (model_->trained()) {
+      size_t grown = train_x_.size() - fitted_size_;
+      double needed =
+          std::max<double>(options_.refit_min_new_points,
+                           options_.refit_growth * static_cast<double>(train_x_.size()));
+      if (static_cast<double>(grown) < needed) return absl::OkStatus();
+    }
+    return Fit();
   }
 
   std::string name() const override { return "xgb"; }
@@ -119,6 +126,7 @@ class ModelBasedSearch : public SearchStrategy {
     group.resize(x.size(), own_group_);
     if (x.empty()) return absl::OkStatus();
     if (absl::Status s = model_->Fit(x, cost, group); !s.ok()) return s;
+    fitted_size_ = train_x_.size();
     plan_stale_ = true;
     return absl::OkStatus();
   }
@@ -247,6 +255,8 @@ class ModelBasedSearch : public SearchStrategy {
   size_t width_ = 0;  // Feature length, fixed by the first successful call.
   int64_t feature_evals_ = 0;
 
+  // Training-set size at the last fit.
+  size_t fitted_size_ = 0;
   std::vector<std::vector<float>> train_x_;  // This workload's measured rows.
   std::vector<double> train_cost_;
 

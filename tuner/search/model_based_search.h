@@ -69,6 +69,11 @@ struct ModelSearchOptions {
   // Measured configs of this workload needed before the first fit. With transfer history the
   // model is fit on the history alone before the first batch.
   int min_fit_points = 64;
+  // After the first fit, refit only once the training set has grown by at least
+  // max(refit_min_new_points, refit_growth × its size) since the last fit (AutoTVM refits once
+  // per plan). 0 and 0: refit on every update.
+  int refit_min_new_points = 0;
+  double refit_growth = 0.0;
   // Cached feature vectors; the cache is cleared when it grows past this.
   int feature_cache_capacity = 1 << 18;
   TransferHistory history;
