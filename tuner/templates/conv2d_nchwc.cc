@@ -51,6 +51,9 @@ class NchwcTemplate : public Template {
       space->DefineSplit("tile_oc", sh.k, 2, SplitPolicy::kFactors, 32);
     }
     space->DefineSplit("tile_ow", sh.ow, 2, SplitPolicy::kFactors, 16);
+    // Output-channel blocks per register tile (each block one vector of kb channels).
+    space->DefineSplit("tile_ocb", sh.k / (prepacked_ ? kPackedBlock : 1), 2, SplitPolicy::kFactors,
+                       prepacked_ ? 4 : 1);
     space->DefineAnnotate("unroll_kernel", {"none", "unroll"});
     space->DefineOther("parallel", {0, 1});
     return absl::OkStatus();
@@ -148,18 +151,21 @@ class NchwcTemplate : public Template {
     TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(packed_out, "local"), tmpl);
     schedule::Stage& po = s[packed_out];
     TF_ASSIGN_OR_RETURN_SCHED(xs, po.Split(po.axis(3), owb), tmpl);
+    TF_ASSIGN_OR_RETURN_SCHED(ks, po.Split(po.axis(1), config->Split("tile_ocb")[1]), tmpl);
     TF_RETURN_IF_SCHED_ERROR(
-        po.Reorder({po.axis(0), po.axis(1), po.axis(2), xs.first, xs.second, po.axis(4)}), tmpl);
+        po.Reorder({po.axis(0), ks.first, po.axis(2), xs.first, ks.second, xs.second, po.axis(4)}),
+        tmpl);
     TF_RETURN_IF_SCHED_ERROR(po.Vectorize(po.axis(4)), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(f1, po.Fuse(po.axis(0), po.axis(1)), tmpl);
+    TF_ASSIGN_OR_RETURN_SCHED(f1, po.Fuse(po.axis(0), ks.first), tmpl);
     TF_ASSIGN_OR_RETURN_SCHED(f2, po.Fuse(f1, po.axis(2)), tmpl);
     if (parallel) TF_RETURN_IF_SCHED_ERROR(po.Parallel(f2), tmpl);
 
     schedule::Stage& l = s[local];
     TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(po, xs.first), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.reduce_axis(2),
-                                        l.reduce_axis(3), l.axis(3), l.axis(4)}),
+                                        l.reduce_axis(3), l.axis(1), l.axis(3), l.axis(4)}),
                              tmpl);
+    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(1)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(3)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Vectorize(l.axis(4)), tmpl);
     if (config->Annotate("unroll_kernel") == "unroll") {
