@@ -41,11 +41,7 @@ class BiasReluTemplate : public Template {
         {i32(w.args[0]), i32(w.args[1])},
         [&](const std::vector<Var>& i) { return ir::max(x(i[0], i[1]) + b(i[1]), Expr(0.0f)); },
         "Y");
-    Instance inst;
-    inst.args = {x, b, y};
-    auto sch_or = schedule::Schedule::Create({y});
-    if (!sch_or.ok()) return sch_or.status();
-    inst.sch = std::move(*sch_or);
+    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({x, b, y}), name());
     if (config == nullptr) return inst;
     schedule::Stage& ys = (*inst.sch)[y];
     const std::string tmpl = name();

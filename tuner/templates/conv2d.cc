@@ -44,11 +44,7 @@ class Conv2dTemplate : public Template {
     const Tensor& input = conv.input;
     const Tensor& padded = conv.padded;
     const Tensor& out = conv.out;
-    Instance inst;
-    inst.args = {input, conv.weight, out};
-    auto sch_or = schedule::Schedule::Create({out});
-    if (!sch_or.ok()) return sch_or.status();
-    inst.sch = std::move(*sch_or);
+    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, conv.weight, out}), name());
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;
     const std::string tmpl = name();

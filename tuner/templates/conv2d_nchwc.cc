@@ -70,7 +70,6 @@ class NchwcTemplate : public Template {
                                                         i32(sh.s), i32(pb), i32(pb)},
                                                        w.dtype, "W")
                                      : conv.weight;
-    Instance inst;
     if (config == nullptr) {
       // The reference: the plain NCHW direct convolution (reading the packed weights in place
       // for the pre-packed variant).
@@ -92,11 +91,7 @@ class NchwcTemplate : public Template {
             },
             "O");
       }
-      inst.args = {input, weight, out};
-      auto sch = schedule::Schedule::Create({out});
-      if (!sch.ok()) return sch.status();
-      inst.sch = std::move(*sch);
-      return inst;
+      return MakeInstance({input, weight, out});
     }
     const int64_t cb = prepacked_ ? pb : config->Split("tile_ic")[1];
     const int64_t kb = prepacked_ ? pb : config->Split("tile_oc")[1];
@@ -140,10 +135,7 @@ class NchwcTemplate : public Template {
                             ir::floormod(i[1], i32(kb)));
         },
         "O");
-    inst.args = {input, weight, out};
-    auto sch_or = schedule::Schedule::Create({out});
-    if (!sch_or.ok()) return sch_or.status();
-    inst.sch = std::move(*sch_or);
+    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, weight, out}), name());
     schedule::Schedule& s = *inst.sch;
     const std::string tmpl = name();
     const bool parallel = config->Other("parallel") != 0;

@@ -58,11 +58,7 @@ class DepthwiseConv2dTemplate : public Template {
               {ry, rx});
         },
         "O");
-    Instance inst;
-    inst.args = {input, weight, out};
-    auto sch_or = schedule::Schedule::Create({out});
-    if (!sch_or.ok()) return sch_or.status();
-    inst.sch = std::move(*sch_or);
+    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, weight, out}), name());
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;
     const std::string tmpl = name();

@@ -38,17 +38,12 @@ absl::StatusOr<Instance> InstantiateGemm(const std::string& name, int64_t batch,
     return idx;
   };
   const int off = batched ? 1 : 0;
-  Instance inst;
   if (config == nullptr) {
     Tensor c = te::Compute(
         shape({i32(m), i32(n)}),
         [&](const std::vector<Var>& i) { return te::Sum(a(at(i, off)) * w(at(i, off + 1)), {kk}); },
         "C");
-    inst.args = {a, w, c};
-    auto sch = schedule::Schedule::Create({c});
-    if (!sch.ok()) return sch.status();
-    inst.sch = std::move(*sch);
-    return inst;
+    return MakeInstance({a, w, c});
   }
 
   std::vector<int64_t> ty = config->Split("tile_y");
@@ -76,10 +71,8 @@ absl::StatusOr<Instance> InstantiateGemm(const std::string& name, int64_t batch,
         return te::Sum(a(at(i, off)) * packed(pidx), {kk});
       },
       "C");
-  inst.args = {a, w, c};
-  auto sch_or = schedule::Schedule::Create({c});
-  if (!sch_or.ok()) return sch_or.status();
-  schedule::Schedule& s = **sch_or;
+  TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({a, w, c}), name);
+  schedule::Schedule& s = *inst.sch;
 
   TF_ASSIGN_OR_RETURN_SCHED(cc, s.CacheWrite(c, "local"), name);
   schedule::Stage& cs = s[c];
@@ -120,7 +113,6 @@ absl::StatusOr<Instance> InstantiateGemm(const std::string& name, int64_t batch,
   schedule::Stage& ps = s[packed];
   TF_RETURN_IF_SCHED_ERROR(ps.Vectorize(ps.axis(off + 2)), name);
   if (parallel) TF_RETURN_IF_SCHED_ERROR(ps.Parallel(ps.axis(off)), name);
-  inst.sch = std::move(*sch_or);
   return inst;
 }
 

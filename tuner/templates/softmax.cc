@@ -54,11 +54,7 @@ class SoftmaxTemplate : public Template {
     Tensor y = te::Compute(
         {i32(m), i32(n)}, [&](const std::vector<Var>& i) { return e(i[0], i[1]) / sum(i[0]); },
         "Y");
-    Instance inst;
-    inst.args = {x, y};
-    auto sch_or = schedule::Schedule::Create({y});
-    if (!sch_or.ok()) return sch_or.status();
-    inst.sch = std::move(*sch_or);
+    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({x, y}), name());
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;
     const std::string tmpl = name();

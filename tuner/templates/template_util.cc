@@ -38,6 +38,16 @@ absl::Status CheckDtype(const std::string& template_name, ir::DataType dtype,
                                                  " (supported: ", absl::StrJoin(names, ", "), ")"));
 }
 
+absl::StatusOr<Instance> MakeInstance(std::vector<te::Tensor> args) {
+  if (args.empty()) return absl::InvalidArgumentError("an instance needs tensors");
+  auto sch = schedule::Schedule::Create({args.back()});
+  if (!sch.ok()) return sch.status();
+  Instance inst;
+  inst.args = std::move(args);
+  inst.sch = *std::move(sch);
+  return inst;
+}
+
 absl::Status ScheduleError(const std::string& template_name, const absl::Status& s) {
   return absl::InternalError(
       absl::StrCat("template ", template_name, " built an invalid schedule: ", s.message()));

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "compiler/ir/type.h"
 #include "compiler/schedule/schedule.h"
+#include "tuner/templates/template.h"
 
 namespace tunefarm::tuner {
 
@@ -18,6 +19,10 @@ absl::Status CheckArgs(const std::string& template_name, const std::vector<int64
 // InvalidArgument unless dtype is one of `supported`.
 absl::Status CheckDtype(const std::string& template_name, ir::DataType dtype,
                         const std::vector<ir::DataType>& supported);
+
+// The instance of a program whose output is the last of `args` (inputs first), with a fresh
+// schedule. InvalidArgument: as schedule::Schedule::Create.
+absl::StatusOr<Instance> MakeInstance(std::vector<te::Tensor> args);
 
 // Converts a failed schedule primitive into the template's error: a template whose config
 // produces an invalid schedule is a bug in the template, reported as Internal with context.
