@@ -1,6 +1,7 @@
 #include "tracker/tracker_core.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -434,17 +435,22 @@ void TrackerCore::RequeueAllOfWorkerLocked(Worker& worker) {
 
 std::string TrackerCore::PopNextLocked(KeyQueue& queue, const std::string& key,
                                        const std::string& worker_id) {
-  bool other_worker = false;
-  for (const auto& [id, w] : workers_) {
-    if (id != worker_id && !w.lost && !w.noisy && w.device.key() == key) {
-      other_worker = true;
-      break;
-    }
-  }
+  // Whether another worker could take a request that avoids this one; computed only when such
+  // a request comes up, so ordinary dispatch does not scan the workers.
+  std::optional<bool> other_worker;
   auto eligible = [&](const std::string& request_id) {
-    if (!other_worker) return true;
     auto it = tasks_.find(request_id);
-    return it == tasks_.end() || it->second.request.avoid_worker_id() != worker_id;
+    if (it == tasks_.end() || it->second.request.avoid_worker_id() != worker_id) return true;
+    if (!other_worker.has_value()) {
+      other_worker = false;
+      for (const auto& [id, w] : workers_) {
+        if (id != worker_id && !w.lost && !w.noisy && w.device.key() == key) {
+          other_worker = true;
+          break;
+        }
+      }
+    }
+    return !*other_worker;
   };
   JobQueue* best = nullptr;
   std::deque<std::string>::iterator best_it;
