@@ -67,11 +67,15 @@ namespace tunefarm::tuner {
 std::optional<v1::DeviceDescription> TrackerMeasurer::Describe(const std::string& worker_id) {
   auto it = devices_.find(worker_id);
   if (it == devices_.end()) {
+    // One farm summary per worker never seen before; unknown workers are remembered as such so
+    // recording a batch does not ask the tracker once per record.
     auto summary = client_->Summary();
-    if (!summary.ok()) return std::nullopt;
-    for (const v1::DeviceStatus& d : summary->device_status()) devices_[d.worker_id()] = d.device();
-    it = devices_.find(worker_id);
-    if (it == devices_.end()) return std::nullopt;
+    if (summary.ok()) {
+      for (const v1::DeviceStatus& d : summary->device_status()) {
+        devices_[d.worker_id()] = d.device();
+      }
+    }
+    it = devices_.emplace(worker_id, std::nullopt).first;
   }
   return it->second;
 }

@@ -67,7 +67,8 @@ class TrackerMeasurer : public Measurer {
   std::optional<v1::DeviceDescription> Describe(const std::string& worker_id) override;
 
  private:
-  std::map<std::string, v1::DeviceDescription> devices_;
+  // Worker id -> its description (nullopt: not in the farm summary when asked).
+  std::map<std::string, std::optional<v1::DeviceDescription>> devices_;
   TrackerClient* client_;
   TrackerMeasurerOptions options_;
   // Makes request ids unique across tracker restarts and concurrent tuners.
