@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/abi/kernel_abi.h"
+#include "compiler/codegen/llvm_emitter.h"
 #include "compiler/codegen/llvm_init.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_util.h"
@@ -82,47 +83,14 @@ class FreeUses : public ir::IRVisitor {
   absl::flat_hash_set<const ir::BufferNode*> allocated_, seen_bufs_;
 };
 
-class CodeGen {
+class CpuEmitter : public LLVMEmitter {
  public:
-  CodeGen(llvm::Module* m, llvm::TargetMachine& tm)
-      : ctx_(m->getContext()), m_(m), tm_(tm), b_(m->getContext()) {
-    llvm::FastMathFlags fmf;
-    fmf.setAllowContract(true);
-    b_.setFastMathFlags(fmf);
-  }
+  using LLVMEmitter::LLVMEmitter;
 
   absl::Status AddFunction(const lower::LoweredFunc& f);
   void AddNamesFunction(const std::vector<std::string>& names);
 
  private:
-  llvm::Type* LLVMType(DataType t) {
-    llvm::Type* e = nullptr;
-    switch (t.code) {
-      case DataType::Code::kInt:
-      case DataType::Code::kUInt:
-        e = llvm::IntegerType::get(ctx_, t.bits);
-        break;
-      case DataType::Code::kBool:
-        e = b_.getInt1Ty();
-        break;
-      case DataType::Code::kFloat:
-        e = t.bits == 16 ? b_.getHalfTy() : t.bits == 64 ? b_.getDoubleTy() : b_.getFloatTy();
-        break;
-      case DataType::Code::kHandle:
-        e = b_.getPtrTy();
-        break;
-    }
-    return t.lanes > 1 ? llvm::FixedVectorType::get(e, t.lanes) : e;
-  }
-  // Element type used in memory (bool is stored as a byte).
-  llvm::Type* StorageType(DataType t) {
-    return t.is_bool() ? b_.getInt8Ty() : LLVMType(t.element_of());
-  }
-
-  void Fail(absl::Status s) {
-    if (status_.ok()) status_ = std::move(s);
-  }
-
   void SetAttributes(llvm::Function* fn) {
     fn->addFnAttr("target-cpu", tm_.getTargetCPU());
     fn->addFnAttr("target-features", tm_.getTargetFeatureString());
@@ -151,33 +119,16 @@ class CodeGen {
     b_.SetInsertPoint(next);
   }
 
-  llvm::Value* Emit(const Expr& e);
-  llvm::Value* EmitBinary(const ir::BinaryNode* op);
-  llvm::Value* EmitCast(DataType to, DataType from, llvm::Value* v);
-  llvm::Value* EmitCall(const ir::CallNode* op);
-  llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index);
-  llvm::Value* EmitLoad(const ir::LoadNode* op);
-  void EmitStore(const ir::StoreNode* op);
-  void Emit(const Stmt& s);
-  void EmitFor(const ir::ForNode* op);
-  void EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body);
+  void EmitFor(const ir::ForNode* op) override;
   void EmitParallelFor(const ir::ForNode* op);
-  void EmitAllocate(const ir::AllocateNode* op);
+  void EmitAllocate(const ir::AllocateNode* op) override;
 
-  llvm::LLVMContext& ctx_;
-  llvm::Module* m_;
-  llvm::TargetMachine& tm_;
-  llvm::IRBuilder<> b_;
-  llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* alloca_block_ = nullptr;
   llvm::Value* err_slot_ = nullptr;  // i32* the kernel returns at the end.
-  absl::flat_hash_map<const ir::VarNode*, llvm::Value*> vars_;
-  absl::flat_hash_map<const ir::BufferNode*, llvm::Value*> bufs_;
-  absl::Status status_;
   int parallel_count_ = 0;
 };
 
-absl::Status CodeGen::AddFunction(const lower::LoweredFunc& f) {
+absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::Type* ptr = b_.getPtrTy();
   auto* fty = llvm::FunctionType::get(i32, {ptr, i32}, false);
@@ -268,7 +219,7 @@ absl::Status CodeGen::AddFunction(const lower::LoweredFunc& f) {
   return absl::OkStatus();
 }
 
-void CodeGen::AddNamesFunction(const std::vector<std::string>& names) {
+void CpuEmitter::AddNamesFunction(const std::vector<std::string>& names) {
   auto* fty = llvm::FunctionType::get(b_.getPtrTy(), {}, false);
   auto* fn =
       llvm::Function::Create(fty, llvm::Function::ExternalLinkage, TF_KERNEL_NAMES_SYMBOL, m_);
@@ -279,343 +230,7 @@ void CodeGen::AddNamesFunction(const std::vector<std::string>& names) {
   b_.CreateRet(str);
 }
 
-llvm::Value* CodeGen::Emit(const Expr& e) {
-  switch (e->kind) {
-    case ir::ExprKind::kIntImm: {
-      const auto* op = e.as<ir::IntImmNode>();
-      return llvm::ConstantInt::get(LLVMType(op->type), op->value, /*isSigned=*/true);
-    }
-    case ir::ExprKind::kFloatImm: {
-      const auto* op = e.as<ir::FloatImmNode>();
-      return llvm::ConstantFP::get(LLVMType(op->type), op->value);
-    }
-    case ir::ExprKind::kVar: {
-      auto it = vars_.find(e.as<ir::VarNode>());
-      if (it == vars_.end()) {
-        Fail(absl::InternalError(
-            absl::StrCat("codegen: unbound variable '", e.as<ir::VarNode>()->name, "'")));
-        return llvm::UndefValue::get(LLVMType(e.type()));
-      }
-      return it->second;
-    }
-    case ir::ExprKind::kBinary:
-      return EmitBinary(e.as<ir::BinaryNode>());
-    case ir::ExprKind::kNot:
-      return b_.CreateNot(Emit(e.as<ir::NotNode>()->a));
-    case ir::ExprKind::kSelect: {
-      const auto* op = e.as<ir::SelectNode>();
-      llvm::Value* c = Emit(op->cond);
-      if (op->type.is_scalar() &&
-          (ir::ContainsLoad(op->true_value) || ir::ContainsLoad(op->false_value))) {
-        // Evaluate only the chosen side: the other may read out of bounds (padding).
-        llvm::BasicBlock* tb = llvm::BasicBlock::Create(ctx_, "sel_true", fn_);
-        llvm::BasicBlock* fb = llvm::BasicBlock::Create(ctx_, "sel_false", fn_);
-        llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "sel_done", fn_);
-        b_.CreateCondBr(c, tb, fb);
-        b_.SetInsertPoint(tb);
-        llvm::Value* tv = Emit(op->true_value);
-        llvm::BasicBlock* tend = b_.GetInsertBlock();
-        b_.CreateBr(done);
-        b_.SetInsertPoint(fb);
-        llvm::Value* fv = Emit(op->false_value);
-        llvm::BasicBlock* fend = b_.GetInsertBlock();
-        b_.CreateBr(done);
-        b_.SetInsertPoint(done);
-        llvm::PHINode* phi = b_.CreatePHI(tv->getType(), 2);
-        phi->addIncoming(tv, tend);
-        phi->addIncoming(fv, fend);
-        return phi;
-      }
-      return b_.CreateSelect(c, Emit(op->true_value), Emit(op->false_value));
-    }
-    case ir::ExprKind::kCast: {
-      const auto* op = e.as<ir::CastNode>();
-      return EmitCast(op->type, op->value.type(), Emit(op->value));
-    }
-    case ir::ExprKind::kCall:
-      return EmitCall(e.as<ir::CallNode>());
-    case ir::ExprKind::kLoad:
-      return EmitLoad(e.as<ir::LoadNode>());
-    case ir::ExprKind::kRamp: {
-      const auto* op = e.as<ir::RampNode>();
-      llvm::Value* base = b_.CreateVectorSplat(op->lanes, Emit(op->base));
-      llvm::Value* stride = b_.CreateVectorSplat(op->lanes, Emit(op->stride));
-      std::vector<llvm::Constant*> lanes;
-      for (int i = 0; i < op->lanes; ++i) {
-        lanes.push_back(llvm::ConstantInt::get(LLVMType(op->base.type()), i));
-      }
-      return b_.CreateAdd(base, b_.CreateMul(stride, llvm::ConstantVector::get(lanes)));
-    }
-    case ir::ExprKind::kBroadcast: {
-      const auto* op = e.as<ir::BroadcastNode>();
-      return b_.CreateVectorSplat(op->lanes, Emit(op->value));
-    }
-    case ir::ExprKind::kLet: {
-      const auto* op = e.as<ir::LetNode>();
-      vars_[op->var.get()] = Emit(op->value);
-      return Emit(op->body);
-    }
-    case ir::ExprKind::kReduce:
-      Fail(absl::InvalidArgumentError("codegen: a reduction survived lowering"));
-      return llvm::UndefValue::get(LLVMType(e.type()));
-  }
-  return nullptr;
-}
-
-llvm::Value* CodeGen::EmitBinary(const ir::BinaryNode* op) {
-  llvm::Value* a = Emit(op->a);
-  llvm::Value* b = Emit(op->b);
-  DataType t = op->a.type();
-  bool f = t.is_float();
-  bool u = t.is_uint() || t.is_bool();
-  switch (op->op) {
-    case ir::BinaryOp::kAdd:
-      return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, !u);
-    case ir::BinaryOp::kSub:
-      return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, !u);
-    case ir::BinaryOp::kMul:
-      return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, !u);
-    case ir::BinaryOp::kDiv:
-      return f ? b_.CreateFDiv(a, b) : u ? b_.CreateUDiv(a, b) : b_.CreateSDiv(a, b);
-    case ir::BinaryOp::kMod:
-      return f ? b_.CreateFRem(a, b) : u ? b_.CreateURem(a, b) : b_.CreateSRem(a, b);
-    case ir::BinaryOp::kFloorDiv: {
-      if (f) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
-      if (u) return b_.CreateUDiv(a, b);
-      llvm::Value* q = b_.CreateSDiv(a, b);
-      llvm::Value* r = b_.CreateSRem(a, b);
-      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust =
-          b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-      return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(a->getType(), 1)), q);
-    }
-    case ir::BinaryOp::kFloorMod: {
-      if (f) {
-        llvm::Value* q = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
-        return b_.CreateFSub(a, b_.CreateFMul(q, b));
-      }
-      if (u) return b_.CreateURem(a, b);
-      llvm::Value* r = b_.CreateSRem(a, b);
-      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust =
-          b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
-    }
-    case ir::BinaryOp::kMin:
-      if (f) return b_.CreateMinNum(a, b);
-      return b_.CreateSelect(u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), a, b);
-    case ir::BinaryOp::kMax:
-      if (f) return b_.CreateMaxNum(a, b);
-      return b_.CreateSelect(u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b), a, b);
-    case ir::BinaryOp::kEQ:
-      return f ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
-    case ir::BinaryOp::kNE:
-      return f ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
-    case ir::BinaryOp::kLT:
-      return f ? b_.CreateFCmpOLT(a, b) : u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
-    case ir::BinaryOp::kLE:
-      return f ? b_.CreateFCmpOLE(a, b) : u ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
-    case ir::BinaryOp::kGT:
-      return f ? b_.CreateFCmpOGT(a, b) : u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
-    case ir::BinaryOp::kGE:
-      return f ? b_.CreateFCmpOGE(a, b) : u ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
-    case ir::BinaryOp::kAnd:
-      return b_.CreateAnd(a, b);
-    case ir::BinaryOp::kOr:
-      return b_.CreateOr(a, b);
-  }
-  return nullptr;
-}
-
-llvm::Value* CodeGen::EmitCast(DataType to, DataType from, llvm::Value* v) {
-  llvm::Type* ty = LLVMType(to);
-  if (to.is_bool()) {
-    if (from.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
-    return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
-  }
-  if (from.is_float() && to.is_float()) return b_.CreateFPCast(v, ty);
-  if (from.is_float()) return to.is_uint() ? b_.CreateFPToUI(v, ty) : b_.CreateFPToSI(v, ty);
-  bool from_signed = from.is_int();
-  if (to.is_float()) return from_signed ? b_.CreateSIToFP(v, ty) : b_.CreateUIToFP(v, ty);
-  return b_.CreateIntCast(v, ty, from_signed);
-}
-
-llvm::Value* CodeGen::EmitCall(const ir::CallNode* op) {
-  if (op->name == "likely") return Emit(op->args[0]);
-  std::vector<llvm::Value*> args;
-  for (const Expr& a : op->args) args.push_back(Emit(a));
-  if (!op->type.is_float()) {
-    Fail(absl::InvalidArgumentError(
-        absl::StrCat("codegen: ", op->name, " needs a float argument, got ", op->type.ToString())));
-    return llvm::UndefValue::get(LLVMType(op->type));
-  }
-  llvm::Type* ty = args[0]->getType();
-  llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
-  if (op->name == "exp") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, args[0]);
-  if (op->name == "log") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, args[0]);
-  if (op->name == "sqrt") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
-  if (op->name == "fabs") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
-  if (op->name == "pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args[0], args[1]);
-  if (op->name == "sigmoid") {
-    llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(args[0]));
-    return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
-  }
-  if (op->name == "tanh") {
-    // tanh(x) = 1 - 2 / (exp(2x) + 1), exact at the saturated ends.
-    llvm::Value* two = llvm::ConstantFP::get(ty, 2.0);
-    llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFMul(two, args[0]));
-    return b_.CreateFSub(one, b_.CreateFDiv(two, b_.CreateFAdd(e, one)));
-  }
-  Fail(absl::InvalidArgumentError(absl::StrCat("codegen: unknown intrinsic '", op->name, "'")));
-  return llvm::UndefValue::get(LLVMType(op->type));
-}
-
-llvm::Value* CodeGen::Address(const ir::BufferNode* buf, llvm::Value* index) {
-  auto it = bufs_.find(buf);
-  if (it == bufs_.end()) {
-    Fail(absl::InternalError(absl::StrCat("codegen: buffer '", buf->name, "' is not in scope")));
-    return llvm::ConstantPointerNull::get(b_.getPtrTy());
-  }
-  return b_.CreateInBoundsGEP(StorageType(buf->dtype), it->second, index);
-}
-
-llvm::Value* CodeGen::EmitLoad(const ir::LoadNode* op) {
-  if (op->indices.size() != 1) {
-    Fail(absl::InternalError("codegen: load is not flattened"));
-    return llvm::UndefValue::get(LLVMType(op->type));
-  }
-  llvm::Type* elem = StorageType(op->buffer->dtype);
-  const Expr& index = op->indices[0];
-  auto fix_bool = [&](llvm::Value* v) {
-    return op->buffer->dtype.is_bool() ? b_.CreateTrunc(v, LLVMType(op->type)) : v;
-  };
-  if (op->type.is_scalar()) {
-    return fix_bool(b_.CreateLoad(elem, Address(op->buffer.get(), Emit(index))));
-  }
-  const auto* ramp = index.as<ir::RampNode>();
-  const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
-  llvm::Type* vty = llvm::FixedVectorType::get(elem, op->type.lanes);
-  if (stride != nullptr && *stride == 1) {
-    auto* ld = b_.CreateAlignedLoad(vty, Address(op->buffer.get(), Emit(ramp->base)),
-                                    llvm::Align(op->buffer->dtype.bytes()));
-    return fix_bool(ld);
-  }
-  // Gather lane by lane.
-  llvm::Value* idx = Emit(index);
-  llvm::Value* out = llvm::UndefValue::get(vty);
-  for (int i = 0; i < op->type.lanes; ++i) {
-    llvm::Value* li = b_.CreateExtractElement(idx, i);
-    out = b_.CreateInsertElement(out, b_.CreateLoad(elem, Address(op->buffer.get(), li)), i);
-  }
-  return fix_bool(out);
-}
-
-void CodeGen::EmitStore(const ir::StoreNode* op) {
-  if (op->indices.size() != 1) {
-    Fail(absl::InternalError("codegen: store is not flattened"));
-    return;
-  }
-  llvm::Value* value = Emit(op->value);
-  if (op->buffer->dtype.is_bool())
-    value = b_.CreateZExt(value,
-                          value->getType()->isVectorTy()
-                              ? llvm::FixedVectorType::get(b_.getInt8Ty(), op->value.type().lanes)
-                              : static_cast<llvm::Type*>(b_.getInt8Ty()));
-  const Expr& index = op->indices[0];
-  if (op->value.type().is_scalar()) {
-    b_.CreateStore(value, Address(op->buffer.get(), Emit(index)));
-    return;
-  }
-  const auto* ramp = index.as<ir::RampNode>();
-  const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
-  if (stride != nullptr && *stride == 1) {
-    b_.CreateAlignedStore(value, Address(op->buffer.get(), Emit(ramp->base)),
-                          llvm::Align(op->buffer->dtype.bytes()));
-    return;
-  }
-  llvm::Value* idx = Emit(index);
-  for (int i = 0; i < op->value.type().lanes; ++i) {
-    b_.CreateStore(b_.CreateExtractElement(value, i),
-                   Address(op->buffer.get(), b_.CreateExtractElement(idx, i)));
-  }
-}
-
-void CodeGen::Emit(const Stmt& s) {
-  if (!s.defined() || !status_.ok()) return;
-  switch (s->kind) {
-    case ir::StmtKind::kLetStmt: {
-      const auto* op = s.as<ir::LetStmtNode>();
-      vars_[op->var.get()] = Emit(op->value);
-      Emit(op->body);
-      return;
-    }
-    case ir::StmtKind::kFor:
-      EmitFor(s.as<ir::ForNode>());
-      return;
-    case ir::StmtKind::kIfThenElse: {
-      const auto* op = s.as<ir::IfThenElseNode>();
-      llvm::Value* c = Emit(op->cond);
-      llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "then", fn_);
-      llvm::BasicBlock* else_bb =
-          op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "else", fn_) : nullptr;
-      llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "endif", fn_);
-      b_.CreateCondBr(c, then_bb, else_bb != nullptr ? else_bb : done);
-      b_.SetInsertPoint(then_bb);
-      Emit(op->then_case);
-      b_.CreateBr(done);
-      if (else_bb != nullptr) {
-        b_.SetInsertPoint(else_bb);
-        Emit(op->else_case);
-        b_.CreateBr(done);
-      }
-      b_.SetInsertPoint(done);
-      return;
-    }
-    case ir::StmtKind::kAllocate:
-      EmitAllocate(s.as<ir::AllocateNode>());
-      return;
-    case ir::StmtKind::kStore:
-      EmitStore(s.as<ir::StoreNode>());
-      return;
-    case ir::StmtKind::kEvaluate: {
-      const auto* op = s.as<ir::EvaluateNode>();
-      if (ir::AsConstInt(op->value) == nullptr) Emit(op->value);
-      return;
-    }
-    case ir::StmtKind::kSeq:
-      for (const Stmt& c : s.as<ir::SeqNode>()->stmts) Emit(c);
-      return;
-  }
-}
-
-void CodeGen::EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body) {
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for_" + var.name(), fn_);
-  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx_, "body_" + var.name(), fn_);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "end_" + var.name(), fn_);
-  b_.CreateBr(header);
-  b_.SetInsertPoint(header);
-  llvm::PHINode* phi = b_.CreatePHI(begin->getType(), 2, var.name());
-  phi->addIncoming(begin, pre);
-  b_.CreateCondBr(b_.CreateICmpSLT(phi, end), body_bb, exit);
-  b_.SetInsertPoint(body_bb);
-  llvm::Value* saved = vars_.contains(var.get()) ? vars_[var.get()] : nullptr;
-  vars_[var.get()] = phi;
-  Emit(body);
-  llvm::Value* next = b_.CreateAdd(phi, llvm::ConstantInt::get(phi->getType(), 1), "", false, true);
-  phi->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateBr(header);
-  b_.SetInsertPoint(exit);
-  if (saved != nullptr) {
-    vars_[var.get()] = saved;
-  } else {
-    vars_.erase(var.get());
-  }
-}
-
-void CodeGen::EmitFor(const ir::ForNode* op) {
+void CpuEmitter::EmitFor(const ir::ForNode* op) {
   if (op->for_kind == ir::ForKind::kThreadBinding) {
     Fail(absl::InvalidArgumentError(
         absl::StrCat("loop '", op->var.name(), "' is bound to ", op->thread_tag,
@@ -631,7 +246,7 @@ void CodeGen::EmitFor(const ir::ForNode* op) {
   EmitLoop(op->var, begin, end, op->body);
 }
 
-void CodeGen::EmitParallelFor(const ir::ForNode* op) {
+void CpuEmitter::EmitParallelFor(const ir::ForNode* op) {
   FreeUses uses;
   uses.Visit(op->body);
   std::vector<const ir::VarNode*> vars;
@@ -717,7 +332,7 @@ void CodeGen::EmitParallelFor(const ir::ForNode* op) {
   b_.CreateCall(gomp, {outlined, closure, b_.getInt32(0), b_.getInt32(0)});
 }
 
-void CodeGen::EmitAllocate(const ir::AllocateNode* op) {
+void CpuEmitter::EmitAllocate(const ir::AllocateNode* op) {
   const ir::BufferNode& buf = *op->buffer;
   std::vector<Expr> strides = lower::BufferStrides(buf, {});
   int64_t elems = 1;
@@ -759,24 +374,6 @@ void CodeGen::EmitAllocate(const ir::AllocateNode* op) {
   b_.SetInsertPoint(done);
 }
 
-void Optimize(llvm::Module& m, llvm::TargetMachine& tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions pto;
-  pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
-  llvm::PassBuilder pb(&tm, pto);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(m, mam);
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Target& target) {
@@ -805,7 +402,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
   auto module = std::make_unique<llvm::Module>("tunefarm", context);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
-  CodeGen cg(module.get(), tm);
+  CpuEmitter cg(module.get(), tm);
   std::set<std::string> names;
   std::vector<std::string> ordered;
   for (const lower::LoweredFunc& f : funcs) {
@@ -816,7 +413,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     if (absl::Status s = cg.AddFunction(f); !s.ok()) return s;
   }
   cg.AddNamesFunction(ordered);
-  Optimize(*module, tm);
+  OptimizeModule(*module, tm);
   return module;
 }
 

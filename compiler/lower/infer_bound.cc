@@ -156,6 +156,13 @@ absl::StatusOr<std::vector<const schedule::Stage*>> AttachedReaders(const schedu
   return readers;
 }
 
+// Whether a buffer of `scope` is shared by the GPU threads that differ in index `tag`.
+bool SharedAcrossTag(const std::string& scope, const std::string& tag) {
+  if (tag.rfind("threadIdx.", 0) == 0) return scope == "shared" || scope == "global";
+  if (tag.rfind("blockIdx.", 0) == 0) return scope == "global";
+  return false;
+}
+
 absl::StatusOr<RootDomain> FullDomain(const te::OperationNode* op, const ir::VarMap& bindings) {
   RootDomain dom;
   for (size_t d = 0; d < op->shape.size(); ++d) {
@@ -196,6 +203,22 @@ absl::StatusOr<Domains> InferBound(const schedule::Schedule& sch, const Bodies& 
       for (const te::IterVar& leaf : parent.leaf_ivars()) {
         if (inside) relax[leaf->var.get()] = ploops->extent.at(leaf.get());
         if (leaf == stage.attach().ivar) inside = true;
+      }
+      // A buffer shared by a group of GPU threads holds the region of the whole group: the
+      // consumers' loops bound to the indices inside that group are relaxed too, at any depth
+      // of the attach chain ("shared": every threadIdx; "global": blockIdx as well).
+      if (stage.scope() != "local") {
+        for (const schedule::Stage* anc = &parent; anc != nullptr;
+             anc = anc->attach().kind == schedule::Attach::Kind::kScope ? anc->attach().stage
+                                                                        : nullptr) {
+          auto aloops = anc == &parent ? ploops : MakeStageLoops(*anc, out.at(anc->op()), bindings);
+          if (!aloops.ok()) return aloops.status();
+          for (const te::IterVar& leaf : anc->leaf_ivars()) {
+            if (SharedAcrossTag(stage.scope(), anc->attr(leaf).thread_tag)) {
+              relax[leaf->var.get()] = aloops->extent.at(leaf.get());
+            }
+          }
+        }
       }
       // Accesses of every reader in the parent's leaf variables (a sibling reader's own loops
       // are relaxed too: its whole nest runs inside the attach point).

@@ -7,6 +7,7 @@
 #include "compiler/ir/ir_printer.h"
 #include "compiler/lower/infer_bound.h"
 #include "compiler/lower/inline_stages.h"
+#include "compiler/lower/insert_barriers.h"
 #include "compiler/lower/loop_partition.h"
 #include "compiler/lower/schedule_ops.h"
 #include "compiler/lower/simplify.h"
@@ -103,6 +104,8 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::Schedule& sch,
   }
   s = Simplify(StorageFlatten(s, bindings));
   dump("storage_flatten", s);
+  s = InsertBarriers(s);
+  dump("insert_barriers", s);
   s = VectorizeLoops(s);
   dump("vectorize_loops", s);
   s = UnrollLoops(s, options.auto_unroll_max_step);

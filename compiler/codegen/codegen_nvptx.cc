@@ -1,0 +1,346 @@
+#include "compiler/codegen/codegen_nvptx.h"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/codegen/llvm_emitter.h"
+#include "compiler/codegen/llvm_init.h"
+#include "compiler/ir/ir_util.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/lower/insert_barriers.h"
+#include "compiler/lower/storage_flatten.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetOptions.h"
+
+namespace tunefarm::codegen {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+
+constexpr unsigned kGlobalSpace = 1;
+constexpr unsigned kSharedSpace = 3;
+// Highest PTX ISA LLVM 16 emits; ptxas and drivers from CUDA 11.8 on accept it.
+constexpr char kPtxFeature[] = "+ptx78";
+
+// The largest n such that `e` is provably a multiple of n (1 when nothing is known).
+int64_t KnownMultiple(const Expr& e) {
+  if (const int64_t* c = ir::AsConstInt(e)) return *c == 0 ? (int64_t{1} << 30) : std::abs(*c);
+  if (const auto* cast = e.as<ir::CastNode>()) return KnownMultiple(cast->value);
+  const auto* op = e.as<ir::BinaryNode>();
+  if (op == nullptr) return 1;
+  switch (op->op) {
+    case ir::BinaryOp::kAdd:
+    case ir::BinaryOp::kSub:
+      return std::gcd(KnownMultiple(op->a), KnownMultiple(op->b));
+    case ir::BinaryOp::kMul:
+      return std::min<int64_t>(KnownMultiple(op->a) * KnownMultiple(op->b), int64_t{1} << 30);
+    default:
+      return 1;
+  }
+}
+
+class NvptxEmitter : public LLVMEmitter {
+ public:
+  using LLVMEmitter::LLVMEmitter;
+
+  absl::Status AddKernel(const lower::LoweredFunc& f, const lower::GpuLaunch& launch) {
+    std::vector<llvm::Type*> params(f.args.size(), b_.getPtrTy(kGlobalSpace));
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, f.name, m_);
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    size_t num_outputs = 0;
+    for (const lower::FuncArg& a : f.args) {
+      if (IsOutput(f, a)) ++num_outputs;
+    }
+    for (size_t i = 0; i < f.args.size(); ++i) {
+      llvm::Argument* arg = fn_->getArg(static_cast<unsigned>(i));
+      arg->setName(f.args[i].buffer->name);
+      arg->addAttr(llvm::Attribute::NoAlias);
+      if (i + num_outputs < f.args.size()) arg->addAttr(llvm::Attribute::ReadOnly);
+      bufs_[f.args[i].buffer.get()] = arg;
+    }
+    launch_ = launch;
+    AnnotateKernel(launch);
+    entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+    b_.SetInsertPoint(entry_);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", fn_);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    Emit(f.body);
+    b_.CreateRetVoid();
+    if (!status_.ok()) return status_;
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyFunction(*fn_, &os)) {
+      return absl::InternalError(absl::StrCat("LLVM verifier rejected '", f.name, "': ", os.str()));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // Outputs are the arguments the kernel stores to.
+  static bool IsOutput(const lower::LoweredFunc& f, const lower::FuncArg& a) {
+    class StoreFinder : public ir::IRVisitor {
+     public:
+      explicit StoreFinder(const ir::BufferNode* b) : b_(b) {}
+      bool found = false;
+
+     protected:
+      void Visit_(const ir::StoreNode* op) override {
+        if (op->buffer.get() == b_) found = true;
+        IRVisitor::Visit_(op);
+      }
+
+     private:
+      const ir::BufferNode* b_;
+    } finder(a.buffer.get());
+    finder.Visit(f.body);
+    return finder.found;
+  }
+
+  void AnnotateKernel(const lower::GpuLaunch& launch) {
+    llvm::NamedMDNode* md = m_->getOrInsertNamedMetadata("nvvm.annotations");
+    auto add = [&](const char* key, int64_t value) {
+      llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(fn_), llvm::MDString::get(ctx_, key),
+                               llvm::ValueAsMetadata::get(b_.getInt32(static_cast<int>(value)))};
+      md->addOperand(llvm::MDNode::get(ctx_, ops));
+    };
+    add("kernel", 1);
+    add("maxntidx", launch.block[0]);
+    add("maxntidy", launch.block[1]);
+    add("maxntidz", launch.block[2]);
+  }
+
+  llvm::Value* ReadIndex(const std::string& tag) {
+    using llvm::Intrinsic::ID;
+    static const std::pair<const char*, ID> kIndices[] = {
+        {"threadIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x},
+        {"threadIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y},
+        {"threadIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z},
+        {"blockIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
+        {"blockIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
+        {"blockIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+    };
+    for (const auto& [name, id] : kIndices) {
+      if (tag == name) return b_.CreateIntrinsic(id, {}, {});
+    }
+    return nullptr;
+  }
+
+  void EmitFor(const ir::ForNode* op) override {
+    llvm::Value* begin = Emit(op->min);
+    if (op->for_kind == ir::ForKind::kParallel) {
+      Fail(absl::InvalidArgumentError(absl::StrCat(
+          "loop '", op->var.name(), "' is parallel (CPU threads); bind it to blockIdx/threadIdx")));
+      return;
+    }
+    if (op->for_kind == ir::ForKind::kThreadBinding && op->thread_tag != "vthread") {
+      llvm::Value* index = ReadIndex(op->thread_tag);
+      if (index == nullptr) {
+        Fail(absl::InvalidArgumentError(absl::StrCat("unknown thread tag '", op->thread_tag, "'")));
+        return;
+      }
+      index = b_.CreateIntCast(index, begin->getType(), /*isSigned=*/false);
+      llvm::Value* saved = vars_.contains(op->var.get()) ? vars_[op->var.get()] : nullptr;
+      vars_[op->var.get()] = b_.CreateAdd(begin, index, op->var.name(), true, true);
+      const int64_t* extent = ir::AsConstInt(op->extent);
+      if (extent != nullptr && *extent < LaunchDim(op->thread_tag)) {
+        // Fewer iterations than threads: the others skip the body.
+        llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "in_" + op->var.name(), fn_);
+        llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "out_" + op->var.name(), fn_);
+        b_.CreateCondBr(b_.CreateICmpULT(index, llvm::ConstantInt::get(index->getType(), *extent)),
+                        then_bb, done);
+        b_.SetInsertPoint(then_bb);
+        Emit(op->body);
+        b_.CreateBr(done);
+        b_.SetInsertPoint(done);
+      } else {
+        Emit(op->body);
+      }
+      if (saved != nullptr) {
+        vars_[op->var.get()] = saved;
+      } else {
+        vars_.erase(op->var.get());
+      }
+      return;
+    }
+    llvm::Value* end = b_.CreateAdd(begin, Emit(op->extent), "", false, true);
+    EmitLoop(op->var, begin, end, op->body);
+  }
+
+  void EmitAllocate(const ir::AllocateNode* op) override {
+    const ir::BufferNode& buf = *op->buffer;
+    std::vector<Expr> strides = lower::BufferStrides(buf, {});
+    int64_t elems = 1;
+    if (!buf.shape.empty()) {
+      const int64_t* s0 = ir::AsConstInt(strides[0]);
+      const int64_t* e0 = ir::AsConstInt(buf.shape[0]);
+      if (s0 == nullptr || e0 == nullptr) {
+        Fail(absl::InvalidArgumentError(
+            absl::StrCat("codegen: allocation '", buf.name, "' has a non-constant size")));
+        return;
+      }
+      elems = *s0 * *e0;
+    }
+    auto* array = llvm::ArrayType::get(StorageType(buf.dtype), static_cast<uint64_t>(elems));
+    if (buf.scope == "shared") {
+      auto* gv = new llvm::GlobalVariable(*m_, array, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(array), buf.name, nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, kSharedSpace);
+      gv->setAlignment(llvm::Align(16));
+      bufs_[&buf] = gv;
+    } else if (buf.scope == "local") {
+      llvm::IRBuilder<> eb(entry_, entry_->begin());
+      llvm::AllocaInst* a = eb.CreateAlloca(array, nullptr, buf.name);
+      a->setAlignment(llvm::Align(16));
+      bufs_[&buf] = a;
+    } else {
+      Fail(absl::InvalidArgumentError(absl::StrCat("codegen: buffer '", buf.name, "' in ",
+                                                   buf.scope, " memory inside a GPU kernel")));
+      return;
+    }
+    Emit(op->body);
+    bufs_.erase(&buf);
+  }
+
+  llvm::Value* EmitTargetCall(const ir::CallNode* op) override {
+    if (op->name == lower::kBarrierIntrinsic) {
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+      return b_.getInt32(0);
+    }
+    static const char* const kMath[] = {"exp", "log", "sigmoid", "tanh", "pow"};
+    if (std::find_if(std::begin(kMath), std::end(kMath),
+                     [&](const char* n) { return op->name == n; }) == std::end(kMath)) {
+      return nullptr;
+    }
+    if (op->type != DataType::Float(32)) {
+      Fail(absl::InvalidArgumentError(absl::StrCat(
+          "codegen: ", op->name, " on the GPU is implemented for float32 scalars, not ",
+          op->type.ToString(), " (cast to float32 first)")));
+      return llvm::UndefValue::get(LLVMType(op->type));
+    }
+    llvm::Value* x = Emit(op->args[0]);
+    llvm::Type* f32 = b_.getFloatTy();
+    auto c = [&](double v) { return llvm::ConstantFP::get(f32, v); };
+    auto ex2 = [&](llvm::Value* v) {
+      return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_f, {}, {v});
+    };
+    auto lg2 = [&](llvm::Value* v) {
+      return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_lg2_approx_f, {}, {v});
+    };
+    auto exp = [&](llvm::Value* v) { return ex2(b_.CreateFMul(v, c(1.4426950408889634))); };
+    if (op->name == "exp") return exp(x);
+    if (op->name == "log") return b_.CreateFMul(lg2(x), c(0.6931471805599453));
+    if (op->name == "pow") return ex2(b_.CreateFMul(Emit(op->args[1]), lg2(x)));
+    if (op->name == "sigmoid")
+      return b_.CreateFDiv(c(1.0), b_.CreateFAdd(c(1.0), exp(b_.CreateFNeg(x))));
+    // tanh(x) = 1 - 2 / (exp(2x) + 1).
+    return b_.CreateFSub(
+        c(1.0), b_.CreateFDiv(c(2.0), b_.CreateFAdd(exp(b_.CreateFMul(c(2.0), x)), c(1.0))));
+  }
+
+  llvm::Align VectorAlign(const ir::BufferNode* buf, const Expr& base, int lanes) override {
+    int64_t bytes = buf->dtype.bytes();
+    int64_t multiple = KnownMultiple(base) * bytes;
+    int64_t align = bytes;
+    while (align * 2 <= std::min<int64_t>(16, lanes * bytes) && multiple % (align * 2) == 0) {
+      align *= 2;
+    }
+    return llvm::Align(static_cast<uint64_t>(align));
+  }
+
+  int64_t LaunchDim(const std::string& tag) const {
+    int d = tag.back() - 'x';
+    return tag.rfind("blockIdx", 0) == 0 ? launch_.grid[d] : launch_.block[d];
+  }
+
+  llvm::BasicBlock* entry_ = nullptr;
+  lower::GpuLaunch launch_;
+};
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeNvptxMachine(const Target& target) {
+  if (target.kind != Target::Kind::kCUDA) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", target.str, "' is not a cuda target (expected e.g. cuda -arch=sm_90)"));
+  }
+  InitializeLLVM();
+  std::string error;
+  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (t == nullptr) return absl::InvalidArgumentError(absl::StrCat("no NVPTX backend: ", error));
+  llvm::TargetOptions opts;
+  opts.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
+      target.triple, target.arch, target.features.empty() ? kPtxFeature : target.features, opts,
+      std::nullopt, std::nullopt, llvm::CodeGenOpt::Aggressive));
+  if (tm == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("LLVM could not create an NVPTX target machine for '", target.str, "'"));
+  }
+  return tm;
+}
+
+struct GpuModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> tm;
+  lower::GpuLaunch launch;
+};
+
+absl::StatusOr<GpuModule> Generate(const lower::LoweredFunc& f, const Target& target) {
+  auto tm = MakeNvptxMachine(target);
+  if (!tm.ok()) return tm.status();
+  auto limits = lower::GpuLimits::ForArch(target.arch);
+  if (!limits.ok()) return limits.status();
+  auto launch = lower::VerifyGpuKernel(f, *limits);
+  if (!launch.ok()) return launch.status();
+  GpuModule g;
+  g.context = std::make_unique<llvm::LLVMContext>();
+  g.module = std::make_unique<llvm::Module>(f.name, *g.context);
+  g.module->setTargetTriple((*tm)->getTargetTriple().str());
+  g.module->setDataLayout((*tm)->createDataLayout());
+  NvptxEmitter emitter(g.module.get(), **tm);
+  if (absl::Status s = emitter.AddKernel(f, *launch); !s.ok()) return s;
+  OptimizeModule(*g.module, **tm);
+  g.tm = std::move(*tm);
+  g.launch = *launch;
+  return g;
+}
+
+}  // namespace
+
+absl::StatusOr<GpuKernel> BuildGpuKernel(const lower::LoweredFunc& f, const Target& target) {
+  auto g = Generate(f, target);
+  if (!g.ok()) return g.status();
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (g->tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile)) {
+    return absl::InternalError(absl::StrCat("LLVM cannot emit PTX for '", target.str, "'"));
+  }
+  pm.run(*g->module);
+  GpuKernel k;
+  k.ptx.assign(buffer.begin(), buffer.end());
+  k.entry = f.name;
+  k.arch = target.arch;
+  k.launch = g->launch;
+  return k;
+}
+
+absl::StatusOr<std::string> BuildGpuLLVMIR(const lower::LoweredFunc& f, const Target& target) {
+  auto g = Generate(f, target);
+  if (!g.ok()) return g.status();
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  g->module->print(os, nullptr);
+  return os.str();
+}
+
+}  // namespace tunefarm::codegen

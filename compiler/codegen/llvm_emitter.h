@@ -1,0 +1,70 @@
+// The target-independent half of LLVM IR generation: expressions, loads and stores, serial
+// loops, conditions and sequences. Each backend derives from LLVMEmitter and supplies what
+// differs: the function signature and argument checks, loops bound to parallel hardware
+// (CPU threads through libgomp, GPU block/thread indices), allocation per storage scope, target
+// intrinsics and the alignment it can prove for vector accesses.
+#ifndef TUNEFARM_COMPILER_CODEGEN_LLVM_EMITTER_H_
+#define TUNEFARM_COMPILER_CODEGEN_LLVM_EMITTER_H_
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "compiler/ir/ir.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace tunefarm::codegen {
+
+class LLVMEmitter {
+ public:
+  LLVMEmitter(llvm::Module* m, llvm::TargetMachine& tm);
+  virtual ~LLVMEmitter() = default;
+
+ protected:
+  llvm::Type* LLVMType(ir::DataType t);
+  // Element type used in memory (bool is stored as a byte).
+  llvm::Type* StorageType(ir::DataType t);
+  // Keeps the first error; emission goes on with placeholder values and the caller reports it.
+  void Fail(absl::Status s);
+
+  llvm::Value* Emit(const ir::Expr& e);
+  void Emit(const ir::Stmt& s);
+  // A serial loop over [begin, end) binding `var`.
+  void EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* end, const ir::Stmt& body);
+
+  // Backend hooks.
+  virtual void EmitFor(const ir::ForNode* op) = 0;
+  virtual void EmitAllocate(const ir::AllocateNode* op) = 0;
+  // A call the backend implements itself (e.g. a barrier, fast math); nullptr for the generic
+  // math intrinsics.
+  virtual llvm::Value* EmitTargetCall(const ir::CallNode* op) { return nullptr; }
+  // Alignment of a contiguous vector access of `lanes` elements of `buf` starting at `base`.
+  virtual llvm::Align VectorAlign(const ir::BufferNode* buf, const ir::Expr& base, int lanes) {
+    return llvm::Align(buf->dtype.bytes());
+  }
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module* m_;
+  llvm::TargetMachine& tm_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  absl::flat_hash_map<const ir::VarNode*, llvm::Value*> vars_;
+  absl::flat_hash_map<const ir::BufferNode*, llvm::Value*> bufs_;
+  absl::Status status_;
+
+ private:
+  llvm::Value* EmitBinary(const ir::BinaryNode* op);
+  llvm::Value* EmitCast(ir::DataType to, ir::DataType from, llvm::Value* v);
+  llvm::Value* EmitCall(const ir::CallNode* op);
+  llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index);
+  llvm::Value* EmitLoad(const ir::LoadNode* op);
+  void EmitStore(const ir::StoreNode* op);
+};
+
+// Runs LLVM's O3 pipeline for `tm` on `m`.
+void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm);
+
+}  // namespace tunefarm::codegen
+
+#endif  // TUNEFARM_COMPILER_CODEGEN_LLVM_EMITTER_H_

@@ -1,0 +1,272 @@
+// GPU lowering and NVPTX code generation without a GPU: PTX comes out with the launch the
+// schedule implies, barriers where shared memory is filled, and the schedule's results checked
+// by running the same kernel serially on the host (lower/serialize_gpu_loops.h). Invalid GPU
+// schedules are rejected with FailedPrecondition.
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "compiler/codegen/build.h"
+#include "compiler/codegen/codegen_nvptx.h"
+#include "compiler/codegen/target.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/lower/insert_barriers.h"
+#include "compiler/lower/lower.h"
+#include "compiler/lower/serialize_gpu_loops.h"
+#include "compiler/lower/verify_gpu.h"
+#include "compiler/runtime/ndarray.h"
+#include "compiler/tests/gpu_schedule.h"
+#include "compiler/tests/programs.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::testing {
+namespace {
+
+codegen::Target Cuda(const std::string& arch = "sm_90") {
+  return *codegen::ParseTarget("cuda -arch=" + arch);
+}
+
+absl::StatusOr<lower::LoweredFunc> LowerGpuMatmul(const Program& p, const GpuMatmulTiles& t) {
+  auto sch = schedule::Schedule::Create(p.outputs);
+  if (!sch.ok()) return sch.status();
+  if (absl::Status s = ScheduleGpuMatmul(p, sch->get(), t); !s.ok()) return s;
+  return lower::Lower(**sch, p.args(), "matmul_gpu");
+}
+
+// Runs `f` serially on the host and compares it with the program's reference.
+void ExpectEmulationMatches(const Program& p, const lower::LoweredFunc& f) {
+  auto jit = codegen::BuildJit({lower::SerializeGpuLoops(f)}, codegen::HostTarget());
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  auto fn = (*jit)->Lookup(f.name);
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  std::vector<runtime::NDArray> args = MakeArgs(p, 7);
+  std::vector<runtime::NDArray> refs = ReferenceOutputs(p, args);
+  std::vector<runtime::NDArray*> ptrs;
+  for (auto& a : args) ptrs.push_back(&a);
+  ASSERT_TRUE(runtime::Call(*fn, ptrs).ok());
+  EXPECT_LE(runtime::MaxRelError(args.back(), refs[0], 1e-4, 1e-4), 1.0) << ir::ToString(f.body);
+}
+
+TEST(GpuCodegen, TiledMatmul_PtxLaunchAndBarriers) {
+  Program p = Matmul(64, 96, 32);
+  GpuMatmulTiles t;  // 16x32 block tile, 2x4 per thread: 8x8 threads.
+  auto f = LowerGpuMatmul(p, t);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda());
+  ASSERT_TRUE(k.ok()) << k.status() << "\n" << ir::ToString(f->body);
+  EXPECT_EQ(k->launch.grid, (std::array<int64_t, 3>{3, 4, 1}));
+  EXPECT_EQ(k->launch.block, (std::array<int64_t, 3>{8, 8, 1}));
+  // A: 16x8, B: 8x32 floats per block.
+  EXPECT_EQ(k->launch.shared_bytes, (16 * 8 + 8 * 32) * 4);
+  EXPECT_EQ(k->launch.local_bytes, 2 * 4 * 4);
+  EXPECT_TRUE(absl::StrContains(k->ptx, ".entry matmul_gpu")) << k->ptx;
+  EXPECT_TRUE(absl::StrContains(k->ptx, ".target sm_90"));
+  EXPECT_TRUE(absl::StrContains(k->ptx, "bar.sync"));
+  EXPECT_TRUE(absl::StrContains(k->ptx, "ld.shared"));
+  EXPECT_TRUE(absl::StrContains(k->ptx, "st.global"));
+  EXPECT_TRUE(absl::StrContains(k->ptx, ".maxntid 8, 8, 1"));
+  ExpectEmulationMatches(p, *f);
+}
+
+TEST(GpuCodegen, BarrierPass_FencesTheSharedFillInTheReductionLoop) {
+  Program p = Matmul(32, 32, 32);
+  auto f = LowerGpuMatmul(p, GpuMatmulTiles{});
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::string ir = ir::ToString(f->body);
+  // One barrier before the fill (the previous step's readers) and one after it.
+  size_t first = ir.find(lower::kBarrierIntrinsic);
+  ASSERT_NE(first, std::string::npos) << ir;
+  size_t second = ir.find(lower::kBarrierIntrinsic, first + 1);
+  ASSERT_NE(second, std::string::npos) << ir;
+  EXPECT_EQ(ir.find(lower::kBarrierIntrinsic, second + 1), std::string::npos) << ir;
+}
+
+TEST(GpuCodegen, VectorizedFill_UsesWideGlobalLoads) {
+  Program p = Matmul(64, 64, 32);
+  GpuMatmulTiles t;
+  t.vector = 4;
+  auto f = LowerGpuMatmul(p, t);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda("sm_80"));
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(absl::StrContains(k->ptx, "ld.global.nc.v4.f32") ||
+              absl::StrContains(k->ptx, "ld.global.v4.f32"))
+      << k->ptx;
+  ExpectEmulationMatches(p, *f);
+}
+
+TEST(GpuCodegen, RandomTilings_EmulateCorrectly) {
+  Program p = Matmul(64, 64, 48);
+  int checked = 0;
+  for (int64_t by : {8, 16, 32}) {
+    for (int64_t bx : {16, 32, 64}) {
+      for (int64_t tk : {4, 8, 16}) {
+        GpuMatmulTiles t{by, bx, by / 8 > 0 ? by / 8 : 1, 4, tk, (tk % 4 == 0) ? 4 : 1};
+        auto f = LowerGpuMatmul(p, t);
+        ASSERT_TRUE(f.ok()) << f.status();
+        ASSERT_TRUE(codegen::BuildGpuKernel(*f, Cuda()).ok());
+        ExpectEmulationMatches(p, *f);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 27);
+}
+
+TEST(GpuCodegen, Float16InputsAccumulateInFloat32) {
+  using ir::DataType;
+  te::Tensor a = te::Placeholder({64, 32}, DataType::Float(16), "A");
+  te::Tensor b = te::Placeholder({32, 64}, DataType::Float(16), "B");
+  auto kk = te::ReduceAxis(32, "k");
+  te::Tensor c = te::Compute(
+      {64, 64},
+      [&](const std::vector<ir::Var>& i) {
+        return te::Sum(ir::cast(DataType::Float(32), a(i[0], kk->var)) *
+                           ir::cast(DataType::Float(32), b(kk->var, i[1])),
+                       {kk});
+      },
+      "C");
+  Program p{"matmul_f16", {a, b}, {c}, nullptr};
+  auto f = LowerGpuMatmul(p, GpuMatmulTiles{});
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(absl::StrContains(k->ptx, ".b16") || absl::StrContains(k->ptx, ".f16")) << k->ptx;
+  EXPECT_TRUE(absl::StrContains(k->ptx, "cvt.f32.f16")) << k->ptx;
+}
+
+TEST(GpuCodegen, TooManyThreads_Rejected) {
+  Program p = Matmul(256, 256, 32);
+  GpuMatmulTiles t{128, 64, 2, 2, 8, 1};  // 64 x 32 = 2048 threads per block.
+  auto f = LowerGpuMatmul(p, t);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda());
+  ASSERT_EQ(k.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(k.status().message(), "2048 threads per block")) << k.status();
+}
+
+TEST(GpuCodegen, TooMuchSharedMemory_Rejected) {
+  Program p = Matmul(256, 256, 256);
+  GpuMatmulTiles t{128, 128, 8, 8, 64, 1};  // (128 + 128) x 64 floats = 64 KB.
+  auto f = LowerGpuMatmul(p, t);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda());
+  ASSERT_EQ(k.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(k.status().message(), "shared")) << k.status();
+}
+
+TEST(GpuCodegen, TooLargeRegisterTile_Rejected) {
+  Program p = Matmul(256, 256, 32);
+  GpuMatmulTiles t{64, 64, 32, 64, 8, 1};  // 32 x 64 floats per thread = 8 KB.
+  auto f = LowerGpuMatmul(p, t);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda());
+  ASSERT_EQ(k.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(k.status().message(), "local")) << k.status();
+}
+
+TEST(GpuCodegen, UnboundOutput_RejectedAsRace) {
+  Program p = Matmul(32, 32, 8);
+  auto sch = schedule::Schedule::Create(p.outputs);
+  ASSERT_TRUE(sch.ok());
+  schedule::Stage& cs = (**sch)[p.outputs[0]];
+  auto x = cs.Split(cs.axis(1), 8);
+  ASSERT_TRUE(x.ok());
+  ASSERT_TRUE(cs.Bind(x->second, "threadIdx.x").ok());
+  // The y loop is left serial, but another stage binds threadIdx.y: every y-thread would write.
+  te::Tensor c2 = p.outputs[0];
+  auto f = lower::Lower(**sch, p.args(), "k");
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto ok = codegen::BuildGpuKernel(*f, Cuda());
+  EXPECT_TRUE(ok.ok()) << ok.status();  // Only threadIdx.x is used: fine.
+
+  Program q = Matmul(32, 32, 8);
+  auto sch2 = schedule::Schedule::Create(q.outputs);
+  ASSERT_TRUE(sch2.ok());
+  auto cc = (*sch2)->CacheWrite(q.outputs[0], "local");
+  ASSERT_TRUE(cc.ok());
+  schedule::Stage& qs = (**sch2)[q.outputs[0]];
+  auto y = qs.Split(qs.axis(0), 4);
+  ASSERT_TRUE(y.ok());
+  ASSERT_TRUE(qs.Bind(y->first, "threadIdx.x").ok());
+  schedule::Stage& ccs = (**sch2)[*cc];
+  ASSERT_TRUE(ccs.ComputeAt(qs, y->first).ok());
+  auto ycc = ccs.Split(ccs.axis(1), 4);
+  ASSERT_TRUE(ycc.ok());
+  ASSERT_TRUE(ccs.Bind(ycc->first, "threadIdx.y").ok());
+  auto g = lower::Lower(**sch2, q.args(), "k");
+  ASSERT_TRUE(g.ok()) << g.status();
+  auto bad = codegen::BuildGpuKernel(*g, Cuda());
+  ASSERT_EQ(bad.status().code(), absl::StatusCode::kFailedPrecondition) << bad.status();
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "threadIdx.y")) << bad.status();
+}
+
+TEST(GpuCodegen, ShorterBoundLoop_GuardedAndNoBarrierInside) {
+  // The fill of a 4x8 tile by 8x8 threads: threadIdx.y runs 4 of 8, the rest skip it.
+  Program p = Matmul(32, 64, 32);
+  GpuMatmulTiles t{16, 32, 2, 4, 2, 1};
+  auto f = LowerGpuMatmul(p, t);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->launch.block, (std::array<int64_t, 3>{8, 8, 1}));
+  ExpectEmulationMatches(p, *f);
+
+  // A barrier inside such a loop would deadlock the threads that skip it.
+  ir::Var tx("tx", ir::DataType::Int(32)), tx2("tx2", ir::DataType::Int(32));
+  lower::LoweredFunc g;
+  g.name = "k";
+  g.body = ir::SeqNode::Make(
+      {ir::ForNode::Make(tx, ir::Expr(0), ir::Expr(32), ir::ForKind::kThreadBinding,
+                         ir::EvaluateNode::Make(0), "threadIdx.x"),
+       ir::ForNode::Make(tx2, ir::Expr(0), ir::Expr(16), ir::ForKind::kThreadBinding,
+                         lower::MakeBarrier(), "threadIdx.x")});
+  auto bad = codegen::BuildGpuKernel(g, Cuda());
+  ASSERT_EQ(bad.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "deadlock")) << bad.status();
+}
+
+TEST(GpuCodegen, BarrierUnderCondition_Rejected) {
+  ir::Var tx("tx", ir::DataType::Int(32));
+  lower::LoweredFunc f;
+  f.name = "k";
+  f.body = ir::ForNode::Make(tx, ir::Expr(0), ir::Expr(32), ir::ForKind::kThreadBinding,
+                             ir::IfThenElseNode::Make(tx < ir::Expr(16), lower::MakeBarrier()),
+                             "threadIdx.x");
+  auto k = codegen::BuildGpuKernel(f, Cuda());
+  ASSERT_EQ(k.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(k.status().message(), "deadlock")) << k.status();
+}
+
+TEST(GpuCodegen, CpuTargetRejectsBindings_CudaRejectsParallel) {
+  Program p = Matmul(32, 32, 8);
+  auto f = LowerGpuMatmul(p, GpuMatmulTiles{16, 16, 2, 2, 8, 1});
+  ASSERT_TRUE(f.ok());
+  auto cpu = codegen::BuildJit({*f}, codegen::HostTarget());
+  EXPECT_EQ(cpu.status().code(), absl::StatusCode::kInvalidArgument);
+  auto llvm_target = codegen::BuildGpuKernel(*f, codegen::HostTarget());
+  EXPECT_EQ(llvm_target.status().code(), absl::StatusCode::kInvalidArgument);
+
+  auto sch = schedule::Schedule::Create(p.outputs);
+  ASSERT_TRUE(sch.ok());
+  schedule::Stage& cs = (**sch)[p.outputs[0]];
+  ASSERT_TRUE(cs.Parallel(cs.axis(0)).ok());
+  auto g = lower::Lower(**sch, p.args(), "k");
+  ASSERT_TRUE(g.ok());
+  auto k = codegen::BuildGpuKernel(*g, Cuda());
+  EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(k.status().message(), "parallel")) << k.status();
+}
+
+TEST(GpuCodegen, UnknownArch_Rejected) {
+  auto t = codegen::ParseTarget("cuda -arch=sm_30");
+  ASSERT_TRUE(t.ok());
+  Program p = Matmul(32, 32, 8);
+  auto f = LowerGpuMatmul(p, GpuMatmulTiles{16, 16, 2, 2, 8, 1});
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(codegen::BuildGpuKernel(*f, *t).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tunefarm::testing
