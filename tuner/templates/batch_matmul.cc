@@ -1,6 +1,7 @@
 // batch_matmul: C[B, M, N] = A[B, M, K] · W[B, N, K]ᵀ (TVM's batch_matmul).
 #include "compiler/ir/type.h"
 #include "tuner/templates/gemm_common.h"
+#include "tuner/templates/gpu_gemm.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
 
@@ -15,18 +16,25 @@ class BatchMatmulTemplate : public Template {
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
                                         ir::DataType dtype) const override {
     if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
-    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32), ir::DataType::Float(16)}); !s.ok()) return s;
     return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2] * args[3]};
   }
 
-  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      DefineGpuGemmSpace(w.args[1], w.args[2], w.args[3], space);
+      return absl::OkStatus();
+    }
     DefineGemmSpace(w.args[1], w.args[2], w.args[3], space);
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
+      return InstantiateGpuGemm(name(), w.args[0], w.args[1], w.args[2], w.args[3], w.dtype, *config);
+    }
     return InstantiateGemm(name(), w.args[0], w.args[1], w.args[2], w.args[3], w.dtype, config);
   }
 };

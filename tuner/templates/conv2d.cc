@@ -4,6 +4,7 @@
 // and orders the reduction by a knob (TVM's conv2d_nchw x86 space).
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/conv_common.h"
+#include "tuner/templates/gpu_conv.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
 
@@ -24,8 +25,12 @@ class Conv2dTemplate : public Template {
     return MakeConvWorkload(name(), a, dtype);
   }
 
-  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      DefineGpuConvSpace(ConvShapeOf(w), space);
+      return absl::OkStatus();
+    }
     ConvShape sh = ConvShapeOf(w);
     space->DefineSplit("tile_k", sh.k, 2, SplitPolicy::kFactors, 16);
     space->DefineSplit("tile_oh", sh.oh, 2, SplitPolicy::kFactors, 4);
@@ -37,8 +42,11 @@ class Conv2dTemplate : public Template {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
+      return InstantiateGpuConv(name(), ConvShapeOf(w), w.dtype, *config);
+    }
     ConvShape sh = ConvShapeOf(w);
     DirectConv conv = MakeDirectConv(sh, w.dtype);
     const Tensor& input = conv.input;

@@ -77,4 +77,24 @@ DirectConv MakeDirectConv(const ConvShape& sh, ir::DataType dtype) {
   return c;
 }
 
+DirectConv MakeDepthwiseConv(const ConvShape& sh, ir::DataType dtype) {
+  auto i32 = [](int64_t v) { return ir::Expr(static_cast<int>(v)); };
+  DirectConv c;
+  c.input = te::Placeholder({i32(sh.n), i32(sh.c), i32(sh.h), i32(sh.w)}, dtype, "I");
+  c.weight = te::Placeholder({i32(sh.c), i32(1), i32(sh.r), i32(sh.s)}, dtype, "W");
+  c.padded = PadInput(c.input, sh);
+  te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
+  te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
+  c.out = te::Compute(
+      {i32(sh.n), i32(sh.c), i32(sh.oh), i32(sh.ow)},
+      [&](const std::vector<ir::Var>& i) {
+        return te::Sum(c.padded(i[0], i[1], i[2] * i32(sh.stride) + ry->var,
+                                i[3] * i32(sh.stride) + rx->var) *
+                           c.weight(i[1], 0, ry->var, rx->var),
+                       {ry, rx});
+      },
+      "O");
+  return c;
+}
+
 }  // namespace tunefarm::tuner

@@ -42,6 +42,10 @@ struct DirectConv {
 };
 DirectConv MakeDirectConv(const ConvShape& shape, ir::DataType dtype);
 
+// O[n, c, y, x] = Σ_{r, s} pad(I)[n, c, y·st + r, x·st + s] · W[c, 0, r, s] (channel
+// multiplier 1): the definition of depthwise_conv2d.
+DirectConv MakeDepthwiseConv(const ConvShape& shape, ir::DataType dtype);
+
 }  // namespace tunefarm::tuner
 
 #endif  // TUNEFARM_TUNER_TEMPLATES_CONV_COMMON_H_

@@ -1,6 +1,7 @@
 // dense: C[M, N] = A[M, K] · W[N, K]ᵀ (TVM's dense; the weight is [out, in]).
 #include "compiler/ir/type.h"
 #include "tuner/templates/gemm_common.h"
+#include "tuner/templates/gpu_gemm.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
 
@@ -15,18 +16,25 @@ class DenseTemplate : public Template {
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
                                         ir::DataType dtype) const override {
     if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
-    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32), ir::DataType::Float(16)}); !s.ok()) return s;
     return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2]};
   }
 
-  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      DefineGpuGemmSpace(w.args[0], w.args[1], w.args[2], space);
+      return absl::OkStatus();
+    }
     DefineGemmSpace(w.args[0], w.args[1], w.args[2], space);
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
+      return InstantiateGpuGemm(name(), 0, w.args[0], w.args[1], w.args[2], w.dtype, *config);
+    }
     return InstantiateGemm(name(), 0, w.args[0], w.args[1], w.args[2], w.dtype, config);
   }
 };

@@ -4,6 +4,7 @@
 // parallel.
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/conv_common.h"
+#include "tuner/templates/gpu_conv.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
 
@@ -30,8 +31,12 @@ class DepthwiseConv2dTemplate : public Template {
     return Workload{name(), a, dtype, 2.0 * sh->n * sh->c * sh->oh * sh->ow * sh->r * sh->s};
   }
 
-  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      DefineGpuDepthwiseSpace(*Shape(w.args), space);
+      return absl::OkStatus();
+    }
     ConvShape sh = *Shape(w.args);
     space->DefineSplit("tile_oh", sh.oh, 2, SplitPolicy::kFactors, 8);
     space->DefineSplit("tile_ow", sh.ow, 2, SplitPolicy::kFactors, 64);
@@ -40,24 +45,17 @@ class DepthwiseConv2dTemplate : public Template {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
+      return InstantiateGpuDepthwise(name(), *Shape(w.args), w.dtype, *config);
+    }
     ConvShape sh = *Shape(w.args);
-    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
-    Tensor input = te::Placeholder({i32(sh.n), i32(sh.c), i32(sh.h), i32(sh.w)}, w.dtype, "I");
-    Tensor weight = te::Placeholder({i32(sh.c), i32(1), i32(sh.r), i32(sh.s)}, w.dtype, "W");
-    Tensor padded = PadInput(input, sh);
-    te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
-    te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
-    Tensor out = te::Compute(
-        {i32(sh.n), i32(sh.c), i32(sh.oh), i32(sh.ow)},
-        [&](const std::vector<Var>& i) {
-          return te::Sum(
-              padded(i[0], i[1], i[2] * i32(sh.stride) + ry->var, i[3] * i32(sh.stride) + rx->var) *
-                  weight(i[1], 0, ry->var, rx->var),
-              {ry, rx});
-        },
-        "O");
+    DirectConv conv = MakeDepthwiseConv(sh, w.dtype);
+    const Tensor& input = conv.input;
+    const Tensor& weight = conv.weight;
+    const Tensor& padded = conv.padded;
+    const Tensor& out = conv.out;
     TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, weight, out}), name());
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;

@@ -1,6 +1,7 @@
 #include "tuner/templates/gemm_common.h"
 
 #include "compiler/ir/ir_operators.h"
+#include "tuner/templates/gpu_common.h"
 #include "tuner/templates/template_util.h"
 
 namespace tunefarm::tuner {
@@ -41,7 +42,7 @@ absl::StatusOr<Instance> InstantiateGemm(const std::string& name, int64_t batch,
   if (config == nullptr) {
     Tensor c = te::Compute(
         shape({i32(m), i32(n)}),
-        [&](const std::vector<Var>& i) { return te::Sum(a(at(i, off)) * w(at(i, off + 1)), {kk}); },
+        [&](const std::vector<Var>& i) { return te::Sum(Widen(a(at(i, off))) * Widen(w(at(i, off + 1))), {kk}); },
         "C");
     return MakeInstance({a, w, c});
   }
@@ -68,7 +69,7 @@ absl::StatusOr<Instance> InstantiateGemm(const std::string& name, int64_t batch,
         pidx.push_back(ir::floordiv(i[off + 1], i32(bn)));
         pidx.push_back(kk->var);
         pidx.push_back(ir::floormod(i[off + 1], i32(bn)));
-        return te::Sum(a(at(i, off)) * packed(pidx), {kk});
+        return te::Sum(Widen(a(at(i, off))) * Widen(packed(pidx)), {kk});
       },
       "C");
   TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({a, w, c}), name);

@@ -7,6 +7,7 @@
 #include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
 #include "tuner/templates/registry.h"
+#include "tuner/templates/template_testing.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -18,34 +19,6 @@ struct Case {
   std::vector<int64_t> args;
 };
 
-// Builds `config` (or the reference when null) and runs it on inputs seeded by `seed`.
-absl::StatusOr<std::vector<NDArray>> RunConfig(const Template& t, const Workload& w,
-                                               const Config* config, uint64_t seed) {
-  codegen::Target host = codegen::HostTarget();
-  auto inst = t.Instantiate(w, host, config);
-  if (!inst.ok()) return inst.status();
-  auto f = lower::Lower(*inst->sch, inst->args, "kernel");
-  if (!f.ok()) return f.status();
-  auto jit = codegen::BuildJit({*f}, host);
-  if (!jit.ok()) return jit.status();
-  auto fn = (*jit)->Lookup("kernel");
-  if (!fn.ok()) return fn.status();
-  std::vector<NDArray> arrays;
-  for (size_t i = 0; i < inst->args.size(); ++i) {
-    std::vector<int64_t> shape;
-    for (const auto& d : inst->args[i].shape()) shape.push_back(*ir::AsConstInt(d));
-    auto a = NDArray::Empty(shape, inst->args[i].dtype());
-    if (!a.ok()) return a.status();
-    a->FillRandom(seed + i);
-    arrays.push_back(std::move(*a));
-  }
-  arrays.back().Fill(NAN);
-  std::vector<NDArray*> ptrs;
-  for (auto& a : arrays) ptrs.push_back(&a);
-  if (absl::Status s = runtime::Call(*fn, ptrs); !s.ok()) return s;
-  return arrays;
-}
-
 class TemplateTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TemplateTest, RandomConfigs_MatchReference) {
@@ -56,7 +29,7 @@ TEST_P(TemplateTest, RandomConfigs_MatchReference) {
   ASSERT_TRUE(w.ok()) << w.status();
   ConfigSpace space;
   ASSERT_TRUE((*t)->DefineSpace(*w, codegen::HostTarget(), &space).ok());
-  auto ref = RunConfig(**t, *w, nullptr, 7);
+  auto ref = RunConfig(**t, *w, codegen::HostTarget(), nullptr, 7);
   ASSERT_TRUE(ref.ok()) << ref.status();
   std::mt19937_64 rng(42);
   const int kConfigs = 12;
@@ -64,7 +37,7 @@ TEST_P(TemplateTest, RandomConfigs_MatchReference) {
     int64_t index = static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size()));
     auto cfg = space.Get(index);
     ASSERT_TRUE(cfg.ok());
-    auto out = RunConfig(**t, *w, &*cfg, 7);
+    auto out = RunConfig(**t, *w, codegen::HostTarget(), &*cfg, 7);
     ASSERT_TRUE(out.ok()) << cfg->ToJson() << ": " << out.status();
     EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
         << c.name << " config " << cfg->ToJson();
@@ -89,7 +62,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(DenseTemplate, Reference_MatchesCppLoop) {
   auto t = *FindTemplate("dense");
   auto w = *t->MakeWorkload({5, 6, 7}, ir::DataType::Float(32));
-  auto out = RunConfig(*t, w, nullptr, 3);
+  auto out = RunConfig(*t, w, codegen::HostTarget(), nullptr, 3);
   ASSERT_TRUE(out.ok()) << out.status();
   const auto& a = (*out)[0];
   const auto& b = (*out)[1];

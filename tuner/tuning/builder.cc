@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/build.h"
+#include "compiler/codegen/codegen_nvptx.h"
 #include "compiler/lower/lower.h"
+#include "proto/gpu_module.pb.h"
 #include "tracker/content_hash.h"
 
 namespace tunefarm::tuner {
@@ -21,6 +23,41 @@ v1::DType ToProto(ir::DataType t) {
   if (t == ir::DataType::Int(64)) return v1::DTYPE_INT64;
   if (t == ir::DataType::UInt(8)) return v1::DTYPE_UINT8;
   return v1::DTYPE_UNSPECIFIED;
+}
+
+// The host target that runs a GPU task's reference on the worker: baseline x86-64 (or the
+// host's own architecture elsewhere), since the worker's CPU may be older than this one.
+codegen::Target ReferenceHostTarget() {
+  codegen::Target host = codegen::HostTarget();
+  auto generic = codegen::ParseTarget("llvm -mcpu=x86-64");
+  return generic.ok() && generic->triple == host.triple ? *generic : host;
+}
+
+// CPU targets: a shared library with the kernel C ABI. CUDA targets: a serialized GpuModule
+// (PTX and launch) for configs; the reference is a host shared library (the worker checks GPU
+// results against it on the CPU).
+absl::StatusOr<std::string> BuildArtifact(const TuneTask& task, const lower::LoweredFunc& f,
+                                          bool is_config) {
+  if (task.target.kind != codegen::Target::Kind::kCUDA) {
+    return codegen::BuildSharedLibrary({f}, task.target);
+  }
+  if (!is_config) return codegen::BuildSharedLibrary({f}, ReferenceHostTarget());
+  auto kernel = codegen::BuildGpuKernel(f, task.target);
+  if (!kernel.ok()) return kernel.status();
+  v1::GpuModule module;
+  module.set_ptx(kernel->ptx);
+  module.set_entry(kernel->entry);
+  module.set_arch(kernel->arch);
+  module.mutable_grid()->set_x(static_cast<int32_t>(kernel->launch.grid[0]));
+  module.mutable_grid()->set_y(static_cast<int32_t>(kernel->launch.grid[1]));
+  module.mutable_grid()->set_z(static_cast<int32_t>(kernel->launch.grid[2]));
+  module.mutable_block()->set_x(static_cast<int32_t>(kernel->launch.block[0]));
+  module.mutable_block()->set_y(static_cast<int32_t>(kernel->launch.block[1]));
+  module.mutable_block()->set_z(static_cast<int32_t>(kernel->launch.block[2]));
+  module.set_shared_bytes(static_cast<int32_t>(kernel->launch.shared_bytes));
+  std::string bytes;
+  if (!module.SerializeToString(&bytes)) return absl::InternalError("cannot serialize GpuModule");
+  return bytes;
 }
 
 }  // namespace
@@ -53,11 +90,11 @@ BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index) {
     arg.set_is_output(i + 1 == f->args.size());
     r.tensors.push_back(std::move(arg));
   }
-  auto so = codegen::BuildSharedLibrary({*f}, task.target);
-  if (!so.ok()) {
-    r.status = so.status();
+  auto artifact = BuildArtifact(task, *f, index.has_value());
+  if (!artifact.ok()) {
+    r.status = artifact.status();
   } else {
-    r.artifact = *std::move(so);
+    r.artifact = *std::move(artifact);
     r.artifact_hash = ContentHash(r.artifact);
   }
   r.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

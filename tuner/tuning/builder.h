@@ -1,5 +1,7 @@
-// The builder: config → lowered loop nest → features → shared library, for a batch of configs
-// on a pool of threads. A config that fails to build is a result (with its error), never a
+// The builder: config → lowered loop nest → features → artifact, for a batch of configs on a
+// pool of threads. CPU targets build shared libraries with the kernel C ABI; CUDA targets build
+// a serialized v1::GpuModule (PTX + launch) per config and a host shared library (baseline
+// x86-64) as the reference the worker checks GPU results against. A config that fails to build is a result (with its error), never a
 // crash.
 #ifndef TUNEFARM_TUNER_TUNING_BUILDER_H_
 #define TUNEFARM_TUNER_TUNING_BUILDER_H_
@@ -23,7 +25,7 @@ struct BuildResult {
   int64_t index = 0;
   // Not OK: the config could not be lowered or compiled (message says why).
   absl::Status status;
-  // The shared library (kernel C ABI) and its content hash.
+  // The artifact (see above) and its content hash.
   std::string artifact;
   std::string artifact_hash;
   // Kernel arguments in ABI order.

@@ -1,0 +1,25 @@
+// Test support for templates: build a config and run it on this machine.
+#ifndef TUNEFARM_TUNER_TEMPLATES_TEMPLATE_TESTING_H_
+#define TUNEFARM_TUNER_TEMPLATES_TEMPLATE_TESTING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/codegen/target.h"
+#include "compiler/runtime/ndarray.h"
+#include "tuner/templates/template.h"
+
+namespace tunefarm::tuner {
+
+// Instantiates `config` of `t` for `target` (nullptr: the reference program, always built for
+// the host), runs it on inputs seeded by `seed` and returns every argument (outputs last).
+// For a cuda target the kernel must compile to PTX (codegen::BuildGpuKernel) and runs through
+// host emulation (lower/serialize_gpu_loops.h): its results are the GPU schedule's.
+absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const Workload& w,
+                                                        const codegen::Target& target,
+                                                        const Config* config, uint64_t seed);
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_TEMPLATES_TEMPLATE_TESTING_H_
