@@ -30,23 +30,6 @@ constexpr unsigned kSharedSpace = 3;
 // Highest PTX ISA LLVM 16 emits; ptxas and drivers from CUDA 11.8 on accept it.
 constexpr char kPtxFeature[] = "+ptx78";
 
-// The largest n such that `e` is provably a multiple of n (1 when nothing is known).
-int64_t KnownMultiple(const Expr& e) {
-  if (const int64_t* c = ir::AsConstInt(e)) return *c == 0 ? (int64_t{1} << 30) : std::abs(*c);
-  if (const auto* cast = e.as<ir::CastNode>()) return KnownMultiple(cast->value);
-  const auto* op = e.as<ir::BinaryNode>();
-  if (op == nullptr) return 1;
-  switch (op->op) {
-    case ir::BinaryOp::kAdd:
-    case ir::BinaryOp::kSub:
-      return std::gcd(KnownMultiple(op->a), KnownMultiple(op->b));
-    case ir::BinaryOp::kMul:
-      return std::min<int64_t>(KnownMultiple(op->a) * KnownMultiple(op->b), int64_t{1} << 30);
-    default:
-      return 1;
-  }
-}
-
 class NvptxEmitter : public LLVMEmitter {
  public:
   using LLVMEmitter::LLVMEmitter;
@@ -249,7 +232,7 @@ class NvptxEmitter : public LLVMEmitter {
 
   llvm::Align VectorAlign(const ir::BufferNode* buf, const Expr& base, int lanes) override {
     int64_t bytes = buf->dtype.bytes();
-    int64_t multiple = KnownMultiple(base) * bytes;
+    int64_t multiple = ir::KnownMultiple(base) * bytes;
     int64_t align = bytes;
     while (align * 2 <= std::min<int64_t>(16, lanes * bytes) && multiple % (align * 2) == 0) {
       align *= 2;

@@ -1,5 +1,9 @@
 #include "compiler/ir/ir_util.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_visitor.h"
 
@@ -78,6 +82,34 @@ bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred) {
     if (pred(v)) return true;
   }
   return false;
+}
+
+int64_t KnownMultiple(const Expr& e) {
+  if (const int64_t* c = ir::AsConstInt(e)) return *c == 0 ? (int64_t{1} << 30) : std::abs(*c);
+  if (const auto* cast = e.as<ir::CastNode>()) return KnownMultiple(cast->value);
+  const auto* op = e.as<ir::BinaryNode>();
+  if (op == nullptr) return 1;
+  switch (op->op) {
+    case ir::BinaryOp::kAdd:
+    case ir::BinaryOp::kSub:
+      return std::gcd(KnownMultiple(op->a), KnownMultiple(op->b));
+    case ir::BinaryOp::kMul:
+      return std::min<int64_t>(KnownMultiple(op->a) * KnownMultiple(op->b), int64_t{1} << 30);
+    case ir::BinaryOp::kFloorMod:
+      // a - c·floor(a/c): a multiple of gcd(multiple of a, c).
+      if (const int64_t* c = ir::AsConstInt(op->b); c != nullptr && *c > 0) {
+        return std::gcd(KnownMultiple(op->a), *c);
+      }
+      return 1;
+    case ir::BinaryOp::kFloorDiv:
+      if (const int64_t* c = ir::AsConstInt(op->b); c != nullptr && *c > 0) {
+        int64_t m = KnownMultiple(op->a);
+        return m % *c == 0 ? m / *c : 1;
+      }
+      return 1;
+    default:
+      return 1;
+  }
 }
 
 }  // namespace tunefarm::ir

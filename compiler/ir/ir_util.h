@@ -24,6 +24,10 @@ bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
 // True when `e` reads memory (contains a Load).
 bool ContainsLoad(const Expr& e);
 
+// The largest n such that integer `e` is provably a multiple of n, from constants, sums,
+// products, floordiv and floormod by constants (1 when nothing is known; large for 0).
+int64_t KnownMultiple(const Expr& e);
+
 // The set of variables `e` mentions.
 absl::flat_hash_set<const VarNode*> VarsOf(const Expr& e);
 

@@ -33,6 +33,18 @@ class Vectorizer : public ir::IRMutator {
   Expr Mutate_(const ir::BinaryNode* op, const Expr& self) override {
     Expr a = Mutate(op->a), b = Mutate(op->b);
     if (a.same_as(op->a) && b.same_as(op->b)) return self;
+    // A broadcast operand takes part as the scalar it repeats.
+    const auto* ba = a.as<ir::BroadcastNode>();
+    const auto* bb = b.as<ir::BroadcastNode>();
+    if (ba != nullptr && (bb != nullptr ? bb->lanes == ba->lanes : b.type().is_scalar())) {
+      Expr y = bb != nullptr ? bb->value : b;
+      return ir::BroadcastNode::Make(ir::BinaryNode::Make(op->op, ba->value, y), ba->lanes);
+    }
+    if (bb != nullptr && a.type().is_scalar()) {
+      return ir::BroadcastNode::Make(ir::BinaryNode::Make(op->op, a, bb->value), bb->lanes);
+    }
+    if (ba != nullptr && b.as<ir::RampNode>() != nullptr) a = ba->value;
+    if (bb != nullptr && a.as<ir::RampNode>() != nullptr) b = bb->value;
     // Ramp arithmetic with scalars stays a Ramp (keeps loads contiguous).
     const auto* ra = a.as<ir::RampNode>();
     const auto* rb = b.as<ir::RampNode>();
@@ -43,6 +55,20 @@ class Vectorizer : public ir::IRMutator {
         return ir::RampNode::Make(ra->base - b, ra->stride, ra->lanes);
       if (op->op == ir::BinaryOp::kMul) {
         return ir::RampNode::Make(ra->base * b, ra->stride * b, ra->lanes);
+      }
+      // A unit ramp that starts at a multiple of its lanes, divided by a multiple of its
+      // lanes, stays within one quotient: floordiv is a broadcast, floormod a ramp (the index
+      // arithmetic of a fused loop split for vectorization stays contiguous).
+      const int64_t* c = ir::AsConstInt(b);
+      const int64_t* stride = ir::AsConstInt(ra->stride);
+      if (c != nullptr && stride != nullptr && *stride == 1 && *c > 0 && *c % ra->lanes == 0 &&
+          ir::KnownMultiple(ra->base) % ra->lanes == 0) {
+        if (op->op == ir::BinaryOp::kFloorDiv) {
+          return ir::BroadcastNode::Make(ir::floordiv(ra->base, b), ra->lanes);
+        }
+        if (op->op == ir::BinaryOp::kFloorMod) {
+          return ir::RampNode::Make(ir::floormod(ra->base, b), ra->stride, ra->lanes);
+        }
       }
     }
     if (rb != nullptr && a.type().is_scalar()) {

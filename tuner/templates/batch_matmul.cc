@@ -16,7 +16,10 @@ class BatchMatmulTemplate : public Template {
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
                                         ir::DataType dtype) const override {
     if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
-    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32), ir::DataType::Float(16)}); !s.ok()) return s;
+    if (absl::Status s =
+            CheckDtype(name(), dtype, {ir::DataType::Float(32), ir::DataType::Float(16)});
+        !s.ok())
+      return s;
     return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2] * args[3]};
   }
 
@@ -33,7 +36,8 @@ class BatchMatmulTemplate : public Template {
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
     if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
-      return InstantiateGpuGemm(name(), w.args[0], w.args[1], w.args[2], w.args[3], w.dtype, *config);
+      return InstantiateGpuGemm(name(), w.args[0], w.args[1], w.args[2], w.args[3], w.dtype,
+                                *config);
     }
     return InstantiateGemm(name(), w.args[0], w.args[1], w.args[2], w.args[3], w.dtype, config);
   }

@@ -88,10 +88,10 @@ DirectConv MakeDepthwiseConv(const ConvShape& sh, ir::DataType dtype) {
   c.out = te::Compute(
       {i32(sh.n), i32(sh.c), i32(sh.oh), i32(sh.ow)},
       [&](const std::vector<ir::Var>& i) {
-        return te::Sum(c.padded(i[0], i[1], i[2] * i32(sh.stride) + ry->var,
-                                i[3] * i32(sh.stride) + rx->var) *
-                           c.weight(i[1], 0, ry->var, rx->var),
-                       {ry, rx});
+        return te::Sum(
+            c.padded(i[0], i[1], i[2] * i32(sh.stride) + ry->var, i[3] * i32(sh.stride) + rx->var) *
+                c.weight(i[1], 0, ry->var, rx->var),
+            {ry, rx});
       },
       "O");
   return c;

@@ -42,7 +42,9 @@ absl::StatusOr<Instance> InstantiateGemm(const std::string& name, int64_t batch,
   if (config == nullptr) {
     Tensor c = te::Compute(
         shape({i32(m), i32(n)}),
-        [&](const std::vector<Var>& i) { return te::Sum(Widen(a(at(i, off))) * Widen(w(at(i, off + 1))), {kk}); },
+        [&](const std::vector<Var>& i) {
+          return te::Sum(Widen(a(at(i, off))) * Widen(w(at(i, off + 1))), {kk});
+        },
         "C");
     return MakeInstance({a, w, c});
   }

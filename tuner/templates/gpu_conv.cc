@@ -66,8 +66,8 @@ absl::StatusOr<Instance> InstantiateGpuConv(const std::string& tmpl, const ConvS
   if (conv.padded != conv.input) TF_RETURN_IF_SCHED_ERROR(s[conv.padded].ComputeInline(), tmpl);
 
   schedule::Stage& o = s[conv.out];
-  auto tiling = TileOutput(tmpl, o, config.Split("tile_k"), config.Split("tile_oh"),
-                           config.Split("tile_ow"));
+  auto tiling =
+      TileOutput(tmpl, o, config.Split("tile_k"), config.Split("tile_oh"), config.Split("tile_ow"));
   if (!tiling.ok()) return tiling.status();
 
   schedule::Stage& l = s[local];
@@ -104,8 +104,8 @@ absl::StatusOr<Instance> InstantiateGpuDepthwise(const std::string& tmpl, const 
   if (conv.padded != conv.input) TF_RETURN_IF_SCHED_ERROR(s[conv.padded].ComputeInline(), tmpl);
 
   schedule::Stage& o = s[conv.out];
-  auto tiling = TileOutput(tmpl, o, config.Split("tile_c"), config.Split("tile_oh"),
-                           config.Split("tile_ow"));
+  auto tiling =
+      TileOutput(tmpl, o, config.Split("tile_c"), config.Split("tile_oh"), config.Split("tile_ow"));
   if (!tiling.ok()) return tiling.status();
   schedule::Stage& l = s[local];
   TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(o, tiling->thread_x), tmpl);

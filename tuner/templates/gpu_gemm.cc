@@ -46,8 +46,8 @@ absl::StatusOr<Instance> InstantiateGpuGemm(const std::string& name, int64_t bat
   Tensor c = te::Compute(
       shape({i32(m), i32(n)}),
       [&](const std::vector<Var>& i) {
-        return te::Sum(Widen(a(index(i, i[off], kk->var))) * Widen(wt(index(i, kk->var, i[off + 1]))),
-                       {kk});
+        return te::Sum(
+            Widen(a(index(i, i[off], kk->var))) * Widen(wt(index(i, kk->var, i[off + 1]))), {kk});
       },
       "C");
   TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({a, w, c}), name);
@@ -79,7 +79,14 @@ absl::StatusOr<Instance> InstantiateGpuGemm(const std::string& name, int64_t bat
   TF_RETURN_IF_SCHED_ERROR(cs.Bind(yt.first, "threadIdx.y"), name);
   TF_RETURN_IF_SCHED_ERROR(cs.Bind(xt.first, "threadIdx.x"), name);
   TF_RETURN_IF_SCHED_ERROR(cs.Unroll(yt.second), name);
-  TF_RETURN_IF_SCHED_ERROR(cs.Unroll(xt.second), name);
+  // Each thread writes its row of the tile in float32x4 stores where the tile allows.
+  if (tx[2] % 4 == 0) {
+    TF_ASSIGN_OR_RETURN_SCHED(xv, cs.Split(xt.second, 4), name);
+    TF_RETURN_IF_SCHED_ERROR(cs.Unroll(xv.first), name);
+    TF_RETURN_IF_SCHED_ERROR(cs.Vectorize(xv.second), name);
+  } else {
+    TF_RETURN_IF_SCHED_ERROR(cs.Unroll(xt.second), name);
+  }
 
   schedule::Stage& ls = s[cc];
   TF_RETURN_IF_SCHED_ERROR(ls.ComputeAt(cs, xt.first), name);

@@ -1,8 +1,8 @@
 // The builder: config → lowered loop nest → features → artifact, for a batch of configs on a
 // pool of threads. CPU targets build shared libraries with the kernel C ABI; CUDA targets build
 // a serialized v1::GpuModule (PTX + launch) per config and a host shared library (baseline
-// x86-64) as the reference the worker checks GPU results against. A config that fails to build is a result (with its error), never a
-// crash.
+// x86-64) as the reference the worker checks GPU results against. A config that fails to build is a
+// result (with its error), never a crash.
 #ifndef TUNEFARM_TUNER_TUNING_BUILDER_H_
 #define TUNEFARM_TUNER_TUNING_BUILDER_H_
 
