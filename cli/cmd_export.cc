@@ -14,7 +14,9 @@
 #include "db/record.h"
 #include "tuner/export/export_library.h"
 
-ABSL_FLAG(std::string, o, "libkernels.so", "Shared library to write.");
+ABSL_FLAG(
+    std::string, o, "libkernels.so",
+    "Library to write: a shared library, or a PTX module (e.g. kernels.ptx) for cuda targets.");
 ABSL_FLAG(std::string, header, "", "C header to write (default: kernels.h next to -o).");
 ABSL_FLAG(bool, allow_nearest, false,
           "Export an untuned workload with its plain schedule instead of failing.");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -274,51 +275,74 @@ struct GpuModule {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> tm;
-  lower::GpuLaunch launch;
+  std::vector<lower::GpuLaunch> launches;
 };
 
-absl::StatusOr<GpuModule> Generate(const lower::LoweredFunc& f, const Target& target) {
+absl::StatusOr<GpuModule> Generate(const std::vector<lower::LoweredFunc>& funcs,
+                                   const Target& target) {
   auto tm = MakeNvptxMachine(target);
   if (!tm.ok()) return tm.status();
   auto limits = lower::GpuLimits::ForArch(target.arch);
   if (!limits.ok()) return limits.status();
-  auto launch = lower::VerifyGpuKernel(f, *limits);
-  if (!launch.ok()) return launch.status();
   GpuModule g;
   g.context = std::make_unique<llvm::LLVMContext>();
-  g.module = std::make_unique<llvm::Module>(f.name, *g.context);
+  g.module = std::make_unique<llvm::Module>("tunefarm", *g.context);
   g.module->setTargetTriple((*tm)->getTargetTriple().str());
   g.module->setDataLayout((*tm)->createDataLayout());
-  NvptxEmitter emitter(g.module.get(), **tm);
-  if (absl::Status s = emitter.AddKernel(f, *launch); !s.ok()) return s;
+  std::set<std::string> names;
+  for (const lower::LoweredFunc& f : funcs) {
+    if (!names.insert(f.name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("duplicate kernel name '", f.name, "'"));
+    }
+    auto launch = lower::VerifyGpuKernel(f, *limits);
+    if (!launch.ok()) return launch.status();
+    NvptxEmitter emitter(g.module.get(), **tm);
+    if (absl::Status s = emitter.AddKernel(f, *launch); !s.ok()) return s;
+    g.launches.push_back(*launch);
+  }
   OptimizeModule(*g.module, **tm);
   g.tm = std::move(*tm);
-  g.launch = *launch;
   return g;
+}
+
+absl::StatusOr<std::string> EmitPtx(GpuModule& g, const Target& target) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (g.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile)) {
+    return absl::InternalError(absl::StrCat("LLVM cannot emit PTX for '", target.str, "'"));
+  }
+  pm.run(*g.module);
+  return std::string(buffer.begin(), buffer.end());
 }
 
 }  // namespace
 
-absl::StatusOr<GpuKernel> BuildGpuKernel(const lower::LoweredFunc& f, const Target& target) {
-  auto g = Generate(f, target);
+absl::StatusOr<GpuLibrary> BuildGpuLibrary(const std::vector<lower::LoweredFunc>& funcs,
+                                           const Target& target) {
+  auto g = Generate(funcs, target);
   if (!g.ok()) return g.status();
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if (g->tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile)) {
-    return absl::InternalError(absl::StrCat("LLVM cannot emit PTX for '", target.str, "'"));
+  auto ptx = EmitPtx(*g, target);
+  if (!ptx.ok()) return ptx.status();
+  GpuLibrary lib;
+  lib.ptx = *std::move(ptx);
+  lib.arch = target.arch;
+  for (size_t i = 0; i < funcs.size(); ++i) {
+    lib.kernels.push_back(GpuKernel{"", funcs[i].name, target.arch, g->launches[i]});
   }
-  pm.run(*g->module);
-  GpuKernel k;
-  k.ptx.assign(buffer.begin(), buffer.end());
-  k.entry = f.name;
-  k.arch = target.arch;
-  k.launch = g->launch;
+  return lib;
+}
+
+absl::StatusOr<GpuKernel> BuildGpuKernel(const lower::LoweredFunc& f, const Target& target) {
+  auto lib = BuildGpuLibrary({f}, target);
+  if (!lib.ok()) return lib.status();
+  GpuKernel k = lib->kernels[0];
+  k.ptx = std::move(lib->ptx);
   return k;
 }
 
 absl::StatusOr<std::string> BuildGpuLLVMIR(const lower::LoweredFunc& f, const Target& target) {
-  auto g = Generate(f, target);
+  auto g = Generate({f}, target);
   if (!g.ok()) return g.status();
   std::string out;
   llvm::raw_string_ostream os(out);

@@ -16,6 +16,7 @@
 #define TUNEFARM_COMPILER_CODEGEN_CODEGEN_NVPTX_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/codegen/target.h"
@@ -36,6 +37,16 @@ struct GpuKernel {
 // InvalidArgument: not a cuda target, a construct the GPU backend cannot emit.
 // FailedPrecondition: what the GPU verifier rejects.
 absl::StatusOr<GpuKernel> BuildGpuKernel(const lower::LoweredFunc& f, const Target& target);
+
+// Several kernels in one PTX module (an exported kernel library).
+struct GpuLibrary {
+  std::string ptx;
+  std::string arch;
+  std::vector<GpuKernel> kernels;  // `ptx` left empty in each; entry and launch set.
+};
+// As BuildGpuKernel, for every function; InvalidArgument also for duplicate names.
+absl::StatusOr<GpuLibrary> BuildGpuLibrary(const std::vector<lower::LoweredFunc>& funcs,
+                                           const Target& target);
 
 // The optimized LLVM IR of the kernel, for people.
 absl::StatusOr<std::string> BuildGpuLLVMIR(const lower::LoweredFunc& f, const Target& target);

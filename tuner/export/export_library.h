@@ -1,6 +1,8 @@
 // `tunefarm export`: apply-history-best. Rebuilds the best recorded config of each requested
 // workload and links them into one shared library with the kernel C ABI, plus a C header that
-// declares every kernel with its argument shapes — ready to link into an application.
+// declares every kernel with its argument shapes — ready to link into an application. For a
+// cuda target the library is one PTX module holding every kernel, and the header gives each
+// kernel's name, launch (grid, block, shared bytes) and arguments for the CUDA driver API.
 #ifndef TUNEFARM_TUNER_EXPORT_EXPORT_LIBRARY_H_
 #define TUNEFARM_TUNER_EXPORT_EXPORT_LIBRARY_H_
 
@@ -19,7 +21,7 @@ struct ExportOptions {
   std::string device_key;
   // A workload never tuned takes the best config of its nearest recorded shape.
   bool allow_nearest = false;
-  std::string library_path;  // e.g. libkernels.so
+  std::string library_path;  // e.g. libkernels.so (kernels.ptx for cuda)
   std::string header_path;   // e.g. kernels.h
 };
 
