@@ -67,27 +67,53 @@ CUresult cuDriverGetVersion(int* version) {
 
 CUresult cuGetErrorName(CUresult error, const char** str) {
   switch (error) {
-    case CUDA_SUCCESS: *str = "CUDA_SUCCESS"; return CUDA_SUCCESS;
-    case CUDA_ERROR_INVALID_VALUE: *str = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS;
-    case CUDA_ERROR_OUT_OF_MEMORY: *str = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
-    case CUDA_ERROR_INVALID_PTX: *str = "CUDA_ERROR_INVALID_PTX"; return CUDA_SUCCESS;
-    case CUDA_ERROR_NOT_FOUND: *str = "CUDA_ERROR_NOT_FOUND"; return CUDA_SUCCESS;
-    case CUDA_ERROR_ILLEGAL_ADDRESS: *str = "CUDA_ERROR_ILLEGAL_ADDRESS"; return CUDA_SUCCESS;
-    default: *str = NULL; return CUDA_ERROR_INVALID_VALUE;
+    case CUDA_SUCCESS:
+      *str = "CUDA_SUCCESS";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_VALUE:
+      *str = "CUDA_ERROR_INVALID_VALUE";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *str = "CUDA_ERROR_OUT_OF_MEMORY";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_PTX:
+      *str = "CUDA_ERROR_INVALID_PTX";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_FOUND:
+      *str = "CUDA_ERROR_NOT_FOUND";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+      *str = "CUDA_ERROR_ILLEGAL_ADDRESS";
+      return CUDA_SUCCESS;
+    default:
+      *str = NULL;
+      return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
 CUresult cuGetErrorString(CUresult error, const char** str) {
   switch (error) {
-    case CUDA_SUCCESS: *str = "no error"; return CUDA_SUCCESS;
-    case CUDA_ERROR_INVALID_VALUE: *str = "invalid argument"; return CUDA_SUCCESS;
-    case CUDA_ERROR_OUT_OF_MEMORY: *str = "out of memory"; return CUDA_SUCCESS;
-    case CUDA_ERROR_INVALID_PTX: *str = "a PTX JIT compilation failed"; return CUDA_SUCCESS;
-    case CUDA_ERROR_NOT_FOUND: *str = "named symbol not found"; return CUDA_SUCCESS;
+    case CUDA_SUCCESS:
+      *str = "no error";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_VALUE:
+      *str = "invalid argument";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *str = "out of memory";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_PTX:
+      *str = "a PTX JIT compilation failed";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_FOUND:
+      *str = "named symbol not found";
+      return CUDA_SUCCESS;
     case CUDA_ERROR_ILLEGAL_ADDRESS:
       *str = "an illegal memory access was encountered";
       return CUDA_SUCCESS;
-    default: *str = NULL; return CUDA_ERROR_INVALID_VALUE;
+    default:
+      *str = NULL;
+      return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
@@ -111,17 +137,40 @@ CUresult cuDeviceGetName(char* name, int len, int device) {
 CUresult cuDeviceGetAttribute(int* value, int attribute, int device) {
   (void)device;
   switch (attribute) {
-    case 1: *value = 1024; break;                  /* max threads per block */
-    case 2: case 3: *value = 1024; break;          /* max block x, y */
-    case 4: *value = 64; break;                    /* max block z */
-    case 5: *value = 2147483647; break;            /* max grid x */
-    case 6: case 7: *value = 65535; break;         /* max grid y, z */
-    case 8: *value = 48 << 10; break;              /* shared memory per block */
-    case 16: *value = 4; break;                    /* multiprocessors */
-    case 38: *value = 1 << 20; break;              /* L2 bytes */
-    case 75: *value = 9; break;                    /* compute capability */
-    case 76: *value = 0; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    case 1:
+      *value = 1024;
+      break; /* max threads per block */
+    case 2:
+    case 3:
+      *value = 1024;
+      break; /* max block x, y */
+    case 4:
+      *value = 64;
+      break; /* max block z */
+    case 5:
+      *value = 2147483647;
+      break; /* max grid x */
+    case 6:
+    case 7:
+      *value = 65535;
+      break; /* max grid y, z */
+    case 8:
+      *value = 48 << 10;
+      break; /* shared memory per block */
+    case 16:
+      *value = 4;
+      break; /* multiprocessors */
+    case 38:
+      *value = 1 << 20;
+      break; /* L2 bytes */
+    case 75:
+      *value = 9;
+      break; /* compute capability */
+    case 76:
+      *value = 0;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -174,8 +223,7 @@ CUresult cuModuleUnload(struct Module* module) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleGetFunction(struct Function** function, struct Module* module,
-                             const char* name) {
+CUresult cuModuleGetFunction(struct Function** function, struct Module* module, const char* name) {
   STICKY_GUARD;
   char pattern[96];
   snprintf(pattern, sizeof(pattern), ".entry %s(", name);
@@ -197,8 +245,7 @@ CUresult cuFuncGetAttribute(int* value, int attribute, struct Function* function
   return CUDA_SUCCESS;
 }
 
-CUresult cuFuncGetParamInfo(struct Function* function, size_t index, size_t* offset,
-                            size_t* size) {
+CUresult cuFuncGetParamInfo(struct Function* function, size_t index, size_t* offset, size_t* size) {
   if ((int)index >= function->params) return CUDA_ERROR_INVALID_VALUE;
   *offset = 8 * index;
   if (size != NULL) *size = 8;
