@@ -202,6 +202,15 @@ TEST_F(CudaBackendTest, Measure_BadArtifacts_LoadOrInvalidRequest) {
 
   r = Measure(VaddRequest(), WriteModule("bigblock", "vadd", TestPtx(), /*block_x=*/4096));
   EXPECT_EQ(r.error(), v1::INVALID_REQUEST) << r.message();
+  // Two tensors for a three-parameter kernel (drivers that can count parameters, 12.4+).
+  if ((*CudaDriver::Load())->cuFuncGetParamInfo != nullptr) {
+    v1::MeasureRequest two = VaddRequest();
+    two.mutable_tensors()->DeleteSubrange(0, 1);
+    two.mutable_reference_sums()->add_sums(0);
+    r = backend_->Measure(two, WriteModule("vadd", "vadd"), "");
+    EXPECT_EQ(r.error(), v1::INVALID_REQUEST) << r.message();
+    EXPECT_NE(r.message().find("takes 3 parameters"), std::string::npos) << r.message();
+  }
   // None of these faulted the context.
   EXPECT_EQ(backend_->sandbox().spawn_count(), 1);
 }

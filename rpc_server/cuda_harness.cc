@@ -330,9 +330,12 @@ v1::MeasureResult CudaHarness::Measure(const v1::SandboxMeasure& measure) {
                                      fn_max_threads, " threads per block (registers)"));
   }
   if (d->cuFuncGetParamInfo != nullptr) {
+    // Parameters are counted until the index is refused as out of range; any other answer
+    // (a driver that cannot tell) skips the check.
     size_t offset = 0, size = 0;
     int count = 0;
-    while (d->cuFuncGetParamInfo(fn, count, &offset, &size) == CUDA_SUCCESS) {
+    CUresult r = CUDA_SUCCESS;
+    while ((r = d->cuFuncGetParamInfo(fn, count, &offset, &size)) == CUDA_SUCCESS) {
       if (size != sizeof(CUdeviceptr)) {
         return MeasureError(v1::INVALID_REQUEST,
                             absl::StrCat("kernel parameter ", count, " is ", size,
@@ -340,7 +343,7 @@ v1::MeasureResult CudaHarness::Measure(const v1::SandboxMeasure& measure) {
       }
       ++count;
     }
-    if (count != host.num_args()) {
+    if (r == CUDA_ERROR_INVALID_VALUE && count != host.num_args()) {
       return MeasureError(
           v1::INVALID_REQUEST,
           absl::StrCat("kernel '", module->entry(), "' takes ", count,
@@ -357,6 +360,7 @@ v1::MeasureResult CudaHarness::Measure(const v1::SandboxMeasure& measure) {
   // Inputs, and outputs poisoned on the device too, so a kernel that skips writes fails.
   host.PoisonOutputs();
   for (int i = 0; i < host.num_args(); ++i) {
+    if (host.bytes(i) == 0) continue;
     if (CUresult r = d->cuMemcpyHtoD_v2(buffers[i], host.data(i), host.bytes(i));
         r != CUDA_SUCCESS) {
       return Failed(absl::StrCat("copy of tensor ", i, " to the device"), r);
@@ -372,7 +376,7 @@ v1::MeasureResult CudaHarness::Measure(const v1::SandboxMeasure& measure) {
   if (CUresult r = launch(); r != CUDA_SUCCESS) return Failed("kernel launch", r);
   if (CUresult r = d->cuCtxSynchronize(); r != CUDA_SUCCESS) return Failed("kernel", r);
   for (int i = 0; i < host.num_args(); ++i) {
-    if (!host.is_output(i)) continue;
+    if (!host.is_output(i) || host.bytes(i) == 0) continue;
     if (CUresult r = d->cuMemcpyDtoH_v2(host.data(i), buffers[i], host.bytes(i));
         r != CUDA_SUCCESS) {
       return Failed(absl::StrCat("copy of output ", i, " to the host"), r);
@@ -386,8 +390,8 @@ v1::MeasureResult CudaHarness::Measure(const v1::SandboxMeasure& measure) {
   if (CUresult r = launch(); r != CUDA_SUCCESS) return Failed("kernel launch (warm-up)", r);
   if (CUresult r = d->cuCtxSynchronize(); r != CUDA_SUCCESS) return Failed("kernel (warm-up)", r);
   if (request.timing().flush_cache() && !EnsureFlushBuffer()) {
-    return MeasureError(v1::OUT_OF_MEMORY, absl::StrCat("cannot allocate the L2 flush buffer (",
-                                                        2 * device_.l2_bytes, " bytes)"));
+    return MeasureError(v1::OUT_OF_MEMORY,
+                        "cannot allocate the L2 flush buffer (twice the L2 size) on the device");
   }
   auto time_repeat = [&](int64_t number, int32_t* rc) -> double {
     double seconds = 0;
