@@ -39,6 +39,25 @@ expect 0 "--token" -- tracker --help
 expect 2 "--tracker HOST:PORT and --key KEY are required" -- server
 expect 2 "unknown flag '--key'" -- tracker --key x
 expect 1 "tunefarm status: 127.0.0.1:1" -- status --tracker 127.0.0.1:1
+# GPU workers: without a usable CUDA driver, a clear one-line error and the failure code (the
+# override makes this hold on GPU machines too); a malformed --device is a usage error.
+TUNEFARM_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "^tunefarm server: no CUDA device: " -- \
+  server --device cuda:0 --key k --tracker 127.0.0.1:1
+expect 2 "bad device 'bogus'" -- server --device bogus --key k --tracker 127.0.0.1:1
+expect 2 "bad device 'cuda:'" -- server --device cuda: --key k --tracker 127.0.0.1:1
+expect 0 "--device" -- server --help
+expect 2 "unknown flag '--device'" -- tracker --device cpu
+# This machine's own driver: no GPU means exit 1 with "no CUDA device"; with a GPU the server
+# starts and keeps dialling the unreachable tracker until `timeout` stops it.
+out=$(timeout 5 "$bin" server --device cuda:0 --key k --tracker 127.0.0.1:1 2>&1); code=$?
+if [[ $code == 1 ]] && grep -q "no CUDA device" <<<"$out"; then
+  echo "ok: tunefarm server --device cuda:0 -> 1 (no GPU here)"
+elif [[ $code == 124 ]] && grep -q "cuda:0: " <<<"$out"; then
+  echo "ok: tunefarm server --device cuda:0 started on this machine's GPU"
+else
+  echo "FAIL: tunefarm server --device cuda:0 -> exit $code, output:"; echo "$out"
+  fails=$((fails + 1))
+fi
 
 # Tuning-log commands (issue 7) on a small AutoTVM log: 2 valid, 1 failed, 1 unknown, 1 bad.
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"

@@ -1,5 +1,6 @@
 // `tunefarm server`: a device worker that dials the tracker; SIGTERM finishes the measurement
-// in progress, reports it, and leaves.
+// in progress, reports it, and leaves. `--device cuda:N` measures on a GPU; without a usable
+// one it exits with kExitFailure and a "no CUDA device: ..." line.
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,16 +12,21 @@
 #include "cli/commands.h"
 #include "cli/farm_flags.h"
 #include "cli/subcommand.h"
-#include "rpc_server/cpu_backend.h"
+#include "rpc_server/backend_factory.h"
+#include "rpc_server/device_spec.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
 
 ABSL_DECLARE_FLAG(std::string, target);
 ABSL_DECLARE_FLAG(std::string, key);
+ABSL_DECLARE_FLAG(std::string, device);
 ABSL_FLAG(std::string, worker_id, "", "Unique worker name (default HOST-PID-N).");
 ABSL_FLAG(std::string, labels, "", "Comma-separated k=v labels shown in status.");
 ABSL_FLAG(std::string, sandbox, "", "Path of tunefarm_sandbox (default: found next to tunefarm).");
-ABSL_FLAG(int, memory_limit_mb, 4096, "Address-space limit of the kernel sandbox, MiB.");
+ABSL_FLAG(int, memory_limit_mb, 4096,
+          "Address-space limit of the kernel sandbox, MiB (with a CUDA device: the bound on one "
+          "request's tensors, host and device; the CUDA driver cannot run under an "
+          "address-space limit).");
 ABSL_FLAG(double, calibration_period_s, 60,
           "Seconds between runs of the noise calibration kernel (0: never).");
 
@@ -29,6 +35,13 @@ namespace tunefarm::cli {
 int RunServer(const std::vector<std::string>& positional) {
   if (!positional.empty()) {
     absl::FPrintF(stderr, "tunefarm server: takes no arguments\n");
+    return kExitUsage;
+  }
+  const std::string device_flag =
+      absl::GetFlag(FLAGS_device).empty() ? "cpu" : absl::GetFlag(FLAGS_device);
+  absl::StatusOr<DeviceSpec> device = ParseDeviceSpec(device_flag);
+  if (!device.ok()) {
+    absl::FPrintF(stderr, "tunefarm server: --device: %s\n", device.status().message());
     return kExitUsage;
   }
   if (FarmTrackerAddress("").empty() || absl::GetFlag(FLAGS_key).empty()) {
@@ -45,26 +58,39 @@ int RunServer(const std::vector<std::string>& positional) {
     }
     sandbox = *found;
   }
+  absl::StatusOr<std::unique_ptr<DeviceBackend>> backend =
+      CreateDeviceBackend(*device, SandboxOptions{sandbox, absl::GetFlag(FLAGS_memory_limit_mb)});
+  if (!backend.ok()) {
+    absl::FPrintF(stderr, "tunefarm server: %s\n", backend.status().message());
+    return kExitFailure;
+  }
+  v1::DeviceDescription hardware;
+  (*backend)->Describe(&hardware);
   WorkerOptions options;
   options.tracker_address = FarmTrackerAddress("");
   options.token = FarmToken();
   options.tls = FarmTls();
   options.key = absl::GetFlag(FLAGS_key);
-  options.target = absl::GetFlag(FLAGS_target).empty() ? "llvm" : absl::GetFlag(FLAGS_target);
+  options.target = absl::GetFlag(FLAGS_target);
+  if (options.target.empty()) {
+    options.target = device->is_cuda() ? "cuda -arch=" + hardware.gpu_arch() : "llvm";
+  }
   options.worker_id = absl::GetFlag(FLAGS_worker_id);
   options.calibration_period = absl::Seconds(absl::GetFlag(FLAGS_calibration_period_s));
   for (absl::string_view kv : absl::StrSplit(absl::GetFlag(FLAGS_labels), ',', absl::SkipEmpty())) {
     std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
     options.labels.push_back(p);
   }
-  auto backend =
-      std::make_unique<CpuBackend>(SandboxOptions{sandbox, absl::GetFlag(FLAGS_memory_limit_mb)});
-  absl::StatusOr<std::unique_ptr<Worker>> worker = Worker::Create(options, std::move(backend));
+  absl::StatusOr<std::unique_ptr<Worker>> worker = Worker::Create(options, *std::move(backend));
   if (!worker.ok()) {
     absl::FPrintF(stderr, "tunefarm server: %s\n", worker.status().ToString());
     return kExitFailure;
   }
-  absl::PrintF("tunefarm server %s (key %s) dialling %s\n", (*worker)->worker_id(), options.key,
+  absl::PrintF("tunefarm server %s (key %s, %s%s) dialling %s\n", (*worker)->worker_id(),
+               options.key, device->ToString(),
+               hardware.gpu_name().empty()
+                   ? ""
+                   : absl::StrFormat(": %s, %s", hardware.gpu_name(), hardware.gpu_arch()),
                options.tracker_address);
   std::fflush(stdout);
   Worker* w = worker->get();

@@ -9,10 +9,12 @@ namespace {
 
 constexpr Subcommand kSubcommands[] = {
     {"tune", "Tune an operator on a farm (embedded local farm without --tracker).", "OPERATOR",
-     "cmd_tune.cc,tuning_setup.cc,farm_flags.cc,target_flag.cc,key_flag.cc,log_flags.cc", RunTune,
-     ""},
+     "cmd_tune.cc,tuning_setup.cc,farm_flags.cc,target_flag.cc,key_flag.cc,device_flag.cc,"
+     "log_flags.cc",
+     RunTune, ""},
     {"serve", "Run the job service: tuning jobs over gRPC.", "",
-     "tuning_setup.cc,farm_flags.cc,target_flag.cc,key_flag.cc,log_flags.cc,listen_flags.cc",
+     "tuning_setup.cc,farm_flags.cc,target_flag.cc,key_flag.cc,device_flag.cc,log_flags.cc,"
+     "listen_flags.cc",
      RunServe, ""},
     {"jobs", "List the jobs of a job service.", "", "tuning_setup.cc,farm_flags.cc", RunJobs, ""},
     {"watch", "Follow a job of a job service until it ends.", "JOB",
@@ -22,7 +24,7 @@ constexpr Subcommand kSubcommands[] = {
     {"tracker", "Run the tracker that queues measurements for device workers.", "",
      "cmd_tracker.cc,farm_flags.cc,listen_flags.cc", RunTracker, ""},
     {"server", "Run a device worker that dials a tracker and measures kernels.", "",
-     "cmd_server.cc,farm_flags.cc,target_flag.cc,key_flag.cc", RunServer, ""},
+     "cmd_server.cc,farm_flags.cc,target_flag.cc,key_flag.cc,device_flag.cc", RunServer, ""},
     {"status", "Show the devices, queues and throughput of a farm.", "", "farm_flags.cc", RunStatus,
      ""},
     {"best", "Show the best recorded schedules from a tuning log.", "",

@@ -7,6 +7,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/farm_flags.h"
 #include "tracker/transport.h"
@@ -15,8 +16,10 @@
 ABSL_DECLARE_FLAG(std::string, db);
 ABSL_DECLARE_FLAG(std::string, key);
 ABSL_DECLARE_FLAG(std::string, target);
+ABSL_DECLARE_FLAG(std::string, device);
 ABSL_FLAG(int, workers, 0,
-          "Embedded local farm: device workers (default: one per core / --threads_per_worker).");
+          "Embedded local farm: device workers (default: one per core / --threads_per_worker; "
+          "one with a GPU --device).");
 ABSL_FLAG(int, threads_per_worker, 1,
           "Embedded local farm: threads each measured kernel may use (OMP_NUM_THREADS).");
 ABSL_FLAG(int, build_threads, 0, "Threads compiling candidates (default: one per core).");
@@ -42,10 +45,17 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack() {
     // Kernels measured by the local farm's sandboxes use this many OpenMP threads each.
     setenv("OMP_NUM_THREADS", absl::StrCat(threads).c_str(), 1);
     LocalFarmOptions fo;
-    fo.num_workers = absl::GetFlag(FLAGS_workers) > 0 ? absl::GetFlag(FLAGS_workers)
-                                                      : std::max(1, cores / threads);
-    fo.key = absl::GetFlag(FLAGS_key).empty() ? "cpu-local" : absl::GetFlag(FLAGS_key);
     fo.target = absl::GetFlag(FLAGS_target).empty() ? "llvm" : absl::GetFlag(FLAGS_target);
+    // A cuda target is measured on the first GPU unless --device says otherwise.
+    fo.device = absl::GetFlag(FLAGS_device);
+    if (fo.device.empty()) fo.device = absl::StartsWith(fo.target, "cuda") ? "cuda:0" : "cpu";
+    const bool gpu = fo.device != "cpu";
+    // Workers on one GPU would disturb each other's timings: one by default.
+    fo.num_workers = absl::GetFlag(FLAGS_workers) > 0 ? absl::GetFlag(FLAGS_workers)
+                     : gpu                            ? 1
+                                                      : std::max(1, cores / threads);
+    fo.key = absl::GetFlag(FLAGS_key);
+    if (fo.key.empty()) fo.key = gpu ? "gpu-local" : "cpu-local";
     fo.token = token;
     auto farm = LocalFarm::Start(fo);
     if (!farm.ok()) return farm.status();

@@ -27,8 +27,10 @@ struct TuningStack {
 };
 
 // Starts or connects to the farm, opens the log (--db, default tuning.db in the directory the
-// command was started from) and creates the job manager.
-// Errors: as LocalFarm::Start, TrackerClient::Connect and TuningLog::Open.
+// command was started from) and creates the job manager. The embedded farm measures on
+// --device (default: cuda:0 for a cuda --target, else cpu).
+// Errors: as LocalFarm::Start (e.g. InvalidArgument for a bad --device, Unavailable "no CUDA
+// device: ..."), TrackerClient::Connect and TuningLog::Open.
 absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack();
 
 // A stub for the job service at --service (with --token and TLS flags).

@@ -11,8 +11,6 @@
 namespace tunefarm {
 namespace {
 
-// Measurement timeout used when a request leaves timeout_ms at 0.
-constexpr absl::Duration kDefaultTimeout = absl::Seconds(10);
 // Slack on top of the request's timeout for the child's start-up and dlopen.
 constexpr absl::Duration kSpawnSlack = absl::Milliseconds(500);
 constexpr int kCalibrationRepeats = 30;
@@ -39,13 +37,7 @@ void CpuBackend::Describe(v1::DeviceDescription* device) const {
 v1::MeasureResult CpuBackend::Measure(const v1::MeasureRequest& request,
                                       const std::string& artifact_path,
                                       const std::string& reference_path) {
-  v1::SandboxMeasure measure;
-  *measure.mutable_request() = request;
-  measure.set_artifact_path(artifact_path);
-  measure.set_reference_path(reference_path);
-  absl::Duration timeout =
-      request.timeout_ms() > 0 ? absl::Milliseconds(request.timeout_ms()) : kDefaultTimeout;
-  return sandbox_.Measure(measure, timeout + kSpawnSlack);
+  return MeasureInSandbox(sandbox_, request, artifact_path, reference_path, kSpawnSlack);
 }
 
 absl::StatusOr<double> CpuBackend::MeasureNoise() {

@@ -1,6 +1,6 @@
-// The device abstraction of a worker: what it measures on. The CPU backend runs kernels in a
-// sandbox child; a CUDA backend (later issue) implements the same interface with the driver
-// API, and benchmarks use a no-op backend to measure the farm itself.
+// The device abstraction of a worker: what it measures on. The CPU backend (cpu_backend.h)
+// runs kernels in a sandbox child; the CUDA backend (cuda_backend.h) does the same on a GPU
+// with the driver API, and benchmarks use a no-op backend to measure the farm itself.
 #ifndef TUNEFARM_RPC_SERVER_DEVICE_BACKEND_H_
 #define TUNEFARM_RPC_SERVER_DEVICE_BACKEND_H_
 

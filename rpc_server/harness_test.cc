@@ -71,5 +71,38 @@ TEST(Timing, TimeKernel_KernelFails_ReportsCode) {
   EXPECT_EQ(out.kernel_rc, 2);
 }
 
+// The loop behind TimeKernel with a device clock: a fake repeat timer that reports 1 ms per
+// run shows `number` growing to min_repeat_ms and a flush before every counted repeat.
+TEST(Timing, TimeRepeats_DeviceTimer_GrowsNumberAndFlushes) {
+  v1::TimingOptions options;
+  options.set_repeat(4);
+  options.set_min_repeat_ms(10);
+  options.set_flush_cache(true);
+  int repeats = 0;
+  int flushes = 0;
+  TimingOutcome out = TimeRepeats(
+      [&](int64_t number, int32_t*) {
+        ++repeats;
+        return 0.001 * (number > 0 ? 1 : 0);
+      },
+      [&] { ++flushes; }, options);
+  ASSERT_EQ(out.costs.size(), 4u);
+  EXPECT_DOUBLE_EQ(out.distribution.median(), 0.001);
+  EXPECT_GE(out.distribution.number(), 10);  // 10 runs of 1 ms reach min_repeat_ms
+  EXPECT_EQ(flushes, 4);                     // counted repeats only, not the growth probes
+  EXPECT_GT(repeats, 4);
+}
+
+TEST(Timing, TimeRepeats_DeviceError_ReportsCode) {
+  TimingOutcome out = TimeRepeats(
+      [](int64_t, int32_t* rc) {
+        *rc = 700;  // e.g. CUDA_ERROR_ILLEGAL_ADDRESS
+        return -1.0;
+      },
+      [] {}, v1::TimingOptions());
+  EXPECT_EQ(out.kernel_rc, 700);
+  EXPECT_TRUE(out.costs.empty());
+}
+
 }  // namespace
 }  // namespace tunefarm

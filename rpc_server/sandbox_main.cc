@@ -1,11 +1,21 @@
 // `tunefarm_sandbox`: the child process that loads and runs untrusted kernels for a worker.
 //
-// Usage: tunefarm_sandbox MEMORY_LIMIT_MB
+// Usage: tunefarm_sandbox MEMORY_LIMIT_MB [DEVICE]
+// DEVICE is "cpu" (the default: kernels are host shared libraries, harness.h) or "cuda:N"
+// (kernels are GpuModule artifacts run on CUDA device N, cuda_harness.h; the child creates
+// its context once, at start).
 // Reads SandboxRequest frames on fd 0 and answers SandboxResponse frames on fd 1 until EOF.
 // It closes every other inherited descriptor, caps its address space (RLIMIT_AS) and, per
 // request, its CPU time (RLIMIT_CPU), disables core dumps and dies with its parent. A crash
 // is reported by the parent from the exit status; an out-of-memory crash exits with
 // kExitOutOfMemory so the parent can tell it from a plain segfault.
+//
+// With a CUDA device there is no address-space limit: the driver reserves address ranges far
+// larger than any sensible limit (unified addressing maps the device memory and more into the
+// process), so RLIMIT_AS would make context creation fail. Host tensors are still bounded
+// (half of MEMORY_LIMIT_MB per request), and device allocations are bounded by the same
+// figure. After a kernel fault that leaves the context unusable, the child answers the
+// request with `exiting` set and exits; the parent starts a fresh one.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,11 +24,17 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <new>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "proto/sandbox.pb.h"
+#include "rpc_server/cuda_harness.h"
+#include "rpc_server/device_spec.h"
 #include "rpc_server/framing.h"
 #include "rpc_server/harness.h"
 #include "rpc_server/sandbox_exit_codes.h"
@@ -87,9 +103,16 @@ void LimitCpuFromNow(int64_t seconds) {
   setrlimit(RLIMIT_CPU, &cpu);
 }
 
-int Serve(int64_t memory_limit_mb) {
-  Harden(memory_limit_mb);
-  Harness harness(memory_limit_mb > 0 ? (memory_limit_mb << 20) / 2 : int64_t{1} << 32);
+// Tensor bytes of one request: half the address-space limit (the rest is for the kernel).
+int64_t MaxTensorBytes(int64_t memory_limit_mb) {
+  return memory_limit_mb > 0 ? (memory_limit_mb << 20) / 2 : int64_t{1} << 32;
+}
+
+// Answers requests until EOF, with `measure` and `calibrate` doing the work. `exiting`, when
+// it turns true after a request, makes this the child's last answer.
+int ServeLoop(const std::function<v1::MeasureResult(const v1::SandboxMeasure&)>& measure,
+              const std::function<v1::MeasureResult(int repeats)>& calibrate,
+              const std::function<bool()>& exiting) {
   while (true) {
     v1::SandboxRequest request;
     absl::Status status = ReadFrame(0, &request, absl::InfiniteFuture());
@@ -98,14 +121,55 @@ int Serve(int64_t memory_limit_mb) {
     if (request.has_measure()) {
       int timeout_ms = request.measure().request().timeout_ms();
       LimitCpuFromNow(timeout_ms > 0 ? (timeout_ms + 999) / 1000 : 10);
-      *response.mutable_result() = harness.Measure(request.measure());
+      *response.mutable_result() = measure(request.measure());
     } else {
-      for (double c : harness.Calibrate(request.calibrate_repeats())) {
-        response.mutable_result()->add_costs_s(c);
-      }
+      *response.mutable_result() = calibrate(request.calibrate_repeats());
     }
-    if (!WriteFrame(1, response).ok()) return 0;
+    response.set_exiting(exiting());
+    if (!WriteFrame(1, response).ok() || response.exiting()) return 0;
   }
+}
+
+int ServeCpu(int64_t memory_limit_mb) {
+  Harden(memory_limit_mb);
+  Harness harness(MaxTensorBytes(memory_limit_mb));
+  return ServeLoop([&](const v1::SandboxMeasure& m) { return harness.Measure(m); },
+                   [&](int repeats) {
+                     v1::MeasureResult result;
+                     for (double c : harness.Calibrate(repeats)) result.add_costs_s(c);
+                     return result;
+                   },
+                   [] { return false; });
+}
+
+int ServeCuda(int64_t memory_limit_mb, int ordinal) {
+  Harden(/*memory_limit_mb=*/0);  // no RLIMIT_AS with the CUDA driver (see the file comment)
+  absl::StatusOr<std::unique_ptr<CudaHarness>> harness =
+      CudaHarness::Create(ordinal, MaxTensorBytes(memory_limit_mb));
+  // Without a context every request gets the reason; the parent's CudaBackend checked the
+  // device before starting us, so this is rare (device busy in exclusive mode, driver reset).
+  auto unavailable = [&] {
+    v1::MeasureResult result;
+    result.set_error(v1::RUNTIME_ERROR);
+    result.set_message(absl::StrCat("cuda:", ordinal, ": ", harness.status().message()));
+    return result;
+  };
+  return ServeLoop(
+      [&](const v1::SandboxMeasure& m) {
+        return harness.ok() ? (*harness)->Measure(m) : unavailable();
+      },
+      [&](int repeats) {
+        if (!harness.ok()) return unavailable();
+        v1::MeasureResult result;
+        absl::StatusOr<std::vector<double>> costs = (*harness)->Calibrate(repeats);
+        if (!costs.ok()) {
+          result.set_error(v1::RUNTIME_ERROR);
+          result.set_message(std::string(costs.status().message()));
+        }
+        for (double c : costs.value_or(std::vector<double>())) result.add_costs_s(c);
+        return result;
+      },
+      [&] { return harness.ok() && (*harness)->context_lost(); });
 }
 
 }  // namespace
@@ -113,10 +177,17 @@ int Serve(int64_t memory_limit_mb) {
 
 int main(int argc, char** argv) {
   int64_t memory_limit_mb = argc > 1 ? std::strtoll(argv[1], nullptr, 10) : 0;
+  absl::StatusOr<tunefarm::DeviceSpec> device =
+      tunefarm::ParseDeviceSpec(argc > 2 ? argv[2] : "cpu");
+  if (!device.ok()) {
+    std::fprintf(stderr, "tunefarm_sandbox: %s\n", std::string(device.status().message()).c_str());
+    return 2;
+  }
+  if (device->is_cuda()) return tunefarm::ServeCuda(memory_limit_mb, device->ordinal);
   // Kernels with parallel loops run on libgomp's thread pool. Pin the library for the life of
   // the sandbox: if dlclose of the last artifact that needs it unloaded it, the pool's idle
   // threads would be left running unmapped code and crash the next measurement. Absent
   // libgomp is fine (such artifacts then fail to load, which is reported as LOAD_ERROR).
   dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
-  return tunefarm::Serve(memory_limit_mb);
+  return tunefarm::ServeCpu(memory_limit_mb);
 }

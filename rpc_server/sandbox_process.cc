@@ -84,7 +84,8 @@ absl::Status SandboxProcess::EnsureStarted() {
   posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   std::string limit = absl::StrCat(options_.memory_limit_mb);
-  char* argv[] = {const_cast<char*>(options_.binary.c_str()), limit.data(), nullptr};
+  std::string device = options_.device.empty() ? "cpu" : options_.device;
+  char* argv[] = {const_cast<char*>(options_.binary.c_str()), limit.data(), device.data(), nullptr};
   pid_t pid = -1;
   int rc = posix_spawn(&pid, options_.binary.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -124,7 +125,11 @@ absl::StatusOr<v1::SandboxResponse> SandboxProcess::Call(const v1::SandboxReques
   absl::Status status = WriteFrame(fd_, request);
   v1::SandboxResponse response;
   if (status.ok()) status = ReadFrame(fd_, &response, deadline);
-  if (status.ok()) return response;
+  if (status.ok()) {
+    // Its answer is all we need; killing spares us waiting on a driver's teardown.
+    if (response.exiting()) Reap(/*kill_first=*/true);
+    return response;
+  }
   if (absl::IsDeadlineExceeded(status)) {
     Reap(/*kill_first=*/true);
     *died = Died(v1::TIMEOUT, absl::StrCat("killed after the ", absl::FormatDuration(timeout),
@@ -162,12 +167,28 @@ v1::MeasureResult SandboxProcess::Measure(const v1::SandboxMeasure& measure,
   return response->result();
 }
 
+v1::MeasureResult MeasureInSandbox(SandboxProcess& sandbox, const v1::MeasureRequest& request,
+                                   const std::string& artifact_path,
+                                   const std::string& reference_path,
+                                   absl::Duration startup_slack) {
+  v1::SandboxMeasure measure;
+  *measure.mutable_request() = request;
+  measure.set_artifact_path(artifact_path);
+  measure.set_reference_path(reference_path);
+  absl::Duration timeout =
+      request.timeout_ms() > 0 ? absl::Milliseconds(request.timeout_ms()) : kDefaultMeasureTimeout;
+  return sandbox.Measure(measure, timeout + startup_slack);
+}
+
 absl::StatusOr<std::vector<double>> SandboxProcess::Calibrate(int repeats, absl::Duration timeout) {
   v1::SandboxRequest request;
   request.set_calibrate_repeats(repeats);
   v1::MeasureResult died;
   absl::StatusOr<v1::SandboxResponse> response = Call(request, timeout, &died);
   if (!response.ok()) return absl::UnavailableError(died.message());
+  if (response->result().error() != v1::ERROR_NONE) {
+    return absl::UnavailableError(response->result().message());
+  }
   return std::vector<double>(response->result().costs_s().begin(),
                              response->result().costs_s().end());
 }

@@ -1,6 +1,7 @@
 // The worker's side of the sandbox: a freshly exec'd `tunefarm_sandbox` child (never a fork of
 // the multithreaded gRPC process), kept alive across measurements, restarted when it dies.
-// The parent enforces the wall-clock timeout and classifies the child's death:
+// The parent enforces the wall-clock timeout and classifies the child's death (a child that
+// announces its exit in its answer, after a CUDA fault, is reaped quietly):
 //   killed by the timeout or by SIGXCPU -> TIMEOUT; exit kSandboxExitOutOfMemory ->
 //   OUT_OF_MEMORY; any other signal or exit -> RUNTIME_ERROR.
 #ifndef TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_
@@ -21,8 +22,12 @@ namespace tunefarm {
 struct SandboxOptions {
   // Path of the tunefarm_sandbox binary (see FindSandboxBinary).
   std::string binary;
-  // Address-space limit of the child (RLIMIT_AS); 0 for none.
+  // Address-space limit of the child (RLIMIT_AS); 0 for none. With a CUDA device it only
+  // bounds the tensors of a request (the driver cannot run under RLIMIT_AS).
   int64_t memory_limit_mb = 4096;
+  // What the child measures on: "cpu" (or empty) for host kernels, "cuda:N" for GPU kernels
+  // (see device_spec.h); passed as the child's second argument.
+  std::string device;
 };
 
 // Not thread-safe: one caller at a time (the worker's measurement loop).
@@ -57,6 +62,16 @@ class SandboxProcess {
   int fd_ = -1;
   int spawn_count_ = 0;
 };
+
+// Measurement timeout used when a request leaves timeout_ms at 0.
+inline constexpr absl::Duration kDefaultMeasureTimeout = absl::Seconds(10);
+
+// What a device backend does with a request: measures it in `sandbox` with the candidate and
+// reference artifacts at the local paths given, within the request's timeout (or
+// kDefaultMeasureTimeout) plus `startup_slack` for the child's start-up.
+v1::MeasureResult MeasureInSandbox(SandboxProcess& sandbox, const v1::MeasureRequest& request,
+                                   const std::string& artifact_path,
+                                   const std::string& reference_path, absl::Duration startup_slack);
 
 // Finds the tunefarm_sandbox binary: $TUNEFARM_SANDBOX, then Bazel runfiles of the running
 // program ($RUNFILES_DIR, $TEST_SRCDIR, /proc/self/exe.runfiles), then next to the program

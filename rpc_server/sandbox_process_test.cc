@@ -97,5 +97,33 @@ TEST_F(SandboxProcessTest, Calibrate_Runs_ReturnsCosts) {
   EXPECT_EQ(costs->size(), 10u);
 }
 
+// A CUDA sandbox child on a machine without a usable GPU stays up and answers every request
+// with the driver's reason; on a machine with one, the calibration kernel runs on the GPU.
+TEST(CudaSandbox, NoGpu_RequestsAnswerNoCudaDevice) {
+  absl::StatusOr<std::string> binary = FindSandboxBinary();
+  ASSERT_TRUE(binary.ok()) << binary.status();
+  SandboxProcess sandbox(SandboxOptions{*binary, 1024, "cuda:0"});
+  absl::StatusOr<std::vector<double>> costs = sandbox.Calibrate(5, absl::Seconds(20));
+  if (costs.ok()) {
+    EXPECT_EQ(costs->size(), 5u);
+    return;
+  }
+  EXPECT_EQ(costs.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(costs.status().message().find("no CUDA device"), std::string::npos) << costs.status();
+  v1::MeasureResult r = sandbox.Measure(VaddRequest("vadd"), absl::Seconds(20));
+  EXPECT_EQ(r.error(), v1::RUNTIME_ERROR);
+  EXPECT_NE(r.message().find("no CUDA device"), std::string::npos) << r.message();
+  EXPECT_EQ(sandbox.spawn_count(), 1);  // answered, not crashed
+}
+
+TEST(CudaSandbox, BadDeviceArgument_ChildExitsWithUsageError) {
+  absl::StatusOr<std::string> binary = FindSandboxBinary();
+  ASSERT_TRUE(binary.ok()) << binary.status();
+  SandboxProcess sandbox(SandboxOptions{*binary, 1024, "bogus"});
+  v1::MeasureResult r = sandbox.Measure(VaddRequest("vadd"), absl::Seconds(5));
+  EXPECT_EQ(r.error(), v1::RUNTIME_ERROR);
+  EXPECT_NE(r.message().find("status 2"), std::string::npos) << r.message();
+}
+
 }  // namespace
 }  // namespace tunefarm

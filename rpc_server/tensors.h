@@ -34,6 +34,12 @@ class HostTensors {
   DLTensor* const* args() const { return pointers_.data(); }
   int32_t num_args() const { return static_cast<int32_t>(pointers_.size()); }
 
+  // Host memory, size in bytes and role of argument `i` (0 <= i < num_args()), for copies to
+  // and from device memory.
+  void* data(int i) const { return tensors_[i].dl.data; }
+  size_t bytes(int i) const { return tensors_[i].bytes; }
+  bool is_output(int i) const { return tensors_[i].is_output; }
+
   // Copies of every output's bytes.
   std::vector<std::string> CopyOutputs() const;
 

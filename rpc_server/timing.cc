@@ -40,13 +40,19 @@ void FlushDataCache() {
 }
 
 TimingOutcome TimeKernel(const std::function<int32_t()>& run, const v1::TimingOptions& options) {
+  return TimeRepeats([&](int64_t number, int32_t* rc) { return TimeOneRepeat(run, number, rc); },
+                     FlushDataCache, options);
+}
+
+TimingOutcome TimeRepeats(const RepeatTimer& time_repeat, const std::function<void()>& flush,
+                          const v1::TimingOptions& options) {
   TimingOutcome out;
   int64_t number = std::max(1, options.number());
   const double min_repeat_s = options.min_repeat_ms() / 1000.0;
   if (min_repeat_s > 0) {
     // Grow `number` until one repeat lasts min_repeat_ms (as TVM: aim 1.618x past the target).
     while (number < kMaxNumber) {
-      double per_run = TimeOneRepeat(run, number, &out.kernel_rc);
+      double per_run = time_repeat(number, &out.kernel_rc);
       if (per_run < 0) return out;
       if (per_run * number >= min_repeat_s) break;
       int64_t wanted =
@@ -64,8 +70,8 @@ TimingOutcome TimeKernel(const std::function<int32_t()>& run, const v1::TimingOp
   const auto start = SteadyClock::now();
   bool converged = false;
   while (static_cast<int>(out.costs.size()) < kMaxRepeats) {
-    if (options.flush_cache()) FlushDataCache();
-    double per_run = TimeOneRepeat(run, number, &out.kernel_rc);
+    if (options.flush_cache()) flush();
+    double per_run = time_repeat(number, &out.kernel_rc);
     if (per_run < 0) return out;
     out.costs.push_back(per_run);
     if (static_cast<int>(out.costs.size()) < min_repeat) continue;

@@ -29,8 +29,19 @@ inline constexpr int kDefaultAdaptiveMaxTimeMs = 2000;
 // Hard caps, whatever the request asks.
 inline constexpr int kMaxRepeats = 10000;
 
-// Times `run` (one kernel call returning its TF_KERNEL_* code) per `options`.
+// Times `run` (one kernel call returning its TF_KERNEL_* code) per `options` on the host's
+// monotonic clock, flushing the CPU caches (FlushDataCache) before each repeat if asked.
 TimingOutcome TimeKernel(const std::function<int32_t()>& run, const v1::TimingOptions& options);
+
+// One repeat: runs the kernel `number` times and returns the seconds per run, or a negative
+// value with `*rc` set to the failure code (kept as TimingOutcome::kernel_rc).
+using RepeatTimer = std::function<double(int64_t number, int32_t* rc)>;
+
+// The device-independent loop behind TimeKernel, for devices with their own clock (CUDA
+// events): grows `number`, repeats (adaptive or not) and summarizes. `flush` runs before each
+// counted repeat when options.flush_cache is set, outside the timed interval.
+TimingOutcome TimeRepeats(const RepeatTimer& time_repeat, const std::function<void()>& flush,
+                          const v1::TimingOptions& options);
 
 // Evicts the data caches by writing a buffer larger than the last-level cache.
 void FlushDataCache();

@@ -2,7 +2,8 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
-#include "rpc_server/cpu_backend.h"
+#include "rpc_server/backend_factory.h"
+#include "rpc_server/device_spec.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
 #include "tracker/tracker_server.h"
@@ -16,6 +17,8 @@ constexpr absl::Duration kRegistrationTimeout = absl::Seconds(20);
 
 absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(LocalFarmOptions options) {
   if (options.num_workers < 1) return absl::InvalidArgumentError("LocalFarm: num_workers < 1");
+  absl::StatusOr<DeviceSpec> device = ParseDeviceSpec(options.device);
+  if (!device.ok()) return device.status();
   if (options.sandbox_binary.empty()) {
     absl::StatusOr<std::string> binary = FindSandboxBinary();
     if (!binary.ok()) return binary.status();
@@ -25,6 +28,14 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(LocalFarmOptions opt
     absl::BitGen gen;
     options.token = absl::StrCat(absl::Hex(absl::Uniform<uint64_t>(gen)),
                                  absl::Hex(absl::Uniform<uint64_t>(gen)));
+  }
+  // Backends first: a missing GPU is reported before a tracker is started for nothing.
+  std::vector<std::unique_ptr<DeviceBackend>> backends;
+  for (int i = 0; i < options.num_workers; ++i) {
+    absl::StatusOr<std::unique_ptr<DeviceBackend>> backend = CreateDeviceBackend(
+        *device, SandboxOptions{options.sandbox_binary, options.sandbox_memory_limit_mb});
+    if (!backend.ok()) return backend.status();
+    backends.push_back(*std::move(backend));
   }
   std::unique_ptr<LocalFarm> farm(new LocalFarm());
   farm->options_ = std::move(options);
@@ -44,9 +55,7 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(LocalFarmOptions opt
     w.target = farm->options_.target;
     w.calibration_period = farm->options_.calibration_period;
     w.labels.push_back({"farm", "local"});
-    auto backend = std::make_unique<CpuBackend>(
-        SandboxOptions{farm->options_.sandbox_binary, farm->options_.sandbox_memory_limit_mb});
-    absl::StatusOr<std::unique_ptr<Worker>> worker = Worker::Create(w, std::move(backend));
+    absl::StatusOr<std::unique_ptr<Worker>> worker = Worker::Create(w, std::move(backends[i]));
     if (!worker.ok()) return worker.status();
     farm->workers_.push_back(std::move(*worker));
   }

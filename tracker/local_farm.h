@@ -1,6 +1,7 @@
-// An embedded farm: a tracker and N CPU workers inside the current process, used by
+// An embedded farm: a tracker and N workers inside the current process, used by
 // `tunefarm tune` when no --tracker is given, and by tests. Workers run the same code as
-// remote ones (gRPC to the tracker over loopback, sandbox child per worker).
+// remote ones (gRPC to the tracker over loopback, sandbox child per worker); they measure on
+// the CPU, or all on one GPU with `device = "cuda:N"`.
 //
 //   absl::StatusOr<std::unique_ptr<LocalFarm>> farm = LocalFarm::Start({.num_workers = 2});
 //   auto client = TrackerClient::Connect({.address = (*farm)->address(),
@@ -32,6 +33,9 @@ struct LocalFarmOptions {
   // tunefarm_sandbox path; empty searches the usual places (FindSandboxBinary).
   std::string sandbox_binary;
   int64_t sandbox_memory_limit_mb = 4096;
+  // What every worker measures on: "cpu" or "cuda:N" (rpc_server/device_spec.h). Workers on
+  // one GPU share it: one worker per GPU gives undisturbed timings.
+  std::string device = "cpu";
   // Calibration period of the workers (zero disables).
   absl::Duration calibration_period = absl::ZeroDuration();
   TrackerOptions tracker;
@@ -40,7 +44,9 @@ struct LocalFarmOptions {
 class LocalFarm {
  public:
   // Starts the tracker on 127.0.0.1 (OS-chosen port) and the workers, and waits until every
-  // worker has registered. Errors: NotFound (sandbox binary), Unavailable, DeadlineExceeded.
+  // worker has registered. Errors: InvalidArgument (num_workers < 1, bad device), NotFound
+  // (sandbox binary), Unavailable (e.g. "no CUDA device: ..." for a cuda device),
+  // DeadlineExceeded.
   static absl::StatusOr<std::unique_ptr<LocalFarm>> Start(LocalFarmOptions options);
   // Stops the workers (gracefully) and the tracker.
   ~LocalFarm();

@@ -20,15 +20,26 @@ std::string DeviceStateName(v1::DeviceState state) {
   }
 }
 
+namespace {
+
+// The GPU (with its architecture) for GPU workers, else the CPU model.
+std::string DeviceName(const v1::DeviceDescription& device) {
+  if (device.gpu_name().empty()) return device.cpu_model();
+  return device.gpu_arch().empty() ? device.gpu_name()
+                                   : absl::StrCat(device.gpu_name(), " (", device.gpu_arch(), ")");
+}
+
+}  // namespace
+
 std::string FormatSummaryTable(const v1::FarmSummary& summary) {
   std::string out;
   absl::StrAppendFormat(&out, "%-24s %-14s %-6s %6s %9s %9s %8s  %s\n", "WORKER", "KEY", "STATE",
-                        "LEASED", "DONE", "NOISE_CV", "LAST_HB", "CPU");
+                        "LEASED", "DONE", "NOISE_CV", "LAST_HB", "DEVICE");
   for (const v1::DeviceStatus& d : summary.device_status()) {
     absl::StrAppendFormat(&out, "%-24s %-14s %-6s %6d %9d %8.2f%% %7.1fs  %s\n", d.worker_id(),
                           d.device().key(), DeviceStateName(d.state()), d.leased(), d.completed(),
                           100.0 * d.noise_cv(), d.seconds_since_heartbeat(),
-                          d.device().cpu_model());
+                          DeviceName(d.device()));
   }
   if (summary.device_status_size() == 0) out += "(no devices registered)\n";
   absl::StrAppendFormat(&out, "\n%-14s %6s %7s %7s %5s\n", "KEY", "LIVE", "QUEUED", "LEASED",
