@@ -29,7 +29,8 @@ absl::StatusOr<Cublas*> Cublas::Load() {
     if (const char* home = std::getenv("CUDA_HOME")) dirs.push_back(absl::StrCat(home, "/lib64/"));
     dirs.push_back("/usr/local/cuda/lib64/");
     for (const std::string& dir : dirs) {
-      for (const char* so : {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}) {
+      for (const char* so :
+           {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}) {
         names.push_back(dir + so);
       }
     }
@@ -47,7 +48,8 @@ absl::StatusOr<Cublas*> Cublas::Load() {
       return absl::UnavailableError("no cuBLAS: missing cublasCreate_v2/Sgemm_v2/GemmEx");
     }
     if (int r = c->create_(&c->handle_); r != 0) {
-      return absl::UnavailableError(absl::StrCat("no cuBLAS: cublasCreate failed (status ", r, ")"));
+      return absl::UnavailableError(
+          absl::StrCat("no cuBLAS: cublasCreate failed (status ", r, ")"));
     }
     return c;
   }();

@@ -73,10 +73,12 @@ absl::StatusOr<tuner::TuneResult> TuneOnGpu(const tuner::TuneTask& task, int tri
   to.batch_size = 16;
   to.build_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   to.top_k = 1;
-  auto result = tuner::Tune(task, **strategy, measurer, nullptr, to, [&](const tuner::TuneProgress& p) {
-    std::fprintf(stderr, "\r  %s %d/%d trials, best %.1f GFLOP/s   ",
-                 task.workload.ToString().c_str(), p.trials_done, p.trials_total, p.best_gflops);
-  });
+  auto result =
+      tuner::Tune(task, **strategy, measurer, nullptr, to, [&](const tuner::TuneProgress& p) {
+        std::fprintf(stderr, "\r  %s %d/%d trials, best %.1f GFLOP/s   ",
+                     task.workload.ToString().c_str(), p.trials_done, p.trials_total,
+                     p.best_gflops);
+      });
   std::fprintf(stderr, "\n");
   return result;
 }
@@ -93,7 +95,8 @@ absl::StatusOr<Outcome> RunOne(GpuRunner& gpu, const Cublas& blas, const Workloa
   if (!best.status.ok()) return best.status;
 
   const size_t in_bytes = w.fp16 ? 2 : 4;
-  const size_t a_elems = size_t(w.m) * w.k, w_elems = size_t(w.n) * w.k, c_elems = size_t(w.m) * w.n;
+  const size_t a_elems = size_t(w.m) * w.k, w_elems = size_t(w.n) * w.k,
+               c_elems = size_t(w.m) * w.n;
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
   auto host_input = [&](size_t n) {
@@ -203,8 +206,8 @@ int Run(bool quick) {
                 o->max_error, o->config.c_str());
     result.emplace_back(w.key, absl::StrFormat("%.3f", o->blas_s / o->ours_s));
     if (w.key == "ratio_fp16_1024") {
-      std::printf("%-16s %-8s %10s %10.1f %7.3f  (cuBLAS on CUDA cores, no tensor cores)\n", "",
-                  "", "", flop / o->blas_cudacore_s * 1e-9, o->blas_cudacore_s / o->ours_s);
+      std::printf("%-16s %-8s %10s %10.1f %7.3f  (cuBLAS on CUDA cores, no tensor cores)\n", "", "",
+                  "", flop / o->blas_cudacore_s * 1e-9, o->blas_cudacore_s / o->ours_s);
       result.emplace_back("ratio_fp16_1024_cudacore",
                           absl::StrFormat("%.3f", o->blas_cudacore_s / o->ours_s));
     }

@@ -85,8 +85,8 @@ absl::StatusOr<std::function<absl::Status()>> GpuRunner::LoadKernel(
     std::vector<void*> args;
     for (CUdeviceptr& p : *values) args.push_back(&p);
     return d->Check(d->cuLaunchKernel(fn, module.grid().x(), module.grid().y(), module.grid().z(),
-                                      module.block().x(), module.block().y(), module.block().z(),
-                                      0, nullptr, args.data(), nullptr),
+                                      module.block().x(), module.block().y(), module.block().z(), 0,
+                                      nullptr, args.data(), nullptr),
                     "cuLaunchKernel");
   };
 }

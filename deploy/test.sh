@@ -19,5 +19,18 @@ if [[ $passed -eq 0 && $failed -eq 0 ]]; then
   if [[ $rc -eq 0 ]]; then passed=${total:-0}; fi
 fi
 rm -f "$log"
-echo "tests: ${passed} passed, ${failed} failed"
+# Test cases that skipped themselves (no GPU, no CUDA toolkit), with their reasons.
+testlogs=$(bazel info bazel-testlogs 2>/dev/null)
+skipped=0
+if [[ -d "$testlogs" ]]; then
+  while IFS= read -r f; do
+    target=${f#"$testlogs"/}
+    target=${target%/test.log}
+    target="//${target%/*}:${target##*/}"
+    reason=$(grep -B1 -m1 -E "^\[  SKIPPED \]" "$f" | head -1 | sed -E 's/^[^:]*:[0-9]+: //; s/^Skipped *//')
+    echo "skipped: ${target}: ${reason}"
+    skipped=$((skipped + 1))
+  done < <(grep -lE "^\[  SKIPPED \] [0-9]+ test" -r "$testlogs" --include=test.log 2>/dev/null | sort)
+fi
+echo "tests: ${passed} passed, ${failed} failed (${skipped} with skipped cases)"
 exit "$rc"
