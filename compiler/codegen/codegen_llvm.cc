@@ -334,18 +334,13 @@ void CpuEmitter::EmitParallelFor(const ir::ForNode* op) {
 
 void CpuEmitter::EmitAllocate(const ir::AllocateNode* op) {
   const ir::BufferNode& buf = *op->buffer;
-  std::vector<Expr> strides = lower::BufferStrides(buf, {});
-  int64_t elems = 1;
-  if (!buf.shape.empty()) {
-    const int64_t* s0 = ir::AsConstInt(strides[0]);
-    const int64_t* e0 = ir::AsConstInt(buf.shape[0]);
-    if (s0 == nullptr || e0 == nullptr) {
-      Fail(absl::InvalidArgumentError(
-          absl::StrCat("codegen: allocation '", buf.name, "' has a non-constant size")));
-      return;
-    }
-    elems = *s0 * *e0;
+  std::optional<int64_t> count = lower::AllocationElements(buf);
+  if (!count) {
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("codegen: allocation '", buf.name, "' has a non-constant size")));
+    return;
   }
+  const int64_t elems = *count;
   int64_t bytes = elems * buf.dtype.bytes();
   llvm::Type* elem = StorageType(buf.dtype);
   if (bytes <= kMaxStackAllocBytes) {

@@ -162,19 +162,13 @@ class NvptxEmitter : public LLVMEmitter {
 
   void EmitAllocate(const ir::AllocateNode* op) override {
     const ir::BufferNode& buf = *op->buffer;
-    std::vector<Expr> strides = lower::BufferStrides(buf, {});
-    int64_t elems = 1;
-    if (!buf.shape.empty()) {
-      const int64_t* s0 = ir::AsConstInt(strides[0]);
-      const int64_t* e0 = ir::AsConstInt(buf.shape[0]);
-      if (s0 == nullptr || e0 == nullptr) {
-        Fail(absl::InvalidArgumentError(
-            absl::StrCat("codegen: allocation '", buf.name, "' has a non-constant size")));
-        return;
-      }
-      elems = *s0 * *e0;
+    std::optional<int64_t> elems = lower::AllocationElements(buf);
+    if (!elems) {
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("codegen: allocation '", buf.name, "' has a non-constant size")));
+      return;
     }
-    auto* array = llvm::ArrayType::get(StorageType(buf.dtype), static_cast<uint64_t>(elems));
+    auto* array = llvm::ArrayType::get(StorageType(buf.dtype), static_cast<uint64_t>(*elems));
     if (buf.scope == "shared") {
       auto* gv = new llvm::GlobalVariable(*m_, array, false, llvm::GlobalValue::InternalLinkage,
                                           llvm::UndefValue::get(array), buf.name, nullptr,

@@ -57,4 +57,13 @@ std::vector<Expr> BufferStrides(const ir::BufferNode& b, const ir::VarMap& bindi
 
 Stmt StorageFlatten(Stmt s, const ir::VarMap& bindings) { return Flattener(bindings).Mutate(s); }
 
+std::optional<int64_t> AllocationElements(const ir::BufferNode& b) {
+  if (b.shape.empty()) return 1;
+  std::vector<Expr> strides = BufferStrides(b, {});
+  const int64_t* s0 = ir::AsConstInt(strides[0]);
+  const int64_t* e0 = ir::AsConstInt(b.shape[0]);
+  if (s0 == nullptr || e0 == nullptr) return std::nullopt;
+  return *s0 * *e0;
+}
+
 }  // namespace tunefarm::lower

@@ -19,15 +19,10 @@ const char* const kTags[2][3] = {{"blockIdx.x", "blockIdx.y", "blockIdx.z"},
                                  {"threadIdx.x", "threadIdx.y", "threadIdx.z"}};
 
 int64_t BufferBytes(const ir::BufferNode& b) {
-  if (b.shape.empty()) return b.dtype.bytes();
-  std::vector<ir::Expr> strides = BufferStrides(b, {});
-  const int64_t* s0 = ir::AsConstInt(strides[0]);
-  const int64_t* e0 = ir::AsConstInt(b.shape[0]);
-  if (s0 == nullptr || e0 == nullptr) return -1;
-  return *s0 * *e0 * b.dtype.bytes();
+  std::optional<int64_t> elems = AllocationElements(b);
+  return elems ? *elems * b.dtype.bytes() : -1;
 }
 
-// The launch dimension of each index: the largest extent of the loops bound to it.
 class LaunchExtents : public ir::IRVisitor {
  public:
   std::map<std::string, int64_t> extents;

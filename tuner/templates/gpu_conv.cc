@@ -40,6 +40,27 @@ absl::StatusOr<OutputTiling> TileOutput(const std::string& tmpl, schedule::Stage
   return OutputTiling{xb.first, xt.first, BlockThreads{tc[1], ty[1], tx[1]}};
 }
 
+// What both convolutions start from: the output tiled (TileOutput) with a register tile per
+// thread accumulated in a "local" stage computed at the innermost thread loop, and the padded
+// input read through a "shared" window stage (the padding inlined into its fill).
+struct ConvStages {
+  te::Tensor local, window;
+  OutputTiling tiling;
+};
+
+absl::StatusOr<ConvStages> StageConv(const std::string& tmpl, const DirectConv& conv,
+                                     schedule::Schedule& s, const Config& config,
+                                     const char* channel_knob) {
+  TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(conv.out, "local"), tmpl);
+  TF_ASSIGN_OR_RETURN_SCHED(window, s.CacheRead(conv.padded, "shared", {local}), tmpl);
+  if (conv.padded != conv.input) TF_RETURN_IF_SCHED_ERROR(s[conv.padded].ComputeInline(), tmpl);
+  auto tiling = TileOutput(tmpl, s[conv.out], config.Split(channel_knob), config.Split("tile_oh"),
+                           config.Split("tile_ow"));
+  if (!tiling.ok()) return tiling.status();
+  TF_RETURN_IF_SCHED_ERROR(s[local].ComputeAt(s[conv.out], tiling->thread_x), tmpl);
+  return ConvStages{local, window, *tiling};
+}
+
 void DefineOutputTiles(const char* channel_knob, const ConvShape& sh, ConfigSpace* space) {
   // Threads at most 8 x 8 x 16, per-thread tiles at most 8 x 8 x 16 outputs.
   space->DefineSplit(channel_knob, sh.k, 3, SplitPolicy::kFactors, 8);
@@ -60,18 +81,10 @@ absl::StatusOr<Instance> InstantiateGpuConv(const std::string& tmpl, const ConvS
   DirectConv conv = MakeDirectConv(sh, dtype);
   TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({conv.input, conv.weight, conv.out}), tmpl);
   schedule::Schedule& s = *inst.sch;
-  TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(conv.out, "local"), tmpl);
-  TF_ASSIGN_OR_RETURN_SCHED(window, s.CacheRead(conv.padded, "shared", {local}), tmpl);
-  TF_ASSIGN_OR_RETURN_SCHED(weights, s.CacheRead(conv.weight, "shared", {local}), tmpl);
-  if (conv.padded != conv.input) TF_RETURN_IF_SCHED_ERROR(s[conv.padded].ComputeInline(), tmpl);
-
-  schedule::Stage& o = s[conv.out];
-  auto tiling =
-      TileOutput(tmpl, o, config.Split("tile_k"), config.Split("tile_oh"), config.Split("tile_ow"));
-  if (!tiling.ok()) return tiling.status();
-
-  schedule::Stage& l = s[local];
-  TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(o, tiling->thread_x), tmpl);
+  auto staged = StageConv(tmpl, conv, s, config, "tile_k");
+  if (!staged.ok()) return staged.status();
+  TF_ASSIGN_OR_RETURN_SCHED(weights, s.CacheRead(conv.weight, "shared", {staged->local}), tmpl);
+  schedule::Stage& l = s[staged->local];
   TF_ASSIGN_OR_RETURN_SCHED(rc, l.Split(l.reduce_axis(0), config.Split("tile_rc")[1]), tmpl);
   TF_RETURN_IF_SCHED_ERROR(l.Reorder({rc.first, rc.second, l.reduce_axis(1), l.reduce_axis(2),
                                       l.axis(1), l.axis(2), l.axis(3)}),
@@ -81,10 +94,10 @@ absl::StatusOr<Instance> InstantiateGpuConv(const std::string& tmpl, const ConvS
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(1)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(2)), tmpl);
   }
-  for (const te::Tensor& staged : {window, weights}) {
-    schedule::Stage& ss = s[staged];
+  for (const te::Tensor& t : {staged->window, weights}) {
+    schedule::Stage& ss = s[t];
     TF_RETURN_IF_SCHED_ERROR(ss.ComputeAt(l, rc.first), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ss, tiling->threads, 1), tmpl);
+    TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ss, staged->tiling.threads, 1), tmpl);
   }
   return inst;
 }
@@ -99,16 +112,9 @@ absl::StatusOr<Instance> InstantiateGpuDepthwise(const std::string& tmpl, const 
   DirectConv conv = MakeDepthwiseConv(sh, dtype);
   TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({conv.input, conv.weight, conv.out}), tmpl);
   schedule::Schedule& s = *inst.sch;
-  TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(conv.out, "local"), tmpl);
-  TF_ASSIGN_OR_RETURN_SCHED(window, s.CacheRead(conv.padded, "shared", {local}), tmpl);
-  if (conv.padded != conv.input) TF_RETURN_IF_SCHED_ERROR(s[conv.padded].ComputeInline(), tmpl);
-
-  schedule::Stage& o = s[conv.out];
-  auto tiling =
-      TileOutput(tmpl, o, config.Split("tile_c"), config.Split("tile_oh"), config.Split("tile_ow"));
-  if (!tiling.ok()) return tiling.status();
-  schedule::Stage& l = s[local];
-  TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(o, tiling->thread_x), tmpl);
+  auto staged = StageConv(tmpl, conv, s, config, "tile_c");
+  if (!staged.ok()) return staged.status();
+  schedule::Stage& l = s[staged->local];
   TF_RETURN_IF_SCHED_ERROR(
       l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.axis(1), l.axis(2), l.axis(3)}), tmpl);
   for (int a = 1; a <= 3; ++a) TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(a)), tmpl);
@@ -116,9 +122,9 @@ absl::StatusOr<Instance> InstantiateGpuDepthwise(const std::string& tmpl, const 
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(0)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(1)), tmpl);
   }
-  schedule::Stage& ws = s[window];
-  TF_RETURN_IF_SCHED_ERROR(ws.ComputeAt(o, tiling->block_x), tmpl);
-  TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ws, tiling->threads, 1), tmpl);
+  schedule::Stage& ws = s[staged->window];
+  TF_RETURN_IF_SCHED_ERROR(ws.ComputeAt(s[conv.out], staged->tiling.block_x), tmpl);
+  TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ws, staged->tiling.threads, 1), tmpl);
   return inst;
 }
 
