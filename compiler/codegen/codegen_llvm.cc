@@ -210,13 +210,7 @@ absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
   b_.CreateRet(b_.CreateLoad(i32, err_slot_));
   vars_.clear();
   bufs_.clear();
-  if (!status_.ok()) return status_;
-  std::string err;
-  llvm::raw_string_ostream os(err);
-  if (llvm::verifyFunction(*fn_, &os)) {
-    return absl::InternalError(absl::StrCat("LLVM verifier rejected '", f.name, "': ", os.str()));
-  }
-  return absl::OkStatus();
+  return Finish(f.name);
 }
 
 void CpuEmitter::AddNamesFunction(const std::vector<std::string>& names) {

@@ -60,13 +60,7 @@ class NvptxEmitter : public LLVMEmitter {
     b_.SetInsertPoint(body);
     Emit(f.body);
     b_.CreateRetVoid();
-    if (!status_.ok()) return status_;
-    std::string err;
-    llvm::raw_string_ostream os(err);
-    if (llvm::verifyFunction(*fn_, &os)) {
-      return absl::InternalError(absl::StrCat("LLVM verifier rejected '", f.name, "': ", os.str()));
-    }
-    return absl::OkStatus();
+    return Finish(f.name);
   }
 
  private:

@@ -8,8 +8,10 @@
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace tunefarm::codegen {
 
@@ -49,6 +51,16 @@ llvm::Type* LLVMEmitter::StorageType(DataType t) {
 
 void LLVMEmitter::Fail(absl::Status s) {
   if (status_.ok()) status_ = std::move(s);
+}
+
+absl::Status LLVMEmitter::Finish(const std::string& name) {
+  if (!status_.ok()) return status_;
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyFunction(*fn_, &os)) {
+    return absl::InternalError(absl::StrCat("LLVM verifier rejected '", name, "': ", os.str()));
+  }
+  return absl::OkStatus();
 }
 
 llvm::Value* LLVMEmitter::Emit(const Expr& e) {

@@ -6,6 +6,8 @@
 #ifndef TUNEFARM_COMPILER_CODEGEN_LLVM_EMITTER_H_
 #define TUNEFARM_COMPILER_CODEGEN_LLVM_EMITTER_H_
 
+#include <string>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "compiler/ir/ir.h"
@@ -30,6 +32,8 @@ class LLVMEmitter {
 
   llvm::Value* Emit(const ir::Expr& e);
   void Emit(const ir::Stmt& s);
+  // The first emission error, or the LLVM verifier's verdict on the function just emitted.
+  absl::Status Finish(const std::string& name);
   // A serial loop over [begin, end) binding `var`.
   void EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* end, const ir::Stmt& body);
 
