@@ -259,6 +259,19 @@ TEST(GpuCodegen, CpuTargetRejectsBindings_CudaRejectsParallel) {
   EXPECT_TRUE(absl::StrContains(k.status().message(), "parallel")) << k.status();
 }
 
+TEST(GpuCodegen, ReduceAxisBoundToThreads_Rejected) {
+  Program p = Matmul(32, 32, 64);
+  auto sch = schedule::Schedule::Create(p.outputs);
+  ASSERT_TRUE(sch.ok());
+  schedule::Stage& cs = (**sch)[p.outputs[0]];
+  auto k = cs.Split(cs.reduce_axis(0), 16);
+  ASSERT_TRUE(k.ok());
+  absl::Status s = cs.Bind(k->second, "threadIdx.x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "cross-thread reductions")) << s;
+  EXPECT_TRUE(cs.Bind(k->second, "vthread").ok());
+}
+
 TEST(GpuCodegen, UnknownArch_Rejected) {
   auto t = codegen::ParseTarget("cuda -arch=sm_30");
   ASSERT_TRUE(t.ok());
