@@ -30,6 +30,8 @@ constexpr unsigned kGlobalSpace = 1;
 constexpr unsigned kSharedSpace = 3;
 // Highest PTX ISA LLVM 16 emits; ptxas and drivers from CUDA 11.8 on accept it.
 constexpr char kPtxFeature[] = "+ptx78";
+// Local buffers up to this many elements, accessed only at constant indices, become scalars.
+constexpr int64_t kMaxScalarizedElements = 1024;
 
 class NvptxEmitter : public LLVMEmitter {
  public:
@@ -171,6 +173,20 @@ class NvptxEmitter : public LLVMEmitter {
       bufs_[&buf] = gv;
     } else if (buf.scope == "local") {
       llvm::IRBuilder<> eb(entry_, entry_->begin());
+      if (*elems <= kMaxScalarizedElements && OnlyConstantScalarAccess(op->body, &buf)) {
+        // A register tile: one scalar per element, which mem2reg always promotes (SROA gives
+        // up on some large arrays, leaving the tile in slow local memory).
+        std::vector<llvm::Value*>& slots = scalarized_[&buf];
+        for (int64_t i = 0; i < *elems; ++i) {
+          slots.push_back(
+              eb.CreateAlloca(StorageType(buf.dtype), nullptr, absl::StrCat(buf.name, ".", i)));
+        }
+        bufs_[&buf] = slots[0];
+        Emit(op->body);
+        bufs_.erase(&buf);
+        scalarized_.erase(&buf);
+        return;
+      }
       llvm::AllocaInst* a = eb.CreateAlloca(array, nullptr, buf.name);
       a->setAlignment(llvm::Align(16));
       bufs_[&buf] = a;
@@ -219,6 +235,46 @@ class NvptxEmitter : public LLVMEmitter {
         c(1.0), b_.CreateFDiv(c(2.0), b_.CreateFAdd(exp(b_.CreateFMul(c(2.0), x)), c(1.0))));
   }
 
+  llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index) override {
+    auto it = scalarized_.find(buf);
+    if (it == scalarized_.end()) return LLVMEmitter::Address(buf, index);
+    const auto* c = llvm::dyn_cast<llvm::ConstantInt>(index);
+    if (c == nullptr || c->getSExtValue() < 0 ||
+        c->getSExtValue() >= static_cast<int64_t>(it->second.size())) {
+      Fail(absl::InternalError(absl::StrCat("codegen: register tile '", buf->name,
+                                            "' indexed out of its constant range")));
+      return it->second[0];
+    }
+    return it->second[static_cast<size_t>(c->getSExtValue())];
+  }
+
+  // True when every access to `buf` in `body` is a scalar load or store at a constant index.
+  static bool OnlyConstantScalarAccess(const ir::Stmt& body, const ir::BufferNode* buf) {
+    class Checker : public ir::IRVisitor {
+     public:
+      explicit Checker(const ir::BufferNode* b) : b_(b) {}
+      bool ok = true;
+
+     protected:
+      void Visit_(const ir::LoadNode* op) override {
+        if (op->buffer.get() == b_) Check(op->indices, op->type);
+        IRVisitor::Visit_(op);
+      }
+      void Visit_(const ir::StoreNode* op) override {
+        if (op->buffer.get() == b_) Check(op->indices, op->value.type());
+        IRVisitor::Visit_(op);
+      }
+
+     private:
+      void Check(const std::vector<Expr>& idx, DataType t) {
+        if (idx.size() != 1 || t.lanes != 1 || ir::AsConstInt(idx[0]) == nullptr) ok = false;
+      }
+      const ir::BufferNode* b_;
+    } checker(buf);
+    checker.Visit(body);
+    return checker.ok;
+  }
+
   llvm::Align VectorAlign(const ir::BufferNode* buf, const Expr& base, int lanes) override {
     int64_t bytes = buf->dtype.bytes();
     int64_t multiple = ir::KnownMultiple(base) * bytes;
@@ -236,6 +292,8 @@ class NvptxEmitter : public LLVMEmitter {
 
   llvm::BasicBlock* entry_ = nullptr;
   lower::GpuLaunch launch_;
+  // Local buffers held as one alloca per element (see EmitAllocate).
+  absl::flat_hash_map<const ir::BufferNode*, std::vector<llvm::Value*>> scalarized_;
 };
 
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeNvptxMachine(const Target& target) {

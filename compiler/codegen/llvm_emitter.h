@@ -43,6 +43,8 @@ class LLVMEmitter {
   // A call the backend implements itself (e.g. a barrier, fast math); nullptr for the generic
   // math intrinsics.
   virtual llvm::Value* EmitTargetCall(const ir::CallNode* op) { return nullptr; }
+  // The address of element `index` of `buf` (a GEP off the buffer's base by default).
+  virtual llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index);
   // Alignment of a contiguous vector access of `lanes` elements of `buf` starting at `base`.
   virtual llvm::Align VectorAlign(const ir::BufferNode* buf, const ir::Expr& base, int lanes) {
     return llvm::Align(buf->dtype.bytes());
@@ -61,7 +63,6 @@ class LLVMEmitter {
   llvm::Value* EmitBinary(const ir::BinaryNode* op);
   llvm::Value* EmitCast(ir::DataType to, ir::DataType from, llvm::Value* v);
   llvm::Value* EmitCall(const ir::CallNode* op);
-  llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index);
   llvm::Value* EmitLoad(const ir::LoadNode* op);
   void EmitStore(const ir::StoreNode* op);
 };

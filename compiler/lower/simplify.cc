@@ -26,6 +26,12 @@ class StmtSimplifier : public ir::IRMutator {
       Stmt body = ir::Substitute(op->body, {{op->var.get(), mn}});
       return Mutate(body);
     }
+    if (ce != nullptr && *ce == 1) {
+      // A GPU index of extent 1 is always `min`: substitute it (indices become constants, e.g.
+      // of register tiles) but keep the loop, which records the launch dimension.
+      Stmt body = Mutate(ir::Substitute(op->body, {{op->var.get(), mn}}));
+      return ir::ForNode::Make(op->var, mn, ext, op->for_kind, body, op->thread_tag, op->pragmas);
+    }
     an_.Bind(op->var, mn, ext);
     Stmt body = Mutate(op->body);
     an_.Unbind(op->var.get());

@@ -66,6 +66,21 @@ TEST(GpuCodegen, TiledMatmul_PtxLaunchAndBarriers) {
   EXPECT_TRUE(absl::StrContains(k->ptx, "ld.shared"));
   EXPECT_TRUE(absl::StrContains(k->ptx, "st.global"));
   EXPECT_TRUE(absl::StrContains(k->ptx, ".maxntid 8, 8, 1"));
+  // The register tile lives in registers, not in local memory.
+  EXPECT_FALSE(absl::StrContains(k->ptx, "__local_depot")) << k->ptx;
+  ExpectEmulationMatches(p, *f);
+}
+
+TEST(GpuCodegen, SingleBlock_RegisterTileIndicesStayConstant) {
+  // One block: the blockIdx loops have extent 1 and their variables become 0, so the
+  // accumulator's indices are constants and it is held in registers.
+  Program p = Matmul(16, 32, 32);
+  auto f = LowerGpuMatmul(p, GpuMatmulTiles{16, 32, 2, 4, 8, 1});
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, Cuda());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->launch.grid, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_FALSE(absl::StrContains(k->ptx, "__local_depot")) << k->ptx;
   ExpectEmulationMatches(p, *f);
 }
 
