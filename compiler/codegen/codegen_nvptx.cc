@@ -13,9 +13,11 @@
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/insert_barriers.h"
 #include "compiler/lower/storage_flatten.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetOptions.h"
@@ -313,6 +315,11 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeNvptxMachine(const Targ
   if (tm == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("LLVM could not create an NVPTX target machine for '", target.str, "'"));
+  }
+  if (!tm->getMCSubtargetInfo()->isCPUStringValid(target.arch)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LLVM ", LLVM_VERSION_MAJOR, "'s NVPTX backend does not know ", target.arch,
+        "; use an older architecture such as cuda -arch=sm_90 (newer GPUs JIT-compile its PTX)"));
   }
   return tm;
 }

@@ -294,6 +294,11 @@ TEST(GpuCodegen, UnknownArch_Rejected) {
   auto f = LowerGpuMatmul(p, GpuMatmulTiles{16, 16, 2, 2, 8, 1});
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(codegen::BuildGpuKernel(*f, *t).status().code(), absl::StatusCode::kInvalidArgument);
+  // An architecture LLVM 16 does not know yet.
+  auto future = codegen::BuildGpuKernel(*f, *codegen::ParseTarget("cuda -arch=sm_120"));
+  EXPECT_EQ(future.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(future.status().message(), "does not know sm_120"))
+      << future.status();
 }
 
 }  // namespace
