@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/llvm_emitter.h"
 #include "compiler/codegen/llvm_init.h"
+#include "compiler/codegen/wmma_nest.h"
 #include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/insert_barriers.h"
@@ -118,6 +119,10 @@ class NvptxEmitter : public LLVMEmitter {
   }
 
   void EmitFor(const ir::ForNode* op) override {
+    if (op->pragmas.count(schedule::kTensorizePragma)) {
+      EmitWmma(op);
+      return;
+    }
     llvm::Value* begin = Emit(op->min);
     if (op->for_kind == ir::ForKind::kParallel) {
       Fail(absl::InvalidArgumentError(absl::StrCat(
@@ -167,11 +172,18 @@ class NvptxEmitter : public LLVMEmitter {
       return;
     }
     auto* array = llvm::ArrayType::get(StorageType(buf.dtype), static_cast<uint64_t>(*elems));
+    if (buf.scope.rfind("wmma.", 0) == 0) {
+      // Fragments: one register set per 16x16 tile, created when a tile is first used.
+      fragments_[&buf];
+      Emit(op->body);
+      fragments_.erase(&buf);
+      return;
+    }
     if (buf.scope == "shared") {
       auto* gv = new llvm::GlobalVariable(*m_, array, false, llvm::GlobalValue::InternalLinkage,
                                           llvm::UndefValue::get(array), buf.name, nullptr,
                                           llvm::GlobalValue::NotThreadLocal, kSharedSpace);
-      gv->setAlignment(llvm::Align(16));
+      gv->setAlignment(llvm::Align(128));  // WMMA tiles need 32-byte aligned rows.
       bufs_[&buf] = gv;
     } else if (buf.scope == "local") {
       llvm::IRBuilder<> eb(entry_, entry_->begin());
@@ -238,6 +250,13 @@ class NvptxEmitter : public LLVMEmitter {
   }
 
   llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index) override {
+    if (fragments_.count(buf)) {
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("codegen: the WMMA fragment '", buf->name,
+                       "' is accessed outside a tensorized nest (tensorize every stage that reads "
+                       "or writes it)")));
+      return llvm::UndefValue::get(b_.getPtrTy());
+    }
     auto it = scalarized_.find(buf);
     if (it == scalarized_.end()) return LLVMEmitter::Address(buf, index);
     const auto* c = llvm::dyn_cast<llvm::ConstantInt>(index);
@@ -248,6 +267,94 @@ class NvptxEmitter : public LLVMEmitter {
       return it->second[0];
     }
     return it->second[static_cast<size_t>(c->getSExtValue())];
+  }
+
+  // The registers of the fragment tile of `ref` (its base must be a constant offset).
+  llvm::Value* FragmentSlot(const TileRef& ref, llvm::Type* type) {
+    auto it = fragments_.find(ref.buffer);
+    llvm::Value* base = Emit(ref.base);
+    const auto* c = llvm::dyn_cast<llvm::ConstantInt>(base);
+    if (it == fragments_.end() || c == nullptr) {
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("codegen: WMMA fragment '", ref.buffer->name,
+                       "' is indexed by a non-constant tile (unroll the loops over its tiles)")));
+      return nullptr;
+    }
+    llvm::Value*& slot = it->second[c->getSExtValue()];
+    if (slot == nullptr) {
+      llvm::IRBuilder<> eb(entry_, entry_->begin());
+      slot = eb.CreateAlloca(type, nullptr, absl::StrCat(ref.buffer->name, ".", c->getSExtValue()));
+    }
+    return slot;
+  }
+
+  void EmitWmma(const ir::ForNode* op) {
+    auto nest = MatchWmmaNest(op);
+    if (!nest.ok()) {
+      Fail(nest.status());
+      return;
+    }
+    using schedule::TensorIntrinsic;
+    auto memory_ptr = [&]() { return Address(nest->memory.buffer, Emit(nest->memory.base)); };
+    llvm::Type* acc_type =
+        llvm::StructType::get(ctx_, std::vector<llvm::Type*>(8, b_.getFloatTy()));
+    switch (nest->op) {
+      case TensorIntrinsic::kWmmaLoadA:
+      case TensorIntrinsic::kWmmaLoadB: {
+        llvm::Value* ptr = memory_ptr();
+        auto id = nest->op == TensorIntrinsic::kWmmaLoadA
+                      ? llvm::Intrinsic::nvvm_wmma_m16n16k16_load_a_f16_row_stride
+                      : llvm::Intrinsic::nvvm_wmma_m16n16k16_load_b_f16_col_stride;
+        llvm::Function* fn = llvm::Intrinsic::getDeclaration(m_, id, {ptr->getType()});
+        llvm::Value* frag = b_.CreateCall(fn, {ptr, b_.getInt32(static_cast<int>(nest->ldm))});
+        if (llvm::Value* slot = FragmentSlot(nest->fragment, frag->getType())) {
+          b_.CreateStore(frag, slot);
+        }
+        return;
+      }
+      case TensorIntrinsic::kWmmaMma: {
+        llvm::Value* c_slot = FragmentSlot(nest->fragment, acc_type);
+        if (c_slot == nullptr) return;
+        if (nest->fill) {
+          b_.CreateStore(llvm::Constant::getNullValue(acc_type), c_slot);
+          return;
+        }
+        llvm::Function* fn = llvm::Intrinsic::getDeclaration(
+            m_, llvm::Intrinsic::nvvm_wmma_m16n16k16_mma_row_col_f32_f32);
+        llvm::Type* ab_type = fn->getFunctionType()->getParamType(0);
+        llvm::Type* frag_type = llvm::StructType::get(ctx_, std::vector<llvm::Type*>(8, ab_type));
+        llvm::Value* a_slot = FragmentSlot(nest->a, frag_type);
+        llvm::Value* b_slot = FragmentSlot(nest->b, frag_type);
+        if (a_slot == nullptr || b_slot == nullptr) return;
+        llvm::Value* a = b_.CreateLoad(frag_type, a_slot);
+        llvm::Value* b = b_.CreateLoad(frag_type, b_slot);
+        llvm::Value* c = b_.CreateLoad(acc_type, c_slot);
+        std::vector<llvm::Value*> args;
+        for (llvm::Value* frag : {a, b, c}) {
+          for (unsigned e = 0; e < 8; ++e) args.push_back(b_.CreateExtractValue(frag, e));
+        }
+        llvm::Value* d = b_.CreateCall(fn, args);
+        llvm::Value* packed = llvm::UndefValue::get(acc_type);
+        for (unsigned e = 0; e < 8; ++e) {
+          packed = b_.CreateInsertValue(packed, b_.CreateExtractValue(d, e), e);
+        }
+        b_.CreateStore(packed, c_slot);
+        return;
+      }
+      case TensorIntrinsic::kWmmaStore: {
+        llvm::Value* slot = FragmentSlot(nest->fragment, acc_type);
+        if (slot == nullptr) return;
+        llvm::Value* ptr = memory_ptr();
+        llvm::Function* fn = llvm::Intrinsic::getDeclaration(
+            m_, llvm::Intrinsic::nvvm_wmma_m16n16k16_store_d_f32_row_stride, {ptr->getType()});
+        llvm::Value* c = b_.CreateLoad(acc_type, slot);
+        std::vector<llvm::Value*> args = {ptr};
+        for (unsigned e = 0; e < 8; ++e) args.push_back(b_.CreateExtractValue(c, e));
+        args.push_back(b_.getInt32(static_cast<int>(nest->ldm)));
+        b_.CreateCall(fn, args);
+        return;
+      }
+    }
   }
 
   // True when every access to `buf` in `body` is a scalar load or store at a constant index.
@@ -294,6 +401,8 @@ class NvptxEmitter : public LLVMEmitter {
 
   llvm::BasicBlock* entry_ = nullptr;
   lower::GpuLaunch launch_;
+  // WMMA fragment buffers: tile offset -> the alloca holding that tile's registers.
+  absl::flat_hash_map<const ir::BufferNode*, absl::flat_hash_map<int64_t, llvm::Value*>> fragments_;
   // Local buffers held as one alloca per element (see EmitAllocate).
   absl::flat_hash_map<const ir::BufferNode*, std::vector<llvm::Value*>> scalarized_;
 };

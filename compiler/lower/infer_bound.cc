@@ -158,6 +158,8 @@ absl::StatusOr<std::vector<const schedule::Stage*>> AttachedReaders(const schedu
 
 // Whether a buffer of `scope` is shared by the GPU threads that differ in index `tag`.
 bool SharedAcrossTag(const std::string& scope, const std::string& tag) {
+  // WMMA fragments belong to a warp: the lanes (threadIdx.x, 32 of them) share one.
+  if (scope.rfind("wmma.", 0) == 0) return tag == "threadIdx.x";
   if (tag.rfind("threadIdx.", 0) == 0) return scope == "shared" || scope == "global";
   if (tag.rfind("blockIdx.", 0) == 0) return scope == "global";
   return false;

@@ -62,6 +62,12 @@ class Unroller {
 
  private:
   Stmt VisitFor(const ir::ForNode* op, const Stmt& self, Shape* shape) {
+    if (op->pragmas.count("tensorize")) {
+      // Replaced whole by a tensor intrinsic at code generation: never unrolled.
+      shape->steps = 1;
+      shape->has_loop = true;
+      return self;
+    }
     int64_t saved_max = max_step_;
     auto it = op->pragmas.find("auto_unroll_max_step");
     if (it != op->pragmas.end()) max_step_ = it->second;

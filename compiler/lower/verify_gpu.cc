@@ -48,12 +48,17 @@ class Verifier : public ir::IRVisitor {
   const std::map<std::string, int64_t> extents;  // By tag.
   int64_t shared_bytes = 0;
   int64_t local_bytes = 0;
+  bool has_tensorized = false;
   // Every store to a kernel argument, with the tags bound around it.
   std::vector<std::pair<std::string, std::set<std::string>>> arg_stores;
 
  protected:
   void Visit_(const ir::ForNode* op) override {
     if (!status.ok()) return;
+    if (op->pragmas.count("tensorize")) {
+      VisitTensorized(op);
+      return;
+    }
     bool bound = op->for_kind == ir::ForKind::kThreadBinding && op->thread_tag != "vthread";
     if (!bound) {
       IRVisitor::Visit_(op);
@@ -102,6 +107,8 @@ class Verifier : public ir::IRVisitor {
       shared_bytes += bytes;
     } else if (b.scope == "local") {
       local_bytes += bytes;
+    } else if (b.scope.rfind("wmma.", 0) == 0) {
+      local_bytes += bytes / 32;  // A fragment is spread over the warp's registers.
     } else {
       Fail(absl::StrCat("buffer '", b.name, "' is a temporary in ", b.scope,
                         " memory, which needs a kernel launch of its own; compute it inside "
@@ -113,7 +120,12 @@ class Verifier : public ir::IRVisitor {
 
   void Visit_(const ir::StoreNode* op) override {
     CheckVector(op->buffer.get(), op->value.type());
-    if (op->buffer->scope == "global") arg_stores.emplace_back(op->buffer->name, tags_);
+    if (op->buffer->scope == "global") {
+      std::set<std::string> tags = tags_;
+      // A warp-wide store: the 32 lanes of threadIdx.x write it together.
+      if (tensorized_ > 0) tags.insert("threadIdx.x");
+      arg_stores.emplace_back(op->buffer->name, tags);
+    }
     IRVisitor::Visit_(op);
   }
 
@@ -136,9 +148,32 @@ class Verifier : public ir::IRVisitor {
     if (status.ok()) status = absl::FailedPreconditionError(message);
   }
 
+  // A nest that becomes a warp-wide WMMA operation: every lane of the warp must run it with
+  // the same operands, so no threadIdx.x loop encloses it and no condition guards it.
+  void VisitTensorized(const ir::ForNode* op) {
+    has_tensorized = true;
+    if (tags_.count("threadIdx.x")) {
+      Fail(absl::StrCat("the tensorized nest at loop '", op->var.name(),
+                        "' is inside a loop bound to threadIdx.x; WMMA operations are warp-wide, "
+                        "so threadIdx.x must be the 32 lanes of a warp and stay out of the nest's "
+                        "stage (bind warps to threadIdx.y/z)"));
+      return;
+    }
+    if (conditions_ > 0) {
+      Fail(absl::StrCat("the tensorized nest at loop '", op->var.name(),
+                        "' is under a condition; WMMA operations must be reached by the whole "
+                        "warp (use tile sizes that divide the extents)"));
+      return;
+    }
+    ++tensorized_;
+    IRVisitor::Visit_(op);
+    --tensorized_;
+  }
+
   const GpuLimits& limits_;
   std::set<std::string> tags_;
   int conditions_ = 0;
+  int tensorized_ = 0;
 };
 
 }  // namespace
@@ -181,6 +216,12 @@ absl::StatusOr<GpuLaunch> VerifyGpuKernel(const LoweredFunc& f, const GpuLimits&
     return fail(absl::StrCat(launch.threads_per_block(), " threads per block (",
                              absl::StrJoin(launch.block, " x "), ") exceed the limit of ",
                              limits.max_threads_per_block));
+  }
+  if (v.has_tensorized && launch.block[0] != 32) {
+    return fail(
+        absl::StrCat("tensor-core (WMMA) operations need threadIdx.x to be the 32 lanes "
+                     "of a warp, but its extent is ",
+                     launch.block[0]));
   }
   launch.shared_bytes = v.shared_bytes;
   launch.local_bytes = v.local_bytes;

@@ -9,7 +9,9 @@
 //   - a barrier under a condition or inside a loop shorter than its index's launch dimension
 //     (threads that skip it deadlock the block);
 //   - a global or shared vector access wider than the widest load/store (16 bytes);
-//   - a temporary in global memory (it would need its own kernel launch).
+//   - a temporary in global memory (it would need its own kernel launch);
+//   - a tensorized (WMMA) nest inside a threadIdx.x loop or a condition, or a launch whose
+//     threadIdx.x is not exactly one warp (32) when there are such nests.
 // Errors are FailedPrecondition with a message naming the loop, buffer or limit.
 #ifndef TUNEFARM_COMPILER_LOWER_VERIFY_GPU_H_
 #define TUNEFARM_COMPILER_LOWER_VERIFY_GPU_H_

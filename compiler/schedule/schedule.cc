@@ -276,6 +276,12 @@ absl::Status Stage::Pragma(const IterVar& iv, const std::string& key, int64_t va
   return absl::OkStatus();
 }
 
+absl::Status Stage::Tensorize(const IterVar& iv, TensorIntrinsic op) {
+  if (absl::Status s = CheckLeaf(iv, "tensorize"); !s.ok()) return s;
+  MutableAttr(iv).pragmas[kTensorizePragma] = static_cast<int64_t>(op);
+  return absl::OkStatus();
+}
+
 absl::Status Stage::ComputeAt(const Stage& parent, const IterVar& iv) {
   if (absl::Status s = parent.CheckLeaf(iv, "compute_at"); !s.ok()) return s;
   if (is_placeholder()) {

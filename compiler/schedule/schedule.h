@@ -41,6 +41,22 @@ struct Relation {
   int64_t nparts = 0;
 };
 
+// Warp-level matrix operations of CUDA's WMMA API (16×16×16 tiles, float16 inputs, float32
+// accumulator) that replace a loop nest at GPU code generation (Stage::Tensorize). The nest
+// keeps its scalar meaning everywhere else (bound inference, host emulation):
+//   kWmmaLoadA   F[r][c] = S[r][c]      F in "wmma.matrix_a", S row-major (m × k), 16 × 16
+//   kWmmaLoadB   F[r][c] = S[r][c]      F in "wmma.matrix_b", S row-major (n × k), 16 × 16
+//   kWmmaMma     C[i][j] += A[i][k]·B[j][k] over 16³ (or the accumulator's init C[i][j] = 0)
+//   kWmmaStore   D[i][j] = C[i][j]      C in "wmma.accumulator", D float32 row-major
+enum class TensorIntrinsic : int64_t {
+  kWmmaLoadA = 1,
+  kWmmaLoadB = 2,
+  kWmmaMma = 3,
+  kWmmaStore = 4,
+};
+// The loop pragma Tensorize sets (value: the TensorIntrinsic).
+inline constexpr char kTensorizePragma[] = "tensorize";
+
 // Per-loop annotations.
 struct IterVarAttr {
   ir::ForKind kind = ir::ForKind::kSerial;
@@ -116,6 +132,10 @@ class Stage {
   // A hint on a loop, e.g. ("auto_unroll_max_step", 16): unroll inner loops whose total
   // trip count is at most the value.
   absl::Status Pragma(const IterVar& iv, const std::string& key, int64_t value);
+  // Marks the loop nest starting at `iv` (its two or three innermost leaves, each of extent
+  // 16) to become `op` at GPU code generation; the code generator checks that the nest has
+  // the intrinsic's form and rejects it otherwise. InvalidArgument: not a leaf of this stage.
+  absl::Status Tensorize(const IterVar& iv, TensorIntrinsic op);
   // Computes this stage inside `parent`'s loop `iv`, over just the region it needs there.
   // InvalidArgument: iv is not a leaf of parent; FailedPrecondition: parent does not read
   // this stage, this stage is an input or an output, or the attachment forms a cycle.

@@ -287,6 +287,55 @@ TEST(GpuCodegen, ReduceAxisBoundToThreads_Rejected) {
   EXPECT_TRUE(cs.Bind(k->second, "vthread").ok());
 }
 
+// A 16x16 copy into a float32 output, tensorized as a WMMA store, with the given threads.
+lower::LoweredFunc TensorizedStore(int64_t threads_x, bool inside_x, int64_t extent = 16) {
+  ir::Buffer acc =
+      ir::MakeBuffer("acc", ir::DataType::Float(32), {ir::Expr(256)}, "wmma.accumulator");
+  ir::Buffer out = ir::MakeBuffer("out", ir::DataType::Float(32), {ir::Expr(256)});
+  ir::Var i("i", ir::DataType::Int(32)), j("j", ir::DataType::Int(32));
+  ir::Var tx("tx", ir::DataType::Int(32)), ty("ty", ir::DataType::Int(32));
+  ir::Expr index = i * ir::Expr(16) + j;
+  ir::Stmt copy = ir::ForNode::Make(
+      i, ir::Expr(0), ir::Expr(static_cast<int>(extent)), ir::ForKind::kSerial,
+      ir::ForNode::Make(j, ir::Expr(0), ir::Expr(16), ir::ForKind::kSerial,
+                        ir::StoreNode::Make(out, ir::LoadNode::Make(acc, {index}), {index})),
+      "",
+      {{schedule::kTensorizePragma, static_cast<int64_t>(schedule::TensorIntrinsic::kWmmaStore)}});
+  ir::Stmt fill =
+      ir::ForNode::Make(tx, ir::Expr(0), ir::Expr(static_cast<int>(threads_x)),
+                        ir::ForKind::kThreadBinding, ir::EvaluateNode::Make(0), "threadIdx.x");
+  ir::Stmt body = inside_x
+                      ? ir::ForNode::Make(tx, ir::Expr(0), ir::Expr(static_cast<int>(threads_x)),
+                                          ir::ForKind::kThreadBinding, copy, "threadIdx.x")
+                      : ir::SeqNode::Make({fill, copy});
+  lower::LoweredFunc f;
+  f.name = "k";
+  f.args = {lower::FuncArg{out, {256}}};
+  f.body = ir::AllocateNode::Make(acc, body);
+  return f;
+}
+
+TEST(GpuCodegen, TensorizedNests_WarpRulesAndForm) {
+  // The accumulator is never filled here, but the form is right: PTX with a WMMA store.
+  auto ok = codegen::BuildGpuKernel(TensorizedStore(32, false), Cuda());
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(absl::StrContains(ok->ptx, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32"))
+      << ok->ptx;
+
+  auto not_a_warp = codegen::BuildGpuKernel(TensorizedStore(64, false), Cuda());
+  EXPECT_EQ(not_a_warp.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(not_a_warp.status().message(), "32 lanes")) << not_a_warp.status();
+
+  auto per_lane = codegen::BuildGpuKernel(TensorizedStore(32, true), Cuda());
+  EXPECT_EQ(per_lane.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(per_lane.status().message(), "warp-wide")) << per_lane.status();
+
+  auto wrong_shape = codegen::BuildGpuKernel(TensorizedStore(32, false, 8), Cuda());
+  EXPECT_EQ(wrong_shape.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(wrong_shape.status().message(), "must run over [0, 16)"))
+      << wrong_shape.status();
+}
+
 TEST(GpuCodegen, UnknownArch_Rejected) {
   auto t = codegen::ParseTarget("cuda -arch=sm_30");
   ASSERT_TRUE(t.ok());
