@@ -14,8 +14,8 @@ namespace {
 // cublas_api.h / library_types.h values.
 constexpr int kOpN = 0, kOpT = 1;
 constexpr int kR32F = 0, kR16F = 2;
-constexpr int kCompute32F = 68, kCompute32FPedantic = 69;
-constexpr int kGemmDefault = -1, kGemmDefaultTensorOp = 99;
+constexpr int kCompute32F = 68;
+constexpr int kGemmDefaultTensorOp = 99;
 
 }  // namespace
 
@@ -56,8 +56,8 @@ absl::StatusOr<Cublas*> Cublas::Load() {
   return loaded;
 }
 
-absl::Status Cublas::Dense(bool fp16, bool tensor_cores, int m, int n, int k, uint64_t a,
-                           uint64_t w, uint64_t c) const {
+absl::Status Cublas::Dense(bool fp16, int m, int n, int k, uint64_t a, uint64_t w,
+                           uint64_t c) const {
   // Column-major view: Cᵀ[n, m] = W[n, k] · Aᵀ, i.e. op(W) = Wᵀ of the k×n column-major W.
   const float one = 1.0f, zero = 0.0f;
   int r;
@@ -67,8 +67,7 @@ absl::Status Cublas::Dense(bool fp16, bool tensor_cores, int m, int n, int k, ui
   } else {
     r = gemm_ex_(handle_, kOpT, kOpN, n, m, k, &one, reinterpret_cast<const void*>(w), kR16F, k,
                  reinterpret_cast<const void*>(a), kR16F, k, &zero, reinterpret_cast<void*>(c),
-                 kR32F, n, tensor_cores ? kCompute32F : kCompute32FPedantic,
-                 tensor_cores ? kGemmDefaultTensorOp : kGemmDefault);
+                 kR32F, n, kCompute32F, kGemmDefaultTensorOp);
   }
   if (r != 0) return absl::InternalError(absl::StrCat("cuBLAS gemm failed with status ", r));
   return absl::OkStatus();

@@ -17,10 +17,8 @@ class Cublas {
   static absl::StatusOr<Cublas*> Load();
 
   // Row-major C[m, n] = A[m, k] · W[n, k]ᵀ (dense), device pointers. fp16: A and W half,
-  // C float32, float32 accumulation; `tensor_cores` false forces the non-tensor-core path
-  // (CUBLAS_COMPUTE_32F_PEDANTIC). Internal: a cuBLAS error.
-  absl::Status Dense(bool fp16, bool tensor_cores, int m, int n, int k, uint64_t a, uint64_t w,
-                     uint64_t c) const;
+  // C float32, float32 accumulation on tensor cores (cublasGemmEx). Internal: a cuBLAS error.
+  absl::Status Dense(bool fp16, int m, int n, int k, uint64_t a, uint64_t w, uint64_t c) const;
 
  private:
   Cublas() = default;

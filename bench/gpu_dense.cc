@@ -6,15 +6,15 @@
 // Each workload is tuned on the embedded local farm with one GPU worker (`--device cuda:0`;
 // 500 trials, --quick: 32), then the winner's PTX and cublasSgemm / cublasGemmEx are launched
 // here on the same device buffers, checked against each other and timed with CUDA events
-// (median of 10 repeats of >= 5 ms, warm L2 for both). float16 means half inputs with float32
-// accumulation and output; its cuBLAS baseline uses tensor cores (the default), and the
-// 1024³ case is also compared with cuBLAS's CUDA-core path (CUBLAS_COMPUTE_32F_PEDANTIC)
-// because the tuned kernels do not use tensor cores.
+// (median of 10 repeats of >= 5 ms, warm L2 for both). float32 is tuned with the `dense`
+// template (CUDA cores, like cublasSgemm). float16 means half inputs with float32 accumulation
+// and output, tuned with `dense_tensorcore` (WMMA tensor cores) against cublasGemmEx on tensor
+// cores (CUBLAS_COMPUTE_32F, the default algorithm).
 //
-// Last line: `RESULT ratio_fp32_1024=… ratio_fp16_1024=… ratio_fp16_1024_cudacore=…
-// ratio_512x16x512=… ratio_512x64x512=… ratio_256x256x256=… ratio_1024x32x512=…
-// ratio_fp16_512x16x512=… … correct=yes|no` (cuBLAS time / ours: > 1 is faster than cuBLAS),
-// or `RESULT skipped=no_gpu` / `skipped=no_cublas` where there is none (the reason is printed).
+// Last line: `RESULT ratio_fp32_1024=… ratio_fp16_1024=… ratio_512x16x512=…
+// ratio_512x64x512=… ratio_256x256x256=… ratio_1024x32x512=… ratio_fp16_512x16x512=… …
+// correct=yes|no` (cuBLAS time / ours: > 1 is faster than cuBLAS), or `RESULT skipped=no_gpu`
+// / `skipped=no_cublas` where there is none (the reason is printed).
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -45,7 +45,7 @@ struct Workload {
 };
 
 struct Outcome {
-  double ours_s = 0, blas_s = 0, blas_cudacore_s = 0;
+  double ours_s = 0, blas_s = 0;
   double max_error = 0;
   std::string config;
 };
@@ -85,8 +85,8 @@ absl::StatusOr<tuner::TuneResult> TuneOnGpu(const tuner::TuneTask& task, int tri
 
 absl::StatusOr<Outcome> RunOne(GpuRunner& gpu, const Cublas& blas, const Workload& w,
                                const std::string& target, int trials) {
-  auto task = tuner::MakeTask("dense", {w.m, w.n, w.k}, w.fp16 ? "float16" : "float32", target,
-                              "gpu-bench");
+  auto task = tuner::MakeTask(w.fp16 ? "dense_tensorcore" : "dense", {w.m, w.n, w.k},
+                              w.fp16 ? "float16" : "float32", target, "gpu-bench");
   if (!task.ok()) return task.status();
   auto tuned = TuneOnGpu(*task, trials);
   if (!tuned.ok()) return tuned.status();
@@ -129,9 +129,7 @@ absl::StatusOr<Outcome> RunOne(GpuRunner& gpu, const Cublas& blas, const Workloa
   }
   auto ours = gpu.LoadKernel(best.artifact, {*a, *wt, *c_ours});
   if (!ours.ok()) return ours.status();
-  auto cublas = [&, tc = true]() mutable {
-    return blas.Dense(w.fp16, tc, w.m, w.n, w.k, *a, *wt, *c_blas);
-  };
+  auto cublas = [&] { return blas.Dense(w.fp16, w.m, w.n, w.k, *a, *wt, *c_blas); };
   if (absl::Status s = (*ours)(); !s.ok()) return s;
   if (absl::Status s = cublas(); !s.ok()) return s;
   std::vector<float> got(c_elems), want(c_elems);
@@ -149,11 +147,6 @@ absl::StatusOr<Outcome> RunOne(GpuRunner& gpu, const Cublas& blas, const Workloa
   if (!t_blas.ok()) return t_blas.status();
   out.ours_s = *t_ours;
   out.blas_s = *t_blas;
-  if (w.fp16) {
-    auto t_cc = gpu.Time([&] { return blas.Dense(true, false, w.m, w.n, w.k, *a, *wt, *c_blas); });
-    if (!t_cc.ok()) return t_cc.status();
-    out.blas_cudacore_s = *t_cc;
-  }
   return out;
 }
 
@@ -205,12 +198,6 @@ int Run(bool quick) {
                 flop / o->ours_s * 1e-9, flop / o->blas_s * 1e-9, o->blas_s / o->ours_s,
                 o->max_error, o->config.c_str());
     result.emplace_back(w.key, absl::StrFormat("%.3f", o->blas_s / o->ours_s));
-    if (w.key == "ratio_fp16_1024") {
-      std::printf("%-16s %-8s %10s %10.1f %7.3f  (cuBLAS on CUDA cores, no tensor cores)\n", "", "",
-                  "", flop / o->blas_cudacore_s * 1e-9, o->blas_cudacore_s / o->ours_s);
-      result.emplace_back("ratio_fp16_1024_cudacore",
-                          absl::StrFormat("%.3f", o->blas_cudacore_s / o->ours_s));
-    }
   }
   result.emplace_back("correct", all_correct ? "yes" : "no");
   PrintResult(result);
