@@ -160,36 +160,5 @@ TEST(CudaHarness, Create_NoGpu_UnavailableNoCudaDevice) {
       << harness.status();
 }
 
-// The PTX embedded in the worker and used by the GPU tests assembles for current GPUs. Runs
-// where the CUDA toolkit is installed (ptxas needs no GPU); skipped elsewhere.
-TEST(Ptx, EmbeddedAndTestKernels_AssembleWithPtxas) {
-  std::string ptxas;
-  const char* cuda_home = std::getenv("CUDA_HOME");
-  for (std::string dir :
-       {std::string(cuda_home != nullptr ? cuda_home : ""), std::string("/usr/local/cuda")}) {
-    if (!dir.empty() && std::ifstream(dir + "/bin/ptxas").good()) {
-      ptxas = dir + "/bin/ptxas";
-      break;
-    }
-  }
-  if (ptxas.empty()) GTEST_SKIP() << "no ptxas (CUDA toolkit not installed)";
-  std::ifstream in(std::string(std::getenv("TEST_SRCDIR")) +
-                   "/tunefarm/rpc_server/testdata/vadd.ptx");
-  std::stringstream test_ptx;
-  test_ptx << in.rdbuf();
-  ASSERT_FALSE(test_ptx.str().empty());
-  const std::pair<std::string, std::string> sources[] = {
-      {"calibrate.ptx", std::string(CalibrationPtx())}, {"vadd.ptx", test_ptx.str()}};
-  for (const auto& [name, ptx] : sources) {
-    const std::string path = TempPath(name);
-    WriteFile(path, ptx);
-    for (const char* arch : {"sm_75", "sm_90"}) {
-      std::string command = absl::StrCat(ptxas, " -arch=", arch, " ", path, " -o ", path,
-                                         ".cubin > ", path, ".log 2>&1");
-      EXPECT_EQ(std::system(command.c_str()), 0) << name << " for " << arch;
-    }
-  }
-}
-
 }  // namespace
 }  // namespace tunefarm
