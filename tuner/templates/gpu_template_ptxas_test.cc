@@ -51,18 +51,18 @@ TEST_P(GpuTemplatePtxasTest, RandomConfigs_Assemble) {
   EXPECT_EQ(assembled, 8);
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaTemplates, GpuTemplatePtxasTest,
-                         ::testing::Values(Case{"dense", {1024, 1024, 1024}},
-                                           Case{"dense", {512, 16, 512}, "float16"},
-                                           Case{"dense_tensorcore", {1024, 1024, 1024}, "float16"},
-                                           Case{"dense_tensorcore", {512, 16, 512}, "float16"},
-                                           Case{"batch_matmul", {4, 64, 64, 64}},
-                                           Case{"conv2d", {1, 64, 56, 56, 64, 3, 3, 1, 1}},
-                                           Case{"depthwise_conv2d", {1, 32, 112, 112, 3, 3, 1, 1}}),
-                         [](const auto& info) {
-                           return absl::StrCat(info.param.name, "_", info.param.dtype, "_",
-                                               info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    CudaTemplates, GpuTemplatePtxasTest,
+    ::testing::Values(Case{"dense", {1024, 1024, 1024}}, Case{"dense", {512, 16, 512}, "float16"},
+                      Case{"dense_splitk", {512, 16, 512}}, Case{"dense_splitk", {1024, 32, 512}},
+                      Case{"dense_tensorcore", {1024, 1024, 1024}, "float16"},
+                      Case{"dense_tensorcore", {512, 16, 512}, "float16"},
+                      Case{"batch_matmul", {4, 64, 64, 64}},
+                      Case{"conv2d", {1, 64, 56, 56, 64, 3, 3, 1, 1}},
+                      Case{"depthwise_conv2d", {1, 32, 112, 112, 3, 3, 1, 1}}),
+    [](const auto& info) {
+      return absl::StrCat(info.param.name, "_", info.param.dtype, "_", info.index);
+    });
 
 }  // namespace
 }  // namespace tunefarm::tuner

@@ -53,6 +53,8 @@ TEST_P(GpuTemplateTest, RandomConfigs_BuildPtxAndMatchReference) {
 INSTANTIATE_TEST_SUITE_P(CudaTemplates, GpuTemplateTest,
                          ::testing::Values(Case{"dense", {64, 48, 32}},
                                            Case{"dense", {32, 16, 64}, "float16"},
+                                           Case{"dense_splitk", {16, 8, 256}},
+                                           Case{"dense_splitk", {12, 16, 96}, "float16"},
                                            Case{"dense_tensorcore", {64, 64, 64}, "float16"},
                                            Case{"dense_tensorcore", {32, 96, 48}, "float16"},
                                            Case{"batch_matmul", {2, 16, 32, 24}},
