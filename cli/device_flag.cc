@@ -6,4 +6,5 @@
 
 ABSL_FLAG(std::string, device, "",
           "Device to measure on: cpu or cuda:N (default cpu; for tune/serve without --tracker, "
-          "cuda:0 when --target is a cuda target).");
+          "cuda:0 when --target is a cuda target, and also cuda:N,M,... or cuda:all for one "
+          "local worker per GPU).");

@@ -4,7 +4,9 @@
 #ifndef TUNEFARM_RPC_SERVER_DEVICE_SPEC_H_
 #define TUNEFARM_RPC_SERVER_DEVICE_SPEC_H_
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -25,6 +27,12 @@ struct DeviceSpec {
 // Parses "cpu" or "cuda:N" (N a non-negative decimal integer). Errors: InvalidArgument naming
 // the accepted forms.
 absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view text);
+
+// The devices of a local farm: "cpu", "cuda:N", "cuda:N,M,..." (those GPUs) or "cuda:all"
+// (every GPU the driver sees; `cuda_device_count` is asked only then). Errors: InvalidArgument
+// (bad form, a GPU listed twice), or what `cuda_device_count` returns.
+absl::StatusOr<std::vector<DeviceSpec>> ParseDeviceList(
+    absl::string_view text, const std::function<absl::StatusOr<int>()>& cuda_device_count);
 
 }  // namespace tunefarm
 

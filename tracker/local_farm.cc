@@ -3,6 +3,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "rpc_server/backend_factory.h"
+#include "rpc_server/cuda_driver.h"
 #include "rpc_server/device_spec.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
@@ -17,8 +18,16 @@ constexpr absl::Duration kRegistrationTimeout = absl::Seconds(20);
 
 absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(LocalFarmOptions options) {
   if (options.num_workers < 1) return absl::InvalidArgumentError("LocalFarm: num_workers < 1");
-  absl::StatusOr<DeviceSpec> device = ParseDeviceSpec(options.device);
-  if (!device.ok()) return device.status();
+  absl::StatusOr<std::vector<DeviceSpec>> devices =
+      ParseDeviceList(options.device, []() -> absl::StatusOr<int> {
+        absl::StatusOr<CudaDriver*> driver = CudaDriver::Load();
+        if (!driver.ok()) return driver.status();
+        return (*driver)->DeviceCount();
+      });
+  if (!devices.ok()) return devices.status();
+  if (devices->empty()) return absl::UnavailableError("no CUDA device: the driver sees no GPU");
+  // Several GPUs: one worker on each (num_workers is the CPU and single-GPU worker count).
+  if (devices->size() > 1) options.num_workers = static_cast<int>(devices->size());
   if (options.sandbox_binary.empty()) {
     absl::StatusOr<std::string> binary = FindSandboxBinary();
     if (!binary.ok()) return binary.status();
@@ -33,7 +42,8 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(LocalFarmOptions opt
   std::vector<std::unique_ptr<DeviceBackend>> backends;
   for (int i = 0; i < options.num_workers; ++i) {
     absl::StatusOr<std::unique_ptr<DeviceBackend>> backend = CreateDeviceBackend(
-        *device, SandboxOptions{options.sandbox_binary, options.sandbox_memory_limit_mb});
+        (*devices)[static_cast<size_t>(i) % devices->size()],
+        SandboxOptions{options.sandbox_binary, options.sandbox_memory_limit_mb});
     if (!backend.ok()) return backend.status();
     backends.push_back(*std::move(backend));
   }

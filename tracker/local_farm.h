@@ -33,8 +33,10 @@ struct LocalFarmOptions {
   // tunefarm_sandbox path; empty searches the usual places (FindSandboxBinary).
   std::string sandbox_binary;
   int64_t sandbox_memory_limit_mb = 4096;
-  // What every worker measures on: "cpu" or "cuda:N" (rpc_server/device_spec.h). Workers on
-  // one GPU share it: one worker per GPU gives undisturbed timings.
+  // What the workers measure on: "cpu" (num_workers workers), or GPUs: "cuda:N",
+  // "cuda:N,M,..." or "cuda:all" (rpc_server/device_spec.h), one worker per GPU by default
+  // (num_workers > 1 with one GPU puts several workers on it: they share it and disturb each
+  // other's timings).
   std::string device = "cpu";
   // Calibration period of the workers (zero disables).
   absl::Duration calibration_period = absl::ZeroDuration();

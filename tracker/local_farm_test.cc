@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "rpc_server/cuda_driver.h"
 #include "tracker/tracker_server.h"
 
 namespace tunefarm {
@@ -62,6 +63,28 @@ TEST(LocalFarm, Start_CudaDevice_GpuWorkersOrNoCudaDevice) {
 #ifdef TUNEFARM_TEST_FAKE_DRIVER
   EXPECT_EQ(d.gpu_name(), "Fake CUDA Device");
 #endif
+}
+
+TEST(LocalFarm, Start_AllGpus_OneWorkerPerGpuOrNoCudaDevice) {
+  LocalFarmOptions options;
+  options.device = "cuda:all";
+  options.key = "gpu-all";
+  options.num_workers = 1;
+  absl::StatusOr<std::unique_ptr<LocalFarm>> farm = LocalFarm::Start(options);
+  if (!farm.ok()) {
+    EXPECT_EQ(farm.status().code(), absl::StatusCode::kUnavailable) << farm.status();
+    EXPECT_NE(farm.status().message().find("no CUDA device"), std::string::npos) << farm.status();
+    return;
+  }
+  absl::StatusOr<CudaDriver*> driver = CudaDriver::Load();
+  ASSERT_TRUE(driver.ok());
+  EXPECT_EQ((*farm)->tracker().core().Summary().device_status_size(), (*driver)->DeviceCount());
+}
+
+TEST(LocalFarm, Start_GpuListedTwice_InvalidArgument) {
+  LocalFarmOptions options;
+  options.device = "cuda:0,0";
+  EXPECT_EQ(LocalFarm::Start(options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
