@@ -22,7 +22,7 @@ class Conv2dTemplate : public Template {
 
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& a,
                                         ir::DataType dtype) const override {
-    return MakeConvWorkload(name(), a, dtype);
+    return MakeConvWorkload(name(), a, dtype, {ir::DataType::Float(32), ir::DataType::Float(16)});
   }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,

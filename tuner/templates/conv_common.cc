@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_operators.h"
+#include "tuner/templates/gpu_common.h"
 #include "tuner/templates/template_util.h"
 
 namespace tunefarm::tuner {
@@ -40,11 +41,12 @@ te::Tensor PadInput(const te::Tensor& input, const ConvShape& sh) {
 }
 
 absl::StatusOr<Workload> MakeConvWorkload(const std::string& name, const std::vector<int64_t>& a,
-                                          ir::DataType dtype) {
+                                          ir::DataType dtype,
+                                          const std::vector<ir::DataType>& dtypes) {
   std::vector<int64_t> positive = a;
   if (positive.size() == 9) positive[8] += 1;  // pad may be 0.
   if (absl::Status s = CheckArgs(name, positive, "N,C,H,W,K,R,S,stride,pad"); !s.ok()) return s;
-  if (absl::Status s = CheckDtype(name, dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+  if (absl::Status s = CheckDtype(name, dtype, dtypes); !s.ok()) return s;
   auto sh = MakeConvShape(name, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
   if (!sh.ok()) return sh.status();
   double flop = 2.0 * sh->n * sh->k * sh->oh * sh->ow * sh->c * sh->r * sh->s;
@@ -68,9 +70,9 @@ DirectConv MakeDirectConv(const ConvShape& sh, ir::DataType dtype) {
   c.out = te::Compute(
       {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
       [&](const std::vector<ir::Var>& i) {
-        return te::Sum(c.padded(i[0], rc->var, i[2] * i32(sh.stride) + ry->var,
-                                i[3] * i32(sh.stride) + rx->var) *
-                           c.weight(i[1], rc->var, ry->var, rx->var),
+        return te::Sum(Widen(c.padded(i[0], rc->var, i[2] * i32(sh.stride) + ry->var,
+                                      i[3] * i32(sh.stride) + rx->var)) *
+                           Widen(c.weight(i[1], rc->var, ry->var, rx->var)),
                        {rc, ry, rx});
       },
       "O");
@@ -88,10 +90,10 @@ DirectConv MakeDepthwiseConv(const ConvShape& sh, ir::DataType dtype) {
   c.out = te::Compute(
       {i32(sh.n), i32(sh.c), i32(sh.oh), i32(sh.ow)},
       [&](const std::vector<ir::Var>& i) {
-        return te::Sum(
-            c.padded(i[0], i[1], i[2] * i32(sh.stride) + ry->var, i[3] * i32(sh.stride) + rx->var) *
-                c.weight(i[1], 0, ry->var, rx->var),
-            {ry, rx});
+        return te::Sum(Widen(c.padded(i[0], i[1], i[2] * i32(sh.stride) + ry->var,
+                                      i[3] * i32(sh.stride) + rx->var)) *
+                           Widen(c.weight(i[1], 0, ry->var, rx->var)),
+                       {ry, rx});
       },
       "O");
   return c;

@@ -30,8 +30,12 @@ te::Tensor PadInput(const te::Tensor& input, const ConvShape& shape);
 
 // Validates the args of a full convolution (N,C,H,W,K,R,S,stride,pad; pad may be 0) and its
 // dtype, and counts its FLOPs. InvalidArgument as MakeConvShape, or a wrong arg count/dtype.
+// `dtypes` are the ones the template supports (float16: half inputs, float32 accumulation and
+// output).
 absl::StatusOr<Workload> MakeConvWorkload(const std::string& template_name,
-                                          const std::vector<int64_t>& args, ir::DataType dtype);
+                                          const std::vector<int64_t>& args, ir::DataType dtype,
+                                          const std::vector<ir::DataType>& dtypes = {
+                                              ir::DataType::Float(32)});
 // The geometry of a workload made by MakeConvWorkload.
 ConvShape ConvShapeOf(const Workload& w);
 

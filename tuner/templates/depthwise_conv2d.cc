@@ -25,7 +25,11 @@ class DepthwiseConv2dTemplate : public Template {
     std::vector<int64_t> positive = a;
     if (positive.size() == 8) positive[7] += 1;  // pad may be 0.
     if (absl::Status s = CheckArgs(name(), positive, args_doc()); !s.ok()) return s;
-    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(32)}); !s.ok()) return s;
+    if (absl::Status s =
+            CheckDtype(name(), dtype, {ir::DataType::Float(32), ir::DataType::Float(16)});
+        !s.ok()) {
+      return s;
+    }
     auto sh = Shape(a);
     if (!sh.ok()) return sh.status();
     return Workload{name(), a, dtype, 2.0 * sh->n * sh->c * sh->oh * sh->ow * sh->r * sh->s};

@@ -50,23 +50,22 @@ TEST_P(GpuTemplateTest, RandomConfigs_BuildPtxAndMatchReference) {
   EXPECT_LE(rejected * 3, kConfigs) << rejected << " of " << kConfigs << " configs rejected";
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaTemplates, GpuTemplateTest,
-                         ::testing::Values(Case{"dense", {64, 48, 32}},
-                                           Case{"dense", {32, 16, 64}, "float16"},
-                                           Case{"dense_splitk", {16, 8, 256}},
-                                           Case{"dense_splitk", {12, 16, 96}, "float16"},
-                                           Case{"dense_tensorcore", {64, 64, 64}, "float16"},
-                                           Case{"dense_tensorcore", {32, 96, 48}, "float16"},
-                                           Case{"batch_matmul", {2, 16, 32, 24}},
-                                           Case{"batch_matmul", {2, 16, 16, 32}, "float16"},
-                                           Case{"conv2d", {1, 8, 10, 12, 8, 3, 3, 1, 1}},
-                                           Case{"conv2d", {2, 4, 9, 9, 6, 3, 3, 2, 0}},
-                                           Case{"depthwise_conv2d", {1, 8, 12, 10, 3, 3, 1, 1}},
-                                           Case{"depthwise_conv2d", {2, 4, 12, 12, 5, 5, 2, 2}}),
-                         [](const auto& info) {
-                           return absl::StrCat(info.param.name, "_", info.param.dtype, "_",
-                                               info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    CudaTemplates, GpuTemplateTest,
+    ::testing::Values(
+        Case{"dense", {64, 48, 32}}, Case{"dense", {32, 16, 64}, "float16"},
+        Case{"dense_splitk", {16, 8, 256}}, Case{"dense_splitk", {12, 16, 96}, "float16"},
+        Case{"dense_tensorcore", {64, 64, 64}, "float16"},
+        Case{"dense_tensorcore", {32, 96, 48}, "float16"}, Case{"batch_matmul", {2, 16, 32, 24}},
+        Case{"batch_matmul", {2, 16, 16, 32}, "float16"},
+        Case{"conv2d", {1, 8, 10, 12, 8, 3, 3, 1, 1}}, Case{"conv2d", {2, 4, 9, 9, 6, 3, 3, 2, 0}},
+        Case{"depthwise_conv2d", {1, 8, 12, 10, 3, 3, 1, 1}},
+        Case{"depthwise_conv2d", {1, 4, 12, 12, 3, 3, 1, 1}, "float16"},
+        Case{"conv2d", {1, 8, 8, 8, 8, 3, 3, 1, 1}, "float16"},
+        Case{"depthwise_conv2d", {2, 4, 12, 12, 5, 5, 2, 2}}),
+    [](const auto& info) {
+      return absl::StrCat(info.param.name, "_", info.param.dtype, "_", info.index);
+    });
 
 TEST(GpuTemplates, Float16Dense_OutputIsFloat32) {
   auto t = *FindTemplate("dense");

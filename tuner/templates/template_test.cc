@@ -17,6 +17,7 @@ using runtime::NDArray;
 struct Case {
   std::string name;
   std::vector<int64_t> args;
+  std::string dtype = "float32";
 };
 
 class TemplateTest : public ::testing::TestWithParam<Case> {};
@@ -25,7 +26,7 @@ TEST_P(TemplateTest, RandomConfigs_MatchReference) {
   const Case& c = GetParam();
   auto t = FindTemplate(c.name);
   ASSERT_TRUE(t.ok()) << t.status();
-  auto w = (*t)->MakeWorkload(c.args, ir::DataType::Float(32));
+  auto w = (*t)->MakeWorkload(c.args, *ir::ParseDataType(c.dtype));
   ASSERT_TRUE(w.ok()) << w.status();
   ConfigSpace space;
   ASSERT_TRUE((*t)->DefineSpace(*w, codegen::HostTarget(), &space).ok());
@@ -55,6 +56,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"conv2d_nchwc_packed", {1, 32, 9, 10, 16, 3, 3, 1, 1}},
                       Case{"conv2d_nchwc_packed", {1, 16, 8, 8, 32, 1, 1, 2, 0}},
                       Case{"depthwise_conv2d", {1, 5, 11, 10, 3, 3, 1, 1}},
+                      Case{"depthwise_conv2d", {1, 4, 10, 9, 3, 3, 1, 1}, "float16"},
+                      Case{"conv2d", {1, 4, 8, 10, 6, 3, 3, 1, 1}, "float16"},
+                      Case{"dense", {16, 24, 40}, "float16"},
                       Case{"depthwise_conv2d", {2, 3, 12, 12, 5, 5, 2, 2}},
                       Case{"softmax", {6, 40}}, Case{"bias_relu", {12, 48}}),
     [](const auto& info) { return info.param.name + "_" + std::to_string(info.index); });
