@@ -32,13 +32,8 @@ class DenseSplitKTemplate : public Template {
 
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
                                         ir::DataType dtype) const override {
-    if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
-    if (absl::Status s =
-            CheckDtype(name(), dtype, {ir::DataType::Float(32), ir::DataType::Float(16)});
-        !s.ok()) {
-      return s;
-    }
-    return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2]};
+    return MakeGemmWorkload(name(), args, dtype,
+                            {ir::DataType::Float(32), ir::DataType::Float(16)});
   }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,

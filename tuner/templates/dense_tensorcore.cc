@@ -33,15 +33,15 @@ class DenseTensorCoreTemplate : public Template {
 
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
                                         ir::DataType dtype) const override {
-    if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
-    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(16)}); !s.ok()) return s;
+    auto w = MakeGemmWorkload(name(), args, dtype, {ir::DataType::Float(16)});
+    if (!w.ok()) return w;
     for (int64_t v : args) {
       if (v % kTile != 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             name(), ": M, N and K must be multiples of 16 (tensor-core tiles); use dense"));
       }
     }
-    return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2]};
+    return w;
   }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,

@@ -10,6 +10,14 @@ using ir::Expr;
 using ir::Var;
 using te::Tensor;
 
+absl::StatusOr<Workload> MakeGemmWorkload(const std::string& name, const std::vector<int64_t>& args,
+                                          ir::DataType dtype,
+                                          const std::vector<ir::DataType>& dtypes) {
+  if (absl::Status s = CheckArgs(name, args, "M,N,K"); !s.ok()) return s;
+  if (absl::Status s = CheckDtype(name, dtype, dtypes); !s.ok()) return s;
+  return Workload{name, args, dtype, 2.0 * args[0] * args[1] * args[2]};
+}
+
 void DefineGemmSpace(int64_t m, int64_t n, int64_t k, ConfigSpace* space) {
   space->DefineSplit("tile_y", m, 2, SplitPolicy::kFactors, /*max_factor=*/16);
   space->DefineSplit("tile_x", n, 2, SplitPolicy::kFactors, /*max_factor=*/64);

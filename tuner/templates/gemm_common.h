@@ -10,6 +10,12 @@
 
 namespace tunefarm::tuner {
 
+// Validates the M,N,K args and the dtype (one of `dtypes`; float16 = half inputs, float32
+// accumulation and output) of a GEMM template and counts its 2·M·N·K FLOPs.
+absl::StatusOr<Workload> MakeGemmWorkload(const std::string& template_name,
+                                          const std::vector<int64_t>& args, ir::DataType dtype,
+                                          const std::vector<ir::DataType>& dtypes);
+
 // Knobs: tile_y (M), tile_x (N), tile_k (K), order, unroll_k, parallel.
 void DefineGemmSpace(int64_t m, int64_t n, int64_t k, ConfigSpace* space);
 
