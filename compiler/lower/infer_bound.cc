@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/arith/analyzer.h"
+#include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_visitor.h"
 
@@ -254,6 +255,10 @@ absl::StatusOr<Domains> InferBound(const schedule::Schedule& sch, const Bodies& 
           }
           if (!region[d]) {
             region[d] = iv;
+          } else if (ir::StructuralEqual(region[d]->first, iv->first) &&
+                     ir::StructuralEqual(region[d]->second, iv->second)) {
+            // The same interval again (e.g. from a sibling reader): min/max of equal
+            // expressions would not simplify, and the region would widen to the whole shape.
           } else {
             region[d] = Interval{ir::min(region[d]->first, iv->first),
                                  ir::max(region[d]->second, iv->second)};

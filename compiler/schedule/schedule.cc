@@ -298,9 +298,16 @@ absl::Status Stage::ComputeAt(const Stage& parent, const IterVar& iv) {
   }
   // Every reader of this stage must run inside the target's loop `iv`: the target itself, or
   // a stage computed (directly or through others) at `iv` or deeper in the target.
+  // An inlined reader is substituted into its own readers: those are the ones that count.
   bool has_reader = false;
   int iv_pos = parent.LeafIndex(iv);
-  for (const Stage* c : schedule_->ConsumersOf(op())) {
+  std::vector<const Stage*> readers = schedule_->ConsumersOf(op());
+  for (size_t r = 0; r < readers.size(); ++r) {
+    const Stage* c = readers[r];
+    if (c->attach_.kind == Attach::Kind::kInline) {
+      for (const Stage* cc : schedule_->ConsumersOf(c->op())) readers.push_back(cc);
+      continue;
+    }
     has_reader = true;
     if (c == &parent) continue;
     const Stage* s = c;

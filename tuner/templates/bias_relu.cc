@@ -1,7 +1,8 @@
 // bias_relu: the generic elementwise template, with broadcasting. Y[i, j] = max(X[i, j] +
 // B[j], 0) over an M×N matrix. Knobs: vector width of the inner loop, an unroll factor of the
-// rows, and parallel rows.
+// rows, and parallel rows; on a GPU, threads per block and elements per thread.
 #include "compiler/ir/ir_operators.h"
+#include "tuner/templates/gpu_common.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
 
@@ -24,15 +25,21 @@ class BiasReluTemplate : public Template {
     return Workload{name(), a, dtype, 2.0 * a[0] * a[1]};
   }
 
-  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      // Every element on its own thread (or `vector` neighbours in a row on one thread).
+      space->DefineOther("threads", {64, 128, 256, 512, 1024});
+      space->DefineOther("vector", {1, 2, 4});
+      return absl::OkStatus();
+    }
     space->DefineSplit("tile_j", w.args[1], 2, SplitPolicy::kFactors, 64);
     space->DefineSplit("tile_i", w.args[0], 2, SplitPolicy::kFactors, 8);
     space->DefineOther("parallel", {0, 1});
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
     auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
     Tensor x = te::Placeholder({i32(w.args[0]), i32(w.args[1])}, w.dtype, "X");
@@ -45,6 +52,16 @@ class BiasReluTemplate : public Template {
     if (config == nullptr) return inst;
     schedule::Stage& ys = (*inst.sch)[y];
     const std::string tmpl = name();
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      const int64_t lanes = FillLanes(config->Other("vector"), w.dtype, w.args[1]);
+      TF_ASSIGN_OR_RETURN_SCHED(all, ys.Fuse(ys.axis(0), ys.axis(1)), tmpl);
+      TF_ASSIGN_OR_RETURN_SCHED(v, ys.Split(all, lanes), tmpl);
+      TF_ASSIGN_OR_RETURN_SCHED(t, ys.Split(v.first, config->Other("threads")), tmpl);
+      TF_RETURN_IF_SCHED_ERROR(ys.Bind(t.first, "blockIdx.x"), tmpl);
+      TF_RETURN_IF_SCHED_ERROR(ys.Bind(t.second, "threadIdx.x"), tmpl);
+      if (lanes > 1) TF_RETURN_IF_SCHED_ERROR(ys.Vectorize(v.second), tmpl);
+      return inst;
+    }
     TF_ASSIGN_OR_RETURN_SCHED(js, ys.Split(ys.axis(1), config->Split("tile_j")[1]), tmpl);
     TF_ASSIGN_OR_RETURN_SCHED(is, ys.Split(ys.axis(0), config->Split("tile_i")[1]), tmpl);
     TF_RETURN_IF_SCHED_ERROR(ys.Reorder({is.first, js.first, is.second, js.second}), tmpl);

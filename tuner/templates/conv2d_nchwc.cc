@@ -43,8 +43,12 @@ class NchwcTemplate : public Template {
     return w;
   }
 
-  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name(), " is a CPU layout (NCHWc); for '", target.str, "' use conv2d"));
+    }
     ConvShape sh = ConvShapeOf(w);
     if (!prepacked_) {
       space->DefineSplit("tile_ic", sh.c, 2, SplitPolicy::kFactors, 16);

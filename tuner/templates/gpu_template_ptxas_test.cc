@@ -59,7 +59,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"dense_tensorcore", {512, 16, 512}, "float16"},
                       Case{"batch_matmul", {4, 64, 64, 64}},
                       Case{"conv2d", {1, 64, 56, 56, 64, 3, 3, 1, 1}},
-                      Case{"depthwise_conv2d", {1, 32, 112, 112, 3, 3, 1, 1}}),
+                      Case{"depthwise_conv2d", {1, 32, 112, 112, 3, 3, 1, 1}},
+                      Case{"softmax", {4096, 1000}}, Case{"bias_relu", {1024, 4096}}),
     [](const auto& info) {
       return absl::StrCat(info.param.name, "_", info.param.dtype, "_", info.index);
     });

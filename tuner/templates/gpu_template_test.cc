@@ -4,6 +4,8 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/codegen/codegen_nvptx.h"
+#include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
 #include "tuner/templates/registry.h"
@@ -62,7 +64,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"depthwise_conv2d", {1, 8, 12, 10, 3, 3, 1, 1}},
         Case{"depthwise_conv2d", {1, 4, 12, 12, 3, 3, 1, 1}, "float16"},
         Case{"conv2d", {1, 8, 8, 8, 8, 3, 3, 1, 1}, "float16"},
-        Case{"depthwise_conv2d", {2, 4, 12, 12, 5, 5, 2, 2}}),
+        Case{"depthwise_conv2d", {2, 4, 12, 12, 5, 5, 2, 2}}, Case{"softmax", {70, 40}},
+        Case{"bias_relu", {12, 48}}, Case{"bias_relu", {7, 30}}),
     [](const auto& info) {
       return absl::StrCat(info.param.name, "_", info.param.dtype, "_", info.index);
     });
@@ -79,6 +82,37 @@ TEST(GpuTemplates, Float16Dense_OutputIsFloat32) {
   ASSERT_TRUE(inst.ok()) << inst.status();
   EXPECT_EQ(inst->args[0].dtype(), ir::DataType::Float(16));
   EXPECT_EQ(inst->args.back().dtype(), ir::DataType::Float(32));
+}
+
+TEST(GpuTemplates, Softmax_RowStatisticsAreTwoRegisters) {
+  // Regression: a stage read by two readers at the same loop (row_max, read by row_sum and by
+  // Y through the inlined exp) used to widen to the whole tensor per thread.
+  auto t = *FindTemplate("softmax");
+  auto w = *t->MakeWorkload({4096, 1000}, ir::DataType::Float(32));
+  codegen::Target cuda = *codegen::ParseTarget("cuda -arch=sm_90");
+  ConfigSpace space;
+  ASSERT_TRUE(t->DefineSpace(w, cuda, &space).ok());
+  auto cfg = space.Get(0);
+  ASSERT_TRUE(cfg.ok());
+  auto inst = t->Instantiate(w, cuda, &*cfg);
+  ASSERT_TRUE(inst.ok()) << inst.status();
+  auto f = lower::Lower(*inst->sch, inst->args, "softmax");
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto k = codegen::BuildGpuKernel(*f, cuda);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->launch.local_bytes, 8);
+}
+
+TEST(GpuTemplates, CpuLayoutTemplates_RejectCudaTargets) {
+  codegen::Target cuda = *codegen::ParseTarget("cuda -arch=sm_90");
+  for (const char* name : {"conv2d_nchwc", "conv2d_nchwc_packed"}) {
+    auto t = *FindTemplate(name);
+    auto w = *t->MakeWorkload({1, 32, 8, 8, 32, 3, 3, 1, 1}, ir::DataType::Float(32));
+    ConfigSpace space;
+    absl::Status s = t->DefineSpace(w, cuda, &space);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_NE(s.message().find("use conv2d"), std::string::npos) << s;
+  }
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // Σ_j exp(X[i, j] - max_j X[i, :]) over rows of an M×N matrix: a max-reduction, an
 // elementwise stage, a sum-reduction and a broadcast division. Knobs choose the vector width
 // of the elementwise stages, whether the row statistics are computed per row inside the output
-// loop (cache-resident) or as whole tensors first, and row parallelism.
+// loop (cache-resident) or as whole tensors first, and row parallelism. On a GPU each thread
+// handles one row (threads per block is the knob).
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
@@ -27,15 +28,19 @@ class SoftmaxTemplate : public Template {
     return Workload{name(), a, dtype, 5.0 * a[0] * a[1]};
   }
 
-  absl::Status DefineSpace(const Workload& w, const codegen::Target&,
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      space->DefineOther("threads", {32, 64, 128, 256});
+      return absl::OkStatus();
+    }
     space->DefineSplit("tile_j", w.args[1], 2, SplitPolicy::kFactors, 64);
     space->DefineOther("per_row", {0, 1});
     space->DefineOther("parallel", {0, 1});
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
     auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
     const int64_t m = w.args[0], n = w.args[1];
@@ -58,6 +63,20 @@ class SoftmaxTemplate : public Template {
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;
     const std::string tmpl = name();
+    if (target.kind == codegen::Target::Kind::kCUDA) {
+      // One thread per row (cross-thread reductions are not generated): the row statistics
+      // are registers of that thread, exp is recomputed where it is read.
+      schedule::Stage& ys = s[y];
+      TF_ASSIGN_OR_RETURN_SCHED(rows, ys.Split(ys.axis(0), config->Other("threads")), tmpl);
+      TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.first, "blockIdx.x"), tmpl);
+      TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.second, "threadIdx.x"), tmpl);
+      TF_RETURN_IF_SCHED_ERROR(s[e].ComputeInline(), tmpl);
+      for (const Tensor& stat : {sum, mx}) {
+        s[stat].SetScope("local");
+        TF_RETURN_IF_SCHED_ERROR(s[stat].ComputeAt(ys, rows.second), tmpl);
+      }
+      return inst;
+    }
     const int64_t vec = config->Split("tile_j")[1];
     schedule::Stage& ys = s[y];
     TF_ASSIGN_OR_RETURN_SCHED(yj, ys.Split(ys.axis(1), vec), tmpl);
