@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/arith/analyzer.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
+#include "compiler/lower/insert_barriers.h"
 
 namespace tunefarm::lower {
 namespace {
@@ -137,6 +139,14 @@ class NestBuilder {
       all = all.defined() ? (all && g) : g;
       if (!uses_reduce(g)) data_only = data_only.defined() ? (data_only && g) : g;
     }
+    for (size_t i = 0; i < stage.leaf_ivars().size(); ++i) {
+      const te::IterVar& leaf = stage.leaf_ivars()[i];
+      if (leaf->kind == te::IterVarNode::Kind::kReduce &&
+          stage.attr(leaf).thread_tag.rfind("threadIdx", 0) == 0) {
+        return BuildThreadReduction(stage, out, idx, body.as<ir::ReduceNode>(), all, data_only,
+                                    first_reduce, static_cast<int>(i), loops);
+      }
+    }
     if (all.defined()) update = ir::IfThenElseNode::Make(ir::likely(all), update);
     if (init.defined() && data_only.defined()) {
       init = ir::IfThenElseNode::Make(ir::likely(data_only), init);
@@ -156,6 +166,107 @@ class NestBuilder {
         }
         stmt = ir::SeqNode::Make({init_nest, stmt});
       }
+    }
+    return stmt;
+  }
+
+  // A reduction whose reduce loop `bound` runs on the threads of threadIdx.* (a cross-thread
+  // reduction, TVM's allreduce): every thread folds its share into a register, the shares
+  // meet in a shared buffer, a tree of halving steps (a barrier after each) combines them,
+  // and thread 0 writes the result. The reduce loops must be the innermost loops, and no other
+  // loop around the reduction may be bound to a thread index (the shared buffer serves one
+  // reduction at a time).
+  absl::StatusOr<Stmt> BuildThreadReduction(const schedule::Stage& stage, const ir::Buffer& out,
+                                            const std::vector<Expr>& idx, const ir::ReduceNode* red,
+                                            const Expr& all_guards, const Expr& data_guards,
+                                            int first_reduce, int bound, const StageLoops& loops) {
+    const auto& leaves = stage.leaf_ivars();
+    const std::string& name = stage.op()->name;
+    auto fail = [&](const std::string& why) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cross-thread reduction of '", name, "' over '", leaves[bound]->name(), "': ", why));
+    };
+    for (size_t i = first_reduce; i < leaves.size(); ++i) {
+      if (leaves[i]->kind != te::IterVarNode::Kind::kReduce) {
+        return fail(absl::StrCat("data loop '", leaves[i]->name(),
+                                 "' is inside the reduction; reorder the reduce loops innermost"));
+      }
+      if (static_cast<int>(i) != bound &&
+          stage.attr(leaves[i]).thread_tag.rfind("threadIdx", 0) == 0) {
+        return fail("only one reduce loop may be bound to a thread index");
+      }
+      for (const auto& p : sch_.stages()) {
+        if (p->attach().kind == schedule::Attach::Kind::kScope && p->attach().stage == &stage &&
+            p->attach().ivar == leaves[i]) {
+          return fail(absl::StrCat("'", p->op()->name, "' is computed inside the reduction"));
+        }
+      }
+    }
+    auto thread_bound = [&](const schedule::Stage& s, const te::IterVar& leaf) {
+      return s.attr(leaf).thread_tag.rfind("threadIdx", 0) == 0;
+    };
+    for (int i = 0; i < first_reduce; ++i) {
+      if (thread_bound(stage, leaves[i])) {
+        return fail(absl::StrCat("data loop '", leaves[i]->name(),
+                                 "' is bound to a thread index too; bind data loops to blockIdx"));
+      }
+    }
+    for (const schedule::Stage* s = &stage; s->attach().kind == schedule::Attach::Kind::kScope;
+         s = s->attach().stage) {
+      const schedule::Stage& parent = *s->attach().stage;
+      for (const te::IterVar& leaf : parent.leaf_ivars()) {
+        if (thread_bound(parent, leaf)) {
+          return fail(absl::StrCat("it is computed inside '", parent.op()->name, "''s loop '",
+                                   leaf->name(), "', which is bound to a thread index"));
+        }
+        if (leaf == s->attach().ivar) break;
+      }
+    }
+    const ir::Var& rt = leaves[bound]->var;
+    const int64_t threads = loops.extent.at(leaves[bound].get());
+    ir::Buffer partial = ir::MakeBuffer(name + ".partial", red->type, {Expr(1)}, "local");
+    ir::Buffer shares =
+        ir::MakeBuffer(name + ".red", red->type, {Expr(static_cast<int>(threads))}, "shared");
+    auto at = [](const ir::Buffer& b, Expr i) { return ir::LoadNode::Make(b, {std::move(i)}); };
+    // This thread's share.
+    Stmt fold =
+        ir::StoreNode::Make(partial, red->Combine(at(partial, Expr(0)), red->source), {Expr(0)});
+    if (all_guards.defined()) fold = ir::IfThenElseNode::Make(ir::likely(all_guards), fold);
+    for (int i = static_cast<int>(leaves.size()) - 1; i >= first_reduce; --i) {
+      if (i != bound) fold = MakeLoop(stage, leaves[i], loops, fold);
+    }
+    std::vector<Stmt> steps = {
+        ir::AllocateNode::Make(
+            partial, ir::SeqNode::Make({ir::StoreNode::Make(partial, red->Identity(), {Expr(0)}),
+                                        fold, ir::StoreNode::Make(shares, at(partial, 0), {rt})})),
+        MakeBarrier()};
+    // Halving steps: first fold the part beyond the largest power of two.
+    auto combine = [&](int64_t offset, int64_t active) {
+      Stmt step = ir::StoreNode::Make(
+          shares, red->Combine(at(shares, rt), at(shares, rt + Expr(static_cast<int>(offset)))),
+          {rt});
+      steps.push_back(
+          ir::IfThenElseNode::Make(rt < Expr(static_cast<int>(active)), std::move(step)));
+      steps.push_back(MakeBarrier());
+    };
+    int64_t pow2 = 1;
+    while (pow2 * 2 <= threads) pow2 *= 2;
+    if (pow2 < threads) combine(pow2, threads - pow2);
+    for (int64_t half = pow2 / 2; half >= 1; half /= 2) combine(half, half);
+    Expr writer = ir::eq(rt, Expr(0));
+    if (data_guards.defined()) writer = writer && data_guards;
+    steps.push_back(
+        ir::IfThenElseNode::Make(writer, ir::StoreNode::Make(out, at(shares, Expr(0)), idx)));
+    // The next reduction reuses the shares: thread 0 must have read them first.
+    steps.push_back(MakeBarrier());
+    const schedule::IterVarAttr& attr = stage.attr(leaves[bound]);
+    Stmt stmt = ir::AllocateNode::Make(
+        shares, ir::ForNode::Make(rt, Expr(0), Expr(static_cast<int>(threads)), attr.kind,
+                                  ir::SeqNode::Make(std::move(steps)), attr.thread_tag));
+    for (int i = first_reduce - 1; i >= 0; --i) {
+      auto attached = AttachProducers(stage, leaves[i], stmt);
+      if (!attached.ok()) return attached.status();
+      stmt = MakeLoop(stage, leaves[i], loops, *attached);
     }
     return stmt;
   }

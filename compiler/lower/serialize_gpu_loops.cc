@@ -1,5 +1,8 @@
 #include "compiler/lower/serialize_gpu_loops.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/lower/insert_barriers.h"
 
@@ -9,6 +12,29 @@ namespace {
 class Serializer : public ir::IRMutator {
  protected:
   ir::Stmt Mutate_(const ir::ForNode* op, const ir::Stmt& self) override {
+    // Barriers directly in a thread loop's body separate phases that every thread finishes
+    // before any starts the next (a cross-thread reduction): one serial loop per phase.
+    const auto* seq = op->body.as<ir::SeqNode>();
+    if (op->for_kind == ir::ForKind::kThreadBinding && op->thread_tag.rfind("threadIdx", 0) == 0 &&
+        seq != nullptr && std::any_of(seq->stmts.begin(), seq->stmts.end(), IsBarrier)) {
+      std::vector<ir::Stmt> loops, phase;
+      auto flush = [&] {
+        if (phase.empty()) return;
+        loops.push_back(ir::ForNode::Make(op->var, op->min, op->extent, ir::ForKind::kSerial,
+                                          Mutate(ir::SeqNode::Make(std::move(phase))), "",
+                                          op->pragmas));
+        phase.clear();
+      };
+      for (const ir::Stmt& st : seq->stmts) {
+        if (IsBarrier(st)) {
+          flush();
+        } else {
+          phase.push_back(st);
+        }
+      }
+      flush();
+      return ir::SeqNode::Make(std::move(loops));
+    }
     ir::Stmt body = Mutate(op->body);
     if (op->for_kind != ir::ForKind::kThreadBinding && body.same_as(op->body)) return self;
     ir::ForKind kind =

@@ -247,14 +247,6 @@ absl::Status Stage::Bind(const IterVar& iv, const std::string& thread_tag) {
     return absl::InvalidArgumentError(absl::StrCat(
         "bind on '", Name(), "': reduce axis '", iv->name(), "' cannot be bound to ", thread_tag));
   }
-  if (iv->kind == te::IterVarNode::Kind::kReduce && thread_tag.rfind("threadIdx", 0) == 0) {
-    // Threads would race on the accumulator: that needs a cross-thread (shared-memory tree)
-    // reduction, which the lowering does not generate.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bind on '", Name(), "': reduce axis '", iv->name(), "' cannot be bound to ", thread_tag,
-        ": cross-thread reductions are not supported (keep each "
-        "thread's reduction serial and bind data-parallel loops)"));
-  }
   IterVarAttr& a = MutableAttr(iv);
   a.kind = ir::ForKind::kThreadBinding;
   a.thread_tag = thread_tag;

@@ -126,8 +126,9 @@ class Stage {
   absl::Status Unroll(const IterVar& iv);
   absl::Status Parallel(const IterVar& iv);
   // Binds a loop to a GPU index: "blockIdx.x|y|z", "threadIdx.x|y|z" or "vthread".
+  // A reduce loop bound to threadIdx becomes a cross-thread reduction (see lower/schedule_ops).
   // InvalidArgument: an unknown tag, a tag already bound in this stage, a reduce axis bound to
-  // blockIdx or threadIdx (cross-thread reductions are not supported).
+  // blockIdx.
   absl::Status Bind(const IterVar& iv, const std::string& thread_tag);
   // A hint on a loop, e.g. ("auto_unroll_max_step", 16): unroll inner loops whose total
   // trip count is at most the value.

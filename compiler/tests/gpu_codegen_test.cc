@@ -274,17 +274,95 @@ TEST(GpuCodegen, CpuTargetRejectsBindings_CudaRejectsParallel) {
   EXPECT_TRUE(absl::StrContains(k.status().message(), "parallel")) << k.status();
 }
 
-TEST(GpuCodegen, ReduceAxisBoundToThreads_Rejected) {
-  Program p = Matmul(32, 32, 64);
-  auto sch = schedule::Schedule::Create(p.outputs);
-  ASSERT_TRUE(sch.ok());
-  schedule::Stage& cs = (**sch)[p.outputs[0]];
-  auto k = cs.Split(cs.reduce_axis(0), 16);
-  ASSERT_TRUE(k.ok());
-  absl::Status s = cs.Bind(k->second, "threadIdx.x");
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StrContains(s.message(), "cross-thread reductions")) << s;
-  EXPECT_TRUE(cs.Bind(k->second, "vthread").ok());
+// Row sums R[i] = sum_j X[i, j] of a rows x cols matrix, rows on blocks, columns split over
+// `threads` threads (a cross-thread reduction) and `per_thread` serial steps.
+struct RowSum {
+  te::Tensor x, r;
+  std::unique_ptr<schedule::Schedule> sch;
+};
+
+RowSum MakeRowSum(int rows, int cols, int64_t threads) {
+  RowSum p;
+  p.x = te::Placeholder({rows, cols}, ir::DataType::Float(32), "X");
+  auto j = te::ReduceAxis(cols, "j");
+  p.r = te::Compute(
+      {rows}, [&](const std::vector<ir::Var>& i) { return te::Sum(p.x(i[0], j->var), {j}); }, "R");
+  p.sch = *schedule::Schedule::Create({p.r});
+  schedule::Stage& rs = (*p.sch)[p.r];
+  auto split = rs.Split(rs.reduce_axis(0), threads);
+  EXPECT_TRUE(split.ok());
+  EXPECT_TRUE(rs.Bind(rs.axis(0), "blockIdx.x").ok());
+  EXPECT_TRUE(rs.Bind(split->second, "threadIdx.x").ok());
+  return p;
+}
+
+void ExpectRowSumsMatch(RowSum& p, int rows, int cols, const lower::LoweredFunc& f) {
+  auto jit = codegen::BuildJit({lower::SerializeGpuLoops(f)}, codegen::HostTarget());
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  auto fn = (*jit)->Lookup(f.name);
+  ASSERT_TRUE(fn.ok());
+  auto x = *runtime::NDArray::Empty({rows, cols}, ir::DataType::Float(32));
+  auto r = *runtime::NDArray::Empty({rows}, ir::DataType::Float(32));
+  x.FillRandom(3);
+  r.Fill(NAN);
+  std::vector<runtime::NDArray*> args = {&x, &r};
+  ASSERT_TRUE(runtime::Call(*fn, args).ok());
+  for (int i = 0; i < rows; ++i) {
+    double want = 0;
+    for (int c = 0; c < cols; ++c) want += x.Get(i * cols + c);
+    EXPECT_NEAR(r.Get(i), want, 1e-4) << "row " << i << "\n" << ir::ToString(f.body);
+  }
+}
+
+TEST(GpuCodegen, CrossThreadReduction_TreeOfHalvingStepsMatchesReference) {
+  for (int64_t threads : {32, 48, 7}) {  // a power of two, and two that are not
+    const int rows = 5, cols = 96;
+    RowSum p = MakeRowSum(rows, cols, threads);
+    auto f = lower::Lower(*p.sch, {p.x, p.r}, "row_sum");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto k = codegen::BuildGpuKernel(*f, Cuda());
+    ASSERT_TRUE(k.ok()) << k.status() << "\n" << ir::ToString(f->body);
+    EXPECT_EQ(k->launch.block[0], threads);
+    EXPECT_EQ(k->launch.shared_bytes, threads * 4);
+    EXPECT_TRUE(absl::StrContains(k->ptx, "bar.sync"));
+    ExpectRowSumsMatch(p, rows, cols, *f);
+  }
+}
+
+TEST(GpuCodegen, CrossThreadReduction_UnsupportedFormsRejected) {
+  // A data loop bound to a thread index beside the reduction.
+  {
+    auto x = te::Placeholder({64, 64}, ir::DataType::Float(32), "X");
+    auto j = te::ReduceAxis(64, "j");
+    auto r = te::Compute(
+        {64}, [&](const std::vector<ir::Var>& i) { return te::Sum(x(i[0], j->var), {j}); }, "R");
+    auto sch = *schedule::Schedule::Create({r});
+    schedule::Stage& rs = (*sch)[r];
+    auto rows = rs.Split(rs.axis(0), 4);
+    auto cols = rs.Split(rs.reduce_axis(0), 16);
+    ASSERT_TRUE(rs.Bind(rows->second, "threadIdx.y").ok());
+    ASSERT_TRUE(rs.Bind(cols->second, "threadIdx.x").ok());
+    auto f = lower::Lower(*sch, {x, r}, "k");
+    ASSERT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_TRUE(absl::StrContains(f.status().message(), "bind data loops to blockIdx"))
+        << f.status();
+  }
+  // A data loop inside the reduction.
+  {
+    auto x = te::Placeholder({64, 64}, ir::DataType::Float(32), "X");
+    auto j = te::ReduceAxis(64, "j");
+    auto r = te::Compute(
+        {64}, [&](const std::vector<ir::Var>& i) { return te::Sum(x(i[0], j->var), {j}); }, "R");
+    auto sch = *schedule::Schedule::Create({r});
+    schedule::Stage& rs = (*sch)[r];
+    auto cols = rs.Split(rs.reduce_axis(0), 16);
+    ASSERT_TRUE(rs.Reorder({cols->first, rs.axis(0), cols->second}).ok());
+    ASSERT_TRUE(rs.Bind(cols->second, "threadIdx.x").ok());
+    auto f = lower::Lower(*sch, {x, r}, "k");
+    ASSERT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_TRUE(absl::StrContains(f.status().message(), "reorder the reduce loops innermost"))
+        << f.status();
+  }
 }
 
 // A 16x16 copy into a float32 output, tensorized as a WMMA store, with the given threads.

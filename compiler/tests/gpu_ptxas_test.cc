@@ -68,5 +68,29 @@ TEST(GpuPtxas, MathIntrinsics_Assemble) {
   EXPECT_TRUE(st.ok()) << st << "\n" << k->ptx;
 }
 
+TEST(GpuPtxas, CrossThreadReduction_Assembles) {
+  auto ptxas = FindPtxas();
+  if (!ptxas.ok()) GTEST_SKIP() << ptxas.status().message();
+  auto x = te::Placeholder({256, 1000}, ir::DataType::Float(32), "X");
+  auto j = te::ReduceAxis(1000, "j");
+  auto r = te::Compute(
+      {256}, [&](const std::vector<ir::Var>& i) { return te::Max(x(i[0], j->var), {j}); }, "R");
+  auto sch = schedule::Schedule::Create({r});
+  ASSERT_TRUE(sch.ok());
+  schedule::Stage& rs = (**sch)[r];
+  auto cols = rs.Split(rs.reduce_axis(0), 128);
+  ASSERT_TRUE(cols.ok());
+  ASSERT_TRUE(rs.Bind(rs.axis(0), "blockIdx.x").ok());
+  ASSERT_TRUE(rs.Bind(cols->second, "threadIdx.x").ok());
+  auto f = lower::Lower(**sch, {x, r}, "row_max");
+  ASSERT_TRUE(f.ok()) << f.status();
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    auto k = codegen::BuildGpuKernel(*f, *codegen::ParseTarget(std::string("cuda -arch=") + arch));
+    ASSERT_TRUE(k.ok()) << k.status();
+    absl::Status s = AssemblePtx(*ptxas, k->ptx, arch);
+    EXPECT_TRUE(s.ok()) << s;
+  }
+}
+
 }  // namespace
 }  // namespace tunefarm::testing

@@ -103,6 +103,27 @@ TEST(GpuTemplates, Softmax_RowStatisticsAreTwoRegisters) {
   EXPECT_EQ(k->launch.local_bytes, 8);
 }
 
+TEST(GpuTemplates, Softmax_EveryConfigMatchesReference) {
+  // Both forms: a row per thread, and a row per block with cross-thread reductions.
+  auto t = *FindTemplate("softmax");
+  auto w = *t->MakeWorkload({9, 300}, ir::DataType::Float(32));
+  codegen::Target cuda = *codegen::ParseTarget("cuda -arch=sm_90");
+  ConfigSpace space;
+  ASSERT_TRUE(t->DefineSpace(w, cuda, &space).ok());
+  auto ref = RunConfig(*t, w, cuda, nullptr, 5);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  int checked = 0;
+  for (int64_t i = 0; i < space.size(); ++i) {
+    auto cfg = space.Get(i);
+    ASSERT_TRUE(cfg.ok());
+    auto out = RunConfig(*t, w, cuda, &*cfg, 5);
+    ASSERT_TRUE(out.ok()) << cfg->ToJson() << ": " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0) << cfg->ToJson();
+    ++checked;
+  }
+  EXPECT_EQ(checked, 10);
+}
+
 TEST(GpuTemplates, CpuLayoutTemplates_RejectCudaTargets) {
   codegen::Target cuda = *codegen::ParseTarget("cuda -arch=sm_90");
   for (const char* name : {"conv2d_nchwc", "conv2d_nchwc_packed"}) {

@@ -2,8 +2,9 @@
 // Σ_j exp(X[i, j] - max_j X[i, :]) over rows of an M×N matrix: a max-reduction, an
 // elementwise stage, a sum-reduction and a broadcast division. Knobs choose the vector width
 // of the elementwise stages, whether the row statistics are computed per row inside the output
-// loop (cache-resident) or as whole tensors first, and row parallelism. On a GPU each thread
-// handles one row (threads per block is the knob).
+// loop (cache-resident) or as whole tensors first, and row parallelism. On a GPU a thread
+// handles one row, or a block does (its threads stride along the row and the statistics are
+// cross-thread reductions); knobs: threads per block and which of the two.
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
@@ -31,7 +32,8 @@ class SoftmaxTemplate : public Template {
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
     if (target.kind == codegen::Target::Kind::kCUDA) {
-      space->DefineOther("threads", {32, 64, 128, 256});
+      space->DefineOther("threads", {32, 64, 128, 256, 512});
+      space->DefineOther("block_per_row", {0, 1});
       return absl::OkStatus();
     }
     space->DefineSplit("tile_j", w.args[1], 2, SplitPolicy::kFactors, 64);
@@ -64,16 +66,32 @@ class SoftmaxTemplate : public Template {
     schedule::Schedule& s = *inst.sch;
     const std::string tmpl = name();
     if (target.kind == codegen::Target::Kind::kCUDA) {
-      // One thread per row (cross-thread reductions are not generated): the row statistics
-      // are registers of that thread, exp is recomputed where it is read.
+      const int64_t threads = config->Other("threads");
       schedule::Stage& ys = s[y];
-      TF_ASSIGN_OR_RETURN_SCHED(rows, ys.Split(ys.axis(0), config->Other("threads")), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.first, "blockIdx.x"), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.second, "threadIdx.x"), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(s[e].ComputeInline(), tmpl);
+      TF_RETURN_IF_SCHED_ERROR(s[e].ComputeInline(), tmpl);  // exp recomputed where read
+      if (config->Other("block_per_row") == 0) {
+        // A row per thread: its statistics are registers of that thread.
+        TF_ASSIGN_OR_RETURN_SCHED(rows, ys.Split(ys.axis(0), threads), tmpl);
+        TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.first, "blockIdx.x"), tmpl);
+        TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.second, "threadIdx.x"), tmpl);
+        for (const Tensor& stat : {sum, mx}) {
+          s[stat].SetScope("local");
+          TF_RETURN_IF_SCHED_ERROR(s[stat].ComputeAt(ys, rows.second), tmpl);
+        }
+        return inst;
+      }
+      // A row per block: the threads stride along the row, the statistics are cross-thread
+      // reductions whose results the block shares.
+      TF_RETURN_IF_SCHED_ERROR(ys.Bind(ys.axis(0), "blockIdx.x"), tmpl);
+      TF_ASSIGN_OR_RETURN_SCHED(cols, ys.SplitByNParts(ys.axis(1), threads), tmpl);
+      TF_RETURN_IF_SCHED_ERROR(ys.Bind(cols.first, "threadIdx.x"), tmpl);
       for (const Tensor& stat : {sum, mx}) {
-        s[stat].SetScope("local");
-        TF_RETURN_IF_SCHED_ERROR(s[stat].ComputeAt(ys, rows.second), tmpl);
+        schedule::Stage& st = s[stat];
+        st.SetScope("shared");
+        TF_RETURN_IF_SCHED_ERROR(st.ComputeAt(ys, ys.axis(0)), tmpl);
+        TF_ASSIGN_OR_RETURN_SCHED(k, st.SplitByNParts(st.reduce_axis(0), threads), tmpl);
+        TF_RETURN_IF_SCHED_ERROR(st.Reorder({k.second, k.first}), tmpl);
+        TF_RETURN_IF_SCHED_ERROR(st.Bind(k.first, "threadIdx.x"), tmpl);
       }
       return inst;
     }
