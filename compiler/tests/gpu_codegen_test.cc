@@ -281,13 +281,19 @@ struct RowSum {
   std::unique_ptr<schedule::Schedule> sch;
 };
 
-RowSum MakeRowSum(int rows, int cols, int64_t threads) {
+// The program with an unscheduled schedule.
+RowSum MakeRowSumProgram(int rows, int cols) {
   RowSum p;
   p.x = te::Placeholder({rows, cols}, ir::DataType::Float(32), "X");
   auto j = te::ReduceAxis(cols, "j");
   p.r = te::Compute(
       {rows}, [&](const std::vector<ir::Var>& i) { return te::Sum(p.x(i[0], j->var), {j}); }, "R");
   p.sch = *schedule::Schedule::Create({p.r});
+  return p;
+}
+
+RowSum MakeRowSum(int rows, int cols, int64_t threads) {
+  RowSum p = MakeRowSumProgram(rows, cols);
   schedule::Stage& rs = (*p.sch)[p.r];
   auto split = rs.Split(rs.reduce_axis(0), threads);
   EXPECT_TRUE(split.ok());
@@ -330,38 +336,26 @@ TEST(GpuCodegen, CrossThreadReduction_TreeOfHalvingStepsMatchesReference) {
 }
 
 TEST(GpuCodegen, CrossThreadReduction_UnsupportedFormsRejected) {
-  // A data loop bound to a thread index beside the reduction.
-  {
-    auto x = te::Placeholder({64, 64}, ir::DataType::Float(32), "X");
-    auto j = te::ReduceAxis(64, "j");
-    auto r = te::Compute(
-        {64}, [&](const std::vector<ir::Var>& i) { return te::Sum(x(i[0], j->var), {j}); }, "R");
-    auto sch = *schedule::Schedule::Create({r});
-    schedule::Stage& rs = (*sch)[r];
-    auto rows = rs.Split(rs.axis(0), 4);
+  struct Case {
+    bool rows_on_threads;  // else: a data loop inside the reduction
+    const char* message;
+  };
+  for (const Case& c : {Case{true, "bind data loops to blockIdx"},
+                        Case{false, "reorder the reduce loops innermost"}}) {
+    RowSum p = MakeRowSumProgram(64, 64);
+    schedule::Stage& rs = (*p.sch)[p.r];
     auto cols = rs.Split(rs.reduce_axis(0), 16);
-    ASSERT_TRUE(rs.Bind(rows->second, "threadIdx.y").ok());
+    ASSERT_TRUE(cols.ok());
+    if (c.rows_on_threads) {
+      auto rows = rs.Split(rs.axis(0), 4);
+      ASSERT_TRUE(rs.Bind(rows->second, "threadIdx.y").ok());
+    } else {
+      ASSERT_TRUE(rs.Reorder({cols->first, rs.axis(0), cols->second}).ok());
+    }
     ASSERT_TRUE(rs.Bind(cols->second, "threadIdx.x").ok());
-    auto f = lower::Lower(*sch, {x, r}, "k");
-    ASSERT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition);
-    EXPECT_TRUE(absl::StrContains(f.status().message(), "bind data loops to blockIdx"))
-        << f.status();
-  }
-  // A data loop inside the reduction.
-  {
-    auto x = te::Placeholder({64, 64}, ir::DataType::Float(32), "X");
-    auto j = te::ReduceAxis(64, "j");
-    auto r = te::Compute(
-        {64}, [&](const std::vector<ir::Var>& i) { return te::Sum(x(i[0], j->var), {j}); }, "R");
-    auto sch = *schedule::Schedule::Create({r});
-    schedule::Stage& rs = (*sch)[r];
-    auto cols = rs.Split(rs.reduce_axis(0), 16);
-    ASSERT_TRUE(rs.Reorder({cols->first, rs.axis(0), cols->second}).ok());
-    ASSERT_TRUE(rs.Bind(cols->second, "threadIdx.x").ok());
-    auto f = lower::Lower(*sch, {x, r}, "k");
-    ASSERT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition);
-    EXPECT_TRUE(absl::StrContains(f.status().message(), "reorder the reduce loops innermost"))
-        << f.status();
+    auto f = lower::Lower(*p.sch, {p.x, p.r}, "k");
+    ASSERT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition) << c.message;
+    EXPECT_TRUE(absl::StrContains(f.status().message(), c.message)) << f.status();
   }
 }
 
