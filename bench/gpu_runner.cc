@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
@@ -13,9 +14,14 @@ absl::StatusOr<std::unique_ptr<GpuRunner>> GpuRunner::Create(int ordinal) {
   auto driver = CudaDriver::Load();
   if (!driver.ok()) return driver.status();
   auto info = (*driver)->DeviceInfo(ordinal);
-  if (!info.ok()) return info.status();
-  // The primary context is the one the CUDA runtime (and so cuBLAS) uses.
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!info.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("no CUDA device: device ", ordinal, ": ", info.status().message()));
+  }
+  // The primary context is the one the CUDA runtime (and so cuBLAS) uses; its entry points
+  // come from the library the driver was loaded from.
+  const char* path = std::getenv("TUNEFARM_LIBCUDA");
+  void* lib = dlopen(path != nullptr ? path : "libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   using RetainFn = CUresult (*)(CUcontext*, CUdevice);
   using SetCurrentFn = CUresult (*)(CUcontext);
   auto retain = reinterpret_cast<RetainFn>(lib ? dlsym(lib, "cuDevicePrimaryCtxRetain") : nullptr);
@@ -36,12 +42,15 @@ absl::StatusOr<std::unique_ptr<GpuRunner>> GpuRunner::Create(int ordinal) {
   std::unique_ptr<GpuRunner> r(new GpuRunner());
   r->driver_ = *driver;
   r->info_ = *info;
+  r->device_ = dev;
+  r->release_ = reinterpret_cast<ReleaseFn>(dlsym(lib, "cuDevicePrimaryCtxRelease_v2"));
   return r;
 }
 
 GpuRunner::~GpuRunner() {
   for (CUmodule m : modules_) driver_->cuModuleUnload(m);
   for (CUdeviceptr p : buffers_) driver_->cuMemFree_v2(p);
+  if (release_ != nullptr) release_(device_);
 }
 
 absl::StatusOr<CUdeviceptr> GpuRunner::Alloc(size_t bytes) {
@@ -100,8 +109,18 @@ absl::StatusOr<double> GpuRunner::Time(const std::function<absl::Status()>& laun
   }
   if (absl::Status s = driver_->Check(driver_->cuEventCreate(&stop, CU_EVENT_DEFAULT), "event");
       !s.ok()) {
+    driver_->cuEventDestroy_v2(start);
     return s;
   }
+  // The events are destroyed on every path out.
+  struct Events {
+    CudaDriver* d;
+    CUevent a, b;
+    ~Events() {
+      d->cuEventDestroy_v2(a);
+      d->cuEventDestroy_v2(b);
+    }
+  } events{driver_, start, stop};
   auto run = [&](int number) -> absl::StatusOr<double> {
     if (absl::Status s = driver_->Check(driver_->cuEventRecord(start, nullptr), "record");
         !s.ok()) {
@@ -133,8 +152,6 @@ absl::StatusOr<double> GpuRunner::Time(const std::function<absl::Status()>& laun
     if (!ms.ok()) return ms.status();
     per_launch.push_back(*ms * 1e-3 / number);
   }
-  driver_->cuEventDestroy_v2(start);
-  driver_->cuEventDestroy_v2(stop);
   return Median(per_launch);
 }
 

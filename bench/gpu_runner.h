@@ -41,8 +41,11 @@ class GpuRunner {
 
  private:
   GpuRunner() = default;
+  using ReleaseFn = CUresult (*)(CUdevice);
   CudaDriver* driver_ = nullptr;
   CudaDeviceInfo info_;
+  CUdevice device_ = 0;
+  ReleaseFn release_ = nullptr;  // cuDevicePrimaryCtxRelease_v2
   std::vector<CUdeviceptr> buffers_;
   std::vector<CUmodule> modules_;
 };

@@ -4,6 +4,8 @@
 // maps a name to a versioned symbol (cuMemAlloc -> cuMemAlloc_v2, ...), the versioned symbol
 // is resolved, exactly as a program compiled against cuda.h would call it; those symbols exist
 // in every driver since CUDA 4.0 (cuEventElapsedTime_v2 since 12.8: resolved when present).
+// One exception: CUDA 13's cuda.h maps cuCtxCreate to cuCtxCreate_v4 (with extra creation
+// parameters); this uses cuCtxCreate_v2, which every driver still exports.
 //
 // A machine without a GPU or driver builds and runs everything else: Load() then returns
 // Unavailable("no CUDA device: ...").

@@ -169,7 +169,9 @@ int ServeCuda(int64_t memory_limit_mb, int ordinal) {
         for (double c : costs.value_or(std::vector<double>())) result.add_costs_s(c);
         return result;
       },
-      [&] { return harness.ok() && (*harness)->context_lost(); });
+      // Without a context (or after a sticky error) this child is useless: the parent starts a
+      // fresh one for the next request instead of failing every later candidate here.
+      [&] { return !harness.ok() || (*harness)->context_lost(); });
 }
 
 }  // namespace
@@ -183,11 +185,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tunefarm_sandbox: %s\n", std::string(device.status().message()).c_str());
     return 2;
   }
-  if (device->is_cuda()) return tunefarm::ServeCuda(memory_limit_mb, device->ordinal);
-  // Kernels with parallel loops run on libgomp's thread pool. Pin the library for the life of
-  // the sandbox: if dlclose of the last artifact that needs it unloaded it, the pool's idle
-  // threads would be left running unmapped code and crash the next measurement. Absent
-  // libgomp is fine (such artifacts then fail to load, which is reported as LOAD_ERROR).
+  // Kernels with parallel loops (and the host reference libraries of GPU requests, linked
+  // with -lgomp) run on libgomp's thread pool. Pin the library for the life of the sandbox:
+  // if dlclose of the last artifact that needs it unloaded it, the pool's idle threads would
+  // be left running unmapped code and crash the next measurement. Absent libgomp is fine
+  // (such artifacts then fail to load, which is reported as LOAD_ERROR).
   dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+  if (device->is_cuda()) return tunefarm::ServeCuda(memory_limit_mb, device->ordinal);
   return tunefarm::ServeCpu(memory_limit_mb);
 }

@@ -45,15 +45,12 @@ class NvptxEmitter : public LLVMEmitter {
     auto* fty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
     fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, f.name, m_);
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
-    size_t num_outputs = 0;
-    for (const lower::FuncArg& a : f.args) {
-      if (IsOutput(f, a)) ++num_outputs;
-    }
     for (size_t i = 0; i < f.args.size(); ++i) {
       llvm::Argument* arg = fn_->getArg(static_cast<unsigned>(i));
       arg->setName(f.args[i].buffer->name);
       arg->addAttr(llvm::Attribute::NoAlias);
-      if (i + num_outputs < f.args.size()) arg->addAttr(llvm::Attribute::ReadOnly);
+      // Only arguments the kernel never stores to may use the read-only data path.
+      if (!IsOutput(f, f.args[i])) arg->addAttr(llvm::Attribute::ReadOnly);
       bufs_[f.args[i].buffer.get()] = arg;
     }
     launch_ = launch;
@@ -241,7 +238,20 @@ class NvptxEmitter : public LLVMEmitter {
     auto exp = [&](llvm::Value* v) { return ex2(b_.CreateFMul(v, c(1.4426950408889634))); };
     if (op->name == "exp") return exp(x);
     if (op->name == "log") return b_.CreateFMul(lg2(x), c(0.6931471805599453));
-    if (op->name == "pow") return ex2(b_.CreateFMul(Emit(op->args[1]), lg2(x)));
+    if (op->name == "pow") {
+      // 2^(y·log2|x|), with C's pow for the cases that formula misses: y = 0 gives 1, a
+      // negative base gives ±|x|^y for an integer y (negative for odd y) and NaN otherwise.
+      llvm::Value* y = Emit(op->args[1]);
+      llvm::Value* mag =
+          ex2(b_.CreateFMul(y, lg2(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x))));
+      llvm::Value* y_int = b_.CreateFCmpOEQ(y, b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, y));
+      llvm::Value* odd = b_.CreateAnd(y_int, b_.CreateFCmpONE(b_.CreateFRem(y, c(2.0)), c(0.0)));
+      llvm::Value* negative = b_.CreateFCmpOLT(x, c(0.0));
+      llvm::Value* r = b_.CreateSelect(b_.CreateAnd(negative, odd), b_.CreateFNeg(mag), mag);
+      r = b_.CreateSelect(b_.CreateAnd(negative, b_.CreateNot(y_int)),
+                          llvm::ConstantFP::getNaN(f32), r);
+      return b_.CreateSelect(b_.CreateFCmpOEQ(y, c(0.0)), c(1.0), r);
+    }
     if (op->name == "sigmoid")
       return b_.CreateFDiv(c(1.0), b_.CreateFAdd(c(1.0), exp(b_.CreateFNeg(x))));
     // tanh(x) = 1 - 2 / (exp(2x) + 1).

@@ -58,6 +58,23 @@ bool IsZero(const Expr& e) {
   return i != nullptr && *i == 0;
 }
 
+// WMMA loads and stores need a 32-byte aligned tile start and rows a multiple of 16 bytes
+// apart; the buffers themselves are aligned (shared arrays to 128 bytes, device allocations to
+// 256), so the element offset decides.
+absl::Status CheckAligned(ir::DataType dtype, int64_t ldm, const Expr& base) {
+  const int64_t bytes = dtype.bytes();
+  if (ldm * bytes % 16 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rows are ", ldm, " elements apart; WMMA needs a multiple of 16 bytes (pad the rows)"));
+  }
+  if (ir::KnownMultiple(base) * bytes % 32 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the tile starts at element ", ir::ToString(base),
+                     ", which is not provably 32-byte aligned as WMMA requires"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<WmmaNest> MatchWmmaNest(const ir::ForNode* op) {
@@ -123,6 +140,9 @@ absl::StatusOr<WmmaNest> MatchWmmaNest(const ir::ForNode* op) {
       if (absl::Status t = tile(*s, vars[0], vars[1], "source", &nest.ldm); !t.ok()) return t;
       nest.fragment = {store->buffer.get(), dst->base};
       nest.memory = {src->buffer.get(), s->base};
+      if (absl::Status a = CheckAligned(src->buffer->dtype, nest.ldm, s->base); !a.ok()) {
+        return fail(std::string(a.message()));
+      }
       break;
     }
     case TensorIntrinsic::kWmmaMma: {
@@ -203,6 +223,9 @@ absl::StatusOr<WmmaNest> MatchWmmaNest(const ir::ForNode* op) {
       }
       nest.fragment = {src->buffer.get(), s->base};
       nest.memory = {store->buffer.get(), dst->base};
+      if (absl::Status a = CheckAligned(store->buffer->dtype, nest.ldm, dst->base); !a.ok()) {
+        return fail(std::string(a.message()));
+      }
       break;
     }
     default:

@@ -14,6 +14,7 @@ using ir::Stmt;
 class SharedAccess : public ir::IRVisitor {
  public:
   bool writes = false;
+  bool reads = false;
   bool accesses = false;
   bool has_thread_loop = false;
 
@@ -23,7 +24,7 @@ class SharedAccess : public ir::IRVisitor {
     IRVisitor::Visit_(op);
   }
   void Visit_(const ir::LoadNode* op) override {
-    if (op->buffer->scope == "shared") accesses = true;
+    if (op->buffer->scope == "shared") reads = accesses = true;
     IRVisitor::Visit_(op);
   }
   void Visit_(const ir::ForNode* op) override {
@@ -53,25 +54,56 @@ class HoistShared : public ir::IRMutator {
   }
 };
 
-// Fences every run of shared-memory writers in a sequence.
+// Fences every run of shared-memory writers in a sequence: a barrier before a run (the
+// previous readers are done) and before the first statement after it that reads shared memory
+// (even one that also writes). In a loop whose body ends inside a run and reads shared memory,
+// a barrier at the end of the body fences the writes from the next iteration's reads.
 class Fence : public ir::IRMutator {
  protected:
   Stmt Mutate_(const ir::SeqNode* op, const Stmt& self) override {
     std::vector<Stmt> children;
     for (const Stmt& c : op->stmts) children.push_back(Mutate(c));
-    std::vector<SharedAccess> access;
-    for (const Stmt& c : children) access.push_back(Analyze(c));
     std::vector<Stmt> out;
     bool in_run = false;
-    for (size_t i = 0; i < children.size(); ++i) {
-      bool writes = access[i].writes;
-      if (writes && !in_run) out.push_back(MakeBarrier());
-      if (!writes && in_run && access[i].accesses) out.push_back(MakeBarrier());
-      out.push_back(children[i]);
-      // A run ends at the first statement that reads what it wrote.
-      in_run = writes || (in_run && !access[i].accesses);
+    for (const Stmt& c : children) {
+      SharedAccess a = Analyze(c);
+      if (in_run && a.reads) {
+        out.push_back(MakeBarrier());
+        in_run = false;
+      }
+      if (a.writes && !in_run) out.push_back(MakeBarrier());
+      out.push_back(c);
+      in_run = a.writes || (in_run && !a.reads);
     }
     return ir::SeqNode::Make(std::move(out));
+  }
+
+  Stmt Mutate_(const ir::ForNode* op, const Stmt& self) override {
+    Stmt mutated = IRMutator::Mutate_(op, self);
+    const auto* loop = mutated.as<ir::ForNode>();
+    if (loop == nullptr || loop->for_kind == ir::ForKind::kThreadBinding) return mutated;
+    SharedAccess a = Analyze(loop->body);
+    if (!a.reads || !EndsInRun(loop->body)) return mutated;
+    return ir::ForNode::Make(loop->var, loop->min, loop->extent, loop->for_kind,
+                             ir::SeqNode::Make({loop->body, MakeBarrier()}), loop->thread_tag,
+                             loop->pragmas);
+  }
+
+ private:
+  // Whether `body` ends with shared-memory writes that no barrier follows.
+  static bool EndsInRun(const Stmt& body) {
+    std::vector<Stmt> stmts = {body};
+    if (const auto* seq = body.as<ir::SeqNode>()) stmts = seq->stmts;
+    bool in_run = false;
+    for (const Stmt& c : stmts) {
+      if (IsBarrier(c)) {
+        in_run = false;
+        continue;
+      }
+      SharedAccess a = Analyze(c);
+      in_run = a.writes || (in_run && !a.reads);
+    }
+    return in_run;
   }
 };
 

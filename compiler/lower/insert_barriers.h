@@ -1,8 +1,9 @@
 // Barrier insertion for GPU kernels: shared allocations move to the top of the kernel (they
 // live as long as the block), then every run of statements that writes "shared" buffers is
 // fenced by __syncthreads() before it (the previous iteration's readers are done: no
-// write-after-read) and after it (the writes are visible to the readers that follow), then
-// barriers with no shared-memory access since the previous one are dropped. Loops bound to
+// write-after-read) and before the first later statement that reads shared memory (the writes
+// are visible to it), including at the end of a loop body whose next iteration reads them;
+// then barriers with no shared-memory access since the previous one are dropped. Loops bound to
 // thread indices are implicit on a GPU (every thread runs the whole body), so a barrier inside
 // them is reached by every thread of the block; one under a condition is rejected by the GPU
 // verifier. A kernel without thread bindings is returned unchanged.

@@ -97,6 +97,48 @@ TEST(GpuCodegen, BarrierPass_FencesTheSharedFillInTheReductionLoop) {
   EXPECT_EQ(ir.find(lower::kBarrierIntrinsic, second + 1), std::string::npos) << ir;
 }
 
+int CountBarriers(const ir::Stmt& s) {
+  std::string text = ir::ToString(s);
+  int n = 0;
+  for (size_t at = text.find(lower::kBarrierIntrinsic); at != std::string::npos;
+       at = text.find(lower::kBarrierIntrinsic, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(GpuCodegen, BarrierPass_ReadAfterWriteInsideARunAndAcrossIterations) {
+  using ir::Expr;
+  auto f32 = ir::DataType::Float(32);
+  ir::Buffer x = ir::MakeBuffer("X", f32, {Expr(64)});
+  ir::Buffer y = ir::MakeBuffer("Y", f32, {Expr(64)});
+  ir::Buffer s1 = ir::MakeBuffer("S1", f32, {Expr(64)}, "shared");
+  ir::Buffer s2 = ir::MakeBuffer("S2", f32, {Expr(64)}, "shared");
+  ir::Var tx("tx", ir::DataType::Int(32)), k("k", ir::DataType::Int(32));
+  auto thread_loop = [&](ir::Stmt body) {
+    return ir::AllocateNode::Make(
+        s1, ir::AllocateNode::Make(
+                s2, ir::ForNode::Make(tx, Expr(0), Expr(32), ir::ForKind::kThreadBinding, body,
+                                      "threadIdx.x")));
+  };
+  // S1 filled, S2 computed from another thread's S1 (reads and writes), Y from S2.
+  ir::Stmt chain = thread_loop(
+      ir::SeqNode::Make({ir::StoreNode::Make(s1, ir::LoadNode::Make(x, {tx}), {tx}),
+                         ir::StoreNode::Make(s2, ir::LoadNode::Make(s1, {tx + Expr(1)}), {tx}),
+                         ir::StoreNode::Make(y, ir::LoadNode::Make(s2, {tx + Expr(1)}), {tx})}));
+  EXPECT_EQ(CountBarriers(lower::InsertBarriers(chain)), 2)
+      << ir::ToString(lower::InsertBarriers(chain));
+  // A loop that reads S1, then refills it for the next iteration.
+  ir::Stmt carried = thread_loop(ir::ForNode::Make(
+      k, Expr(0), Expr(4), ir::ForKind::kSerial,
+      ir::SeqNode::Make(
+          {ir::StoreNode::Make(y, ir::LoadNode::Make(s1, {tx + Expr(1)}), {tx}),
+           ir::StoreNode::Make(s1, ir::LoadNode::Make(x, {k * Expr(8) + tx}), {tx})})));
+  ir::Stmt fenced = lower::InsertBarriers(carried);
+  // Before the refill (its readers are done) and at the end (the next iteration reads it).
+  EXPECT_EQ(CountBarriers(fenced), 2) << ir::ToString(fenced);
+}
+
 TEST(GpuCodegen, VectorizedFill_UsesWideGlobalLoads) {
   Program p = Matmul(64, 64, 32);
   GpuMatmulTiles t;
@@ -360,17 +402,19 @@ TEST(GpuCodegen, CrossThreadReduction_UnsupportedFormsRejected) {
 }
 
 // A 16x16 copy into a float32 output, tensorized as a WMMA store, with the given threads.
-lower::LoweredFunc TensorizedStore(int64_t threads_x, bool inside_x, int64_t extent = 16) {
+lower::LoweredFunc TensorizedStore(int64_t threads_x, bool inside_x, int64_t extent = 16,
+                                   int dst_offset = 0) {
   ir::Buffer acc =
       ir::MakeBuffer("acc", ir::DataType::Float(32), {ir::Expr(256)}, "wmma.accumulator");
-  ir::Buffer out = ir::MakeBuffer("out", ir::DataType::Float(32), {ir::Expr(256)});
+  ir::Buffer out = ir::MakeBuffer("out", ir::DataType::Float(32), {ir::Expr(256 + dst_offset)});
   ir::Var i("i", ir::DataType::Int(32)), j("j", ir::DataType::Int(32));
   ir::Var tx("tx", ir::DataType::Int(32)), ty("ty", ir::DataType::Int(32));
   ir::Expr index = i * ir::Expr(16) + j;
   ir::Stmt copy = ir::ForNode::Make(
       i, ir::Expr(0), ir::Expr(static_cast<int>(extent)), ir::ForKind::kSerial,
       ir::ForNode::Make(j, ir::Expr(0), ir::Expr(16), ir::ForKind::kSerial,
-                        ir::StoreNode::Make(out, ir::LoadNode::Make(acc, {index}), {index})),
+                        ir::StoreNode::Make(out, ir::LoadNode::Make(acc, {index}),
+                                            {index + ir::Expr(dst_offset)})),
       "",
       {{schedule::kTensorizePragma, static_cast<int64_t>(schedule::TensorIntrinsic::kWmmaStore)}});
   ir::Stmt fill =
@@ -382,7 +426,7 @@ lower::LoweredFunc TensorizedStore(int64_t threads_x, bool inside_x, int64_t ext
                       : ir::SeqNode::Make({fill, copy});
   lower::LoweredFunc f;
   f.name = "k";
-  f.args = {lower::FuncArg{out, {256}}};
+  f.args = {lower::FuncArg{out, {256 + dst_offset}}};
   f.body = ir::AllocateNode::Make(acc, body);
   return f;
 }
@@ -401,6 +445,11 @@ TEST(GpuCodegen, TensorizedNests_WarpRulesAndForm) {
   auto per_lane = codegen::BuildGpuKernel(TensorizedStore(32, true), Cuda());
   EXPECT_EQ(per_lane.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(per_lane.status().message(), "warp-wide")) << per_lane.status();
+
+  auto misaligned = codegen::BuildGpuKernel(TensorizedStore(32, false, 16, 1), Cuda());
+  EXPECT_EQ(misaligned.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(misaligned.status().message(), "32-byte aligned"))
+      << misaligned.status();
 
   auto wrong_shape = codegen::BuildGpuKernel(TensorizedStore(32, false, 8), Cuda());
   EXPECT_EQ(wrong_shape.status().code(), absl::StatusCode::kInvalidArgument);
