@@ -1,6 +1,7 @@
 // GPU lowering and NVPTX code generation without a GPU: PTX comes out with the launch the
 // schedule implies, barriers where shared memory is filled, and the schedule's results checked
-// by running the same kernel serially on the host (lower/serialize_gpu_loops.h). Invalid GPU
+// by running the same kernel on the host, threads in lockstep between barriers
+// (lower/emulate_gpu.h). Invalid GPU
 // schedules are rejected with FailedPrecondition.
 #include <string>
 #include <vector>
@@ -9,11 +10,12 @@
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
 #include "compiler/codegen/target.h"
+#include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_printer.h"
+#include "compiler/lower/emulate_gpu.h"
 #include "compiler/lower/insert_barriers.h"
 #include "compiler/lower/lower.h"
-#include "compiler/lower/serialize_gpu_loops.h"
 #include "compiler/lower/verify_gpu.h"
 #include "compiler/runtime/ndarray.h"
 #include "compiler/tests/gpu_schedule.h"
@@ -36,7 +38,9 @@ absl::StatusOr<lower::LoweredFunc> LowerGpuMatmul(const Program& p, const GpuMat
 
 // Runs `f` serially on the host and compares it with the program's reference.
 void ExpectEmulationMatches(const Program& p, const lower::LoweredFunc& f) {
-  auto jit = codegen::BuildJit({lower::SerializeGpuLoops(f)}, codegen::HostTarget());
+  auto emulated = lower::EmulateGpuKernel(f);
+  ASSERT_TRUE(emulated.ok()) << emulated.status();
+  auto jit = codegen::BuildJit({*emulated}, codegen::HostTarget());
   ASSERT_TRUE(jit.ok()) << jit.status();
   auto fn = (*jit)->Lookup(f.name);
   ASSERT_TRUE(fn.ok()) << fn.status();
@@ -105,6 +109,35 @@ int CountBarriers(const ir::Stmt& s) {
     ++n;
   }
   return n;
+}
+
+// Emulation runs the threads in lockstep between barriers: without the barriers, a thread
+// reads shared tiles the others have not filled yet, and the result is wrong.
+TEST(GpuCodegen, Emulation_MissingBarriersGiveWrongResults) {
+  Program p = Matmul(32, 64, 32);
+  auto f = LowerGpuMatmul(p, GpuMatmulTiles{16, 32, 2, 4, 8, 1});
+  ASSERT_TRUE(f.ok()) << f.status();
+  class DropBarriers : public ir::IRMutator {
+   protected:
+    ir::Stmt Mutate_(const ir::EvaluateNode* op, const ir::Stmt& self) override {
+      return lower::IsBarrier(self) ? ir::EvaluateNode::Make(0) : self;
+    }
+  };
+  lower::LoweredFunc racy = *f;
+  racy.body = DropBarriers().Mutate(f->body);
+  auto emulated = lower::EmulateGpuKernel(racy);
+  ASSERT_TRUE(emulated.ok()) << emulated.status();
+  auto jit = codegen::BuildJit({*emulated}, codegen::HostTarget());
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  auto fn = (*jit)->Lookup(racy.name);
+  ASSERT_TRUE(fn.ok());
+  std::vector<runtime::NDArray> args = MakeArgs(p, 7);
+  std::vector<runtime::NDArray> refs = ReferenceOutputs(p, args);
+  std::vector<runtime::NDArray*> ptrs;
+  for (auto& a : args) ptrs.push_back(&a);
+  ASSERT_TRUE(runtime::Call(*fn, ptrs).ok());
+  EXPECT_GT(runtime::MaxRelError(args.back(), refs[0], 1e-4, 1e-4), 1.0);
+  ExpectEmulationMatches(p, *f);  // with the barriers: right
 }
 
 TEST(GpuCodegen, BarrierPass_ReadAfterWriteInsideARunAndAcrossIterations) {
@@ -345,7 +378,9 @@ RowSum MakeRowSum(int rows, int cols, int64_t threads) {
 }
 
 void ExpectRowSumsMatch(RowSum& p, int rows, int cols, const lower::LoweredFunc& f) {
-  auto jit = codegen::BuildJit({lower::SerializeGpuLoops(f)}, codegen::HostTarget());
+  auto emulated = lower::EmulateGpuKernel(f);
+  ASSERT_TRUE(emulated.ok()) << emulated.status();
+  auto jit = codegen::BuildJit({*emulated}, codegen::HostTarget());
   ASSERT_TRUE(jit.ok()) << jit.status();
   auto fn = (*jit)->Lookup(f.name);
   ASSERT_TRUE(fn.ok());

@@ -4,8 +4,8 @@
 
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
+#include "compiler/lower/emulate_gpu.h"
 #include "compiler/lower/lower.h"
-#include "compiler/lower/serialize_gpu_loops.h"
 
 namespace tunefarm::tuner {
 
@@ -22,7 +22,9 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const
   if (gpu) {
     auto ptx = codegen::BuildGpuKernel(*f, target);
     if (!ptx.ok()) return ptx.status();
-    run = lower::SerializeGpuLoops(*f);
+    auto emulated = lower::EmulateGpuKernel(*f);
+    if (!emulated.ok()) return emulated.status();
+    run = *emulated;
   }
   auto jit = codegen::BuildJit({run}, host);
   if (!jit.ok()) return jit.status();

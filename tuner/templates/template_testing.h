@@ -15,7 +15,8 @@ namespace tunefarm::tuner {
 // Instantiates `config` of `t` for `target` (nullptr: the reference program, always built for
 // the host), runs it on inputs seeded by `seed` and returns every argument (outputs last).
 // For a cuda target the kernel must compile to PTX (codegen::BuildGpuKernel) and runs through
-// host emulation (lower/serialize_gpu_loops.h): its results are the GPU schedule's.
+// host emulation (lower/emulate_gpu.h: blocks in turn, threads in lockstep between barriers): its
+// results are the GPU schedule's.
 absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const Workload& w,
                                                         const codegen::Target& target,
                                                         const Config* config, uint64_t seed);
