@@ -74,6 +74,7 @@ void DefineGpuConvSpace(const ConvShape& sh, ConfigSpace* space) {
   DefineOutputTiles("tile_k", sh, space);
   space->DefineSplit("tile_rc", sh.c, 2, SplitPolicy::kFactors, 16);
   space->DefineAnnotate("unroll_rs", {"none", "unroll"});
+  space->DefineOther("vector", {1, 2, 4});  // lanes of the weight fill's global loads
 }
 
 absl::StatusOr<Instance> InstantiateGpuConv(const std::string& tmpl, const ConvShape& sh,
@@ -94,10 +95,15 @@ absl::StatusOr<Instance> InstantiateGpuConv(const std::string& tmpl, const ConvS
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(1)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(2)), tmpl);
   }
-  for (const te::Tensor& t : {staged->window, weights}) {
+  // The weights of a step are contiguous runs of tile_rc·R·S elements: vector loads. The
+  // window is filled element by element (its padding is a condition per element).
+  const int64_t rc_step = config.Split("tile_rc")[1];
+  const int64_t lanes = FillLanes(config.Other("vector"), dtype, rc_step * sh.r * sh.s);
+  for (const auto& [t, fill_lanes] :
+       {std::pair{staged->window, int64_t{1}}, std::pair{weights, lanes}}) {
     schedule::Stage& ss = s[t];
     TF_RETURN_IF_SCHED_ERROR(ss.ComputeAt(l, rc.first), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ss, staged->tiling.threads, 1), tmpl);
+    TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ss, staged->tiling.threads, fill_lanes), tmpl);
   }
   return inst;
 }

@@ -5,7 +5,7 @@
 //     channel blocks), .y and .x; threads on threadIdx.z/.y/.x each accumulate a register tile;
 //     the input channels are staged through shared memory tile_rc at a time, input window and
 //     weights filled cooperatively. Knobs: tile_k, tile_oh, tile_ow = [blocks, threads, per
-//     thread], tile_rc = [steps, per step], unroll_rs.
+//     thread], tile_rc = [steps, per step], unroll_rs, vector (weight fill lanes).
 //   depthwise_conv2d: the same output tiling over channels; each block stages its input window
 //     (all its channels) in shared memory once; weights are read through the read-only path.
 //     Knobs: tile_c, tile_oh, tile_ow, unroll_rs.
