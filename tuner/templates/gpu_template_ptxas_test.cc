@@ -8,15 +8,12 @@
 #include "compiler/tests/ptxas.h"
 #include "gtest/gtest.h"
 #include "tuner/templates/registry.h"
+#include "tuner/templates/template_testing.h"
 
 namespace tunefarm::tuner {
 namespace {
 
-struct Case {
-  std::string name;
-  std::vector<int64_t> args;
-  std::string dtype = "float32";
-};
+using Case = TemplateCase;
 
 class GpuTemplatePtxasTest : public ::testing::TestWithParam<Case> {};
 
@@ -61,9 +58,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"conv2d", {1, 64, 56, 56, 64, 3, 3, 1, 1}},
                       Case{"depthwise_conv2d", {1, 32, 112, 112, 3, 3, 1, 1}},
                       Case{"softmax", {4096, 1000}}, Case{"bias_relu", {1024, 4096}}),
-    [](const auto& info) {
-      return absl::StrCat(info.param.name, "_", info.param.dtype, "_", info.index);
-    });
+    [](const auto& info) { return TemplateCaseName(info.param, info.index); });
 
 }  // namespace
 }  // namespace tunefarm::tuner

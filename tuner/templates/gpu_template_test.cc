@@ -14,11 +14,7 @@
 namespace tunefarm::tuner {
 namespace {
 
-struct Case {
-  std::string name;
-  std::vector<int64_t> args;
-  std::string dtype = "float32";
-};
+using Case = TemplateCase;
 
 class GpuTemplateTest : public ::testing::TestWithParam<Case> {};
 
@@ -66,9 +62,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"conv2d", {1, 8, 8, 8, 8, 3, 3, 1, 1}, "float16"},
         Case{"depthwise_conv2d", {2, 4, 12, 12, 5, 5, 2, 2}}, Case{"softmax", {70, 40}},
         Case{"bias_relu", {12, 48}}, Case{"bias_relu", {7, 30}}),
-    [](const auto& info) {
-      return absl::StrCat(info.param.name, "_", info.param.dtype, "_", info.index);
-    });
+    [](const auto& info) { return TemplateCaseName(info.param, info.index); });
 
 TEST(GpuTemplates, Float16Dense_OutputIsFloat32) {
   auto t = *FindTemplate("dense");

@@ -14,11 +14,7 @@ namespace {
 
 using runtime::NDArray;
 
-struct Case {
-  std::string name;
-  std::vector<int64_t> args;
-  std::string dtype = "float32";
-};
+using Case = TemplateCase;
 
 class TemplateTest : public ::testing::TestWithParam<Case> {};
 
@@ -61,7 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"dense", {16, 24, 40}, "float16"},
                       Case{"depthwise_conv2d", {2, 3, 12, 12, 5, 5, 2, 2}},
                       Case{"softmax", {6, 40}}, Case{"bias_relu", {12, 48}}),
-    [](const auto& info) { return info.param.name + "_" + std::to_string(info.index); });
+    [](const auto& info) { return TemplateCaseName(info.param, info.index); });
 
 TEST(DenseTemplate, Reference_MatchesCppLoop) {
   auto t = *FindTemplate("dense");

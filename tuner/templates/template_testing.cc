@@ -2,12 +2,17 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
 #include "compiler/lower/emulate_gpu.h"
 #include "compiler/lower/lower.h"
 
 namespace tunefarm::tuner {
+
+std::string TemplateCaseName(const TemplateCase& c, size_t index) {
+  return absl::StrCat(c.name, "_", c.dtype, "_", index);
+}
 
 absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const Workload& w,
                                                         const codegen::Target& target,

@@ -3,6 +3,7 @@
 #define TUNEFARM_TUNER_TEMPLATES_TEMPLATE_TESTING_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -11,6 +12,16 @@
 #include "tuner/templates/template.h"
 
 namespace tunefarm::tuner {
+
+// A template, its shape arguments and dtype: one case of a parameterized template test.
+struct TemplateCase {
+  std::string name;
+  std::vector<int64_t> args;
+  std::string dtype = "float32";
+};
+
+// A readable test name: "dense_float16_3".
+std::string TemplateCaseName(const TemplateCase& c, size_t index);
 
 // Instantiates `config` of `t` for `target` (nullptr: the reference program, always built for
 // the host), runs it on inputs seeded by `seed` and returns every argument (outputs last).
