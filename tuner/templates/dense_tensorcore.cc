@@ -1,6 +1,7 @@
 // dense_tensorcore: C[M, N] (float32) = A[M, K] · W[N, K]ᵀ with float16 A and W on NVIDIA
-// tensor cores through WMMA (16×16×16 tiles; TVM's dense_tensorcore.cuda). M, N and K must be
-// multiples of 16, and the target a cuda one.
+// tensor cores through WMMA (16×16×16 tiles; TVM's dense_tensorcore.cuda); and
+// batch_matmul_tensorcore, the same per batch (C[B, M, N], batches on blockIdx.z). M, N and K
+// must be multiples of 16, and the target a cuda one.
 //
 // Each block computes a (warps_m · tiles_m · 16) × (warps_n · tiles_n · 16) tile of C; its
 // warps sit on threadIdx.y/.z and each accumulates tiles_m × tiles_n 16×16 tiles in
@@ -26,22 +27,28 @@ using te::Tensor;
 
 constexpr int64_t kTile = 16;
 
-class DenseTensorCoreTemplate : public Template {
+class TensorCoreGemmTemplate : public Template {
  public:
-  std::string name() const override { return "dense_tensorcore"; }
-  std::string args_doc() const override { return "M,N,K"; }
+  explicit TensorCoreGemmTemplate(bool batched) : batched_(batched) {}
+  std::string name() const override {
+    return batched_ ? "batch_matmul_tensorcore" : "dense_tensorcore";
+  }
+  std::string args_doc() const override { return batched_ ? "B,M,N,K" : "M,N,K"; }
 
   absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
                                         ir::DataType dtype) const override {
-    auto w = MakeGemmWorkload(name(), args, dtype, {ir::DataType::Float(16)});
-    if (!w.ok()) return w;
-    for (int64_t v : args) {
-      if (v % kTile != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            name(), ": M, N and K must be multiples of 16 (tensor-core tiles); use dense"));
+    if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
+    if (absl::Status s = CheckDtype(name(), dtype, {ir::DataType::Float(16)}); !s.ok()) return s;
+    for (size_t i = batched_ ? 1 : 0; i < args.size(); ++i) {
+      if (args[i] % kTile != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(name(), ": M, N and K must be multiples of 16 (tensor-core tiles); use ",
+                         batched_ ? "batch_matmul" : "dense"));
       }
     }
-    return w;
+    double flop = 2.0;
+    for (int64_t a : args) flop *= static_cast<double>(a);
+    return Workload{name(), args, dtype, flop};
   }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
@@ -50,9 +57,10 @@ class DenseTensorCoreTemplate : public Template {
       return absl::InvalidArgumentError(
           absl::StrCat(name(), " needs a cuda target (tensor cores), not '", target.str, "'"));
     }
-    space->DefineSplit("tile_m", w.args[0] / kTile, 3, SplitPolicy::kFactors, 4);
-    space->DefineSplit("tile_n", w.args[1] / kTile, 3, SplitPolicy::kFactors, 4);
-    space->DefineSplit("tile_k", w.args[2] / kTile, 2, SplitPolicy::kFactors, 4);
+    const int off = batched_ ? 1 : 0;
+    space->DefineSplit("tile_m", w.args[off] / kTile, 3, SplitPolicy::kFactors, 4);
+    space->DefineSplit("tile_n", w.args[off + 1] / kTile, 3, SplitPolicy::kFactors, 4);
+    space->DefineSplit("tile_k", w.args[off + 2] / kTile, 2, SplitPolicy::kFactors, 4);
     space->DefineOther("skew", {0, 1});
     space->DefineOther("vector", {4, 8});
     return absl::OkStatus();
@@ -60,18 +68,32 @@ class DenseTensorCoreTemplate : public Template {
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
-    const int64_t m = w.args[0], n = w.args[1], k = w.args[2];
-    // The reference: the plain dense program (float16 widened, float32 accumulation).
-    if (config == nullptr) return InstantiateGemm(name(), 0, m, n, k, w.dtype, nullptr);
+    const int off = batched_ ? 1 : 0;
+    const int64_t batch = batched_ ? w.args[0] : 0;
+    const int64_t m = w.args[off], n = w.args[off + 1], k = w.args[off + 2];
+    // The reference: the plain GEMM program (float16 widened, float32 accumulation).
+    if (config == nullptr) return InstantiateGemm(name(), batch, m, n, k, w.dtype, nullptr);
     const std::string tmpl = name();
     auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
-    Tensor a = te::Placeholder({i32(m), i32(k)}, w.dtype, "A");
-    Tensor wt = te::Placeholder({i32(n), i32(k)}, w.dtype, "W");
+    auto shape = [&](std::vector<Expr> dims) {
+      if (batched_) dims.insert(dims.begin(), i32(batch));
+      return dims;
+    };
+    auto at = [&](const std::vector<Var>& i, Expr row, Expr col) {
+      std::vector<Expr> idx;
+      if (batched_) idx.push_back(i[0]);
+      idx.push_back(std::move(row));
+      idx.push_back(std::move(col));
+      return idx;
+    };
+    Tensor a = te::Placeholder(shape({i32(m), i32(k)}), w.dtype, "A");
+    Tensor wt = te::Placeholder(shape({i32(n), i32(k)}), w.dtype, "W");
     te::IterVar kk = te::ReduceAxis(i32(k), "k");
     Tensor c = te::Compute(
-        {i32(m), i32(n)},
+        shape({i32(m), i32(n)}),
         [&](const std::vector<Var>& i) {
-          return te::Sum(Widen(a(i[0], kk->var)) * Widen(wt(i[1], kk->var)), {kk});
+          return te::Sum(Widen(a(at(i, i[off], kk->var))) * Widen(wt(at(i, i[off + 1], kk->var))),
+                         {kk});
         },
         "C");
     TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({a, wt, c}), tmpl);
@@ -95,13 +117,14 @@ class DenseTensorCoreTemplate : public Template {
       TF_ASSIGN_OR_RETURN_SCHED(t, cs.Split(wp.second, kTile), tmpl);
       return std::array<te::IterVar, 4>{b.first, wp.first, t.first, t.second};
     };
-    auto my = tile3(cs.axis(0), tm);
+    auto my = tile3(cs.axis(off), tm);
     if (!my.ok()) return my.status();
-    auto nx = tile3(cs.axis(1), tn);
+    auto nx = tile3(cs.axis(off + 1), tn);
     if (!nx.ok()) return nx.status();
     auto [mb, mw, mt, mi] = *my;
     auto [nb, nw, nt, ni] = *nx;
     TF_RETURN_IF_SCHED_ERROR(cs.Reorder({mb, nb, mw, nw, mt, nt, mi, ni}), tmpl);
+    if (batched_) TF_RETURN_IF_SCHED_ERROR(cs.Bind(cs.axis(0), "blockIdx.z"), tmpl);
     TF_RETURN_IF_SCHED_ERROR(cs.Bind(mb, "blockIdx.y"), tmpl);
     TF_RETURN_IF_SCHED_ERROR(cs.Bind(nb, "blockIdx.x"), tmpl);
     TF_RETURN_IF_SCHED_ERROR(cs.Bind(mw, "threadIdx.y"), tmpl);
@@ -113,8 +136,8 @@ class DenseTensorCoreTemplate : public Template {
     // The accumulators of one warp: k staged by chunks, then 16 at a time.
     schedule::Stage& ls = s[acc];
     TF_RETURN_IF_SCHED_ERROR(ls.ComputeAt(cs, nw), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(lm, ls.Split(ls.axis(0), kTile), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ln, ls.Split(ls.axis(1), kTile), tmpl);
+    TF_ASSIGN_OR_RETURN_SCHED(lm, ls.Split(ls.axis(off), kTile), tmpl);
+    TF_ASSIGN_OR_RETURN_SCHED(ln, ls.Split(ls.axis(off + 1), kTile), tmpl);
     TF_ASSIGN_OR_RETURN_SCHED(ko, ls.Split(ls.reduce_axis(0), chunk * kTile), tmpl);
     TF_ASSIGN_OR_RETURN_SCHED(kt, ls.Split(ko.second, kTile), tmpl);
     TF_RETURN_IF_SCHED_ERROR(
@@ -130,7 +153,7 @@ class DenseTensorCoreTemplate : public Template {
          {std::pair{af, TensorIntrinsic::kWmmaLoadA}, std::pair{wf, TensorIntrinsic::kWmmaLoadB}}) {
       schedule::Stage& fs = s[frag];
       TF_RETURN_IF_SCHED_ERROR(fs.ComputeAt(ls, kt.first), tmpl);
-      TF_ASSIGN_OR_RETURN_SCHED(rows, fs.Split(fs.axis(0), kTile), tmpl);
+      TF_ASSIGN_OR_RETURN_SCHED(rows, fs.Split(fs.axis(off), kTile), tmpl);
       TF_RETURN_IF_SCHED_ERROR(fs.Unroll(rows.first), tmpl);
       TF_RETURN_IF_SCHED_ERROR(fs.Tensorize(rows.second, op), tmpl);
     }
@@ -141,15 +164,29 @@ class DenseTensorCoreTemplate : public Template {
       schedule::Stage& ss = s[shared];
       TF_RETURN_IF_SCHED_ERROR(ss.ComputeAt(ls, ko.first), tmpl);
       if (config->Other("skew") != 0) {
-        TF_RETURN_IF_SCHED_ERROR(ss.SetStorageAlign(0, chunk * kTile, 8), tmpl);
+        TF_RETURN_IF_SCHED_ERROR(ss.SetStorageAlign(off, chunk * kTile, 8), tmpl);
       }
       TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ss, {tn[1], tm[1], 32}, lanes), tmpl);
     }
     return inst;
   }
+
+ private:
+  const bool batched_;
+};
+
+class DenseTensorCoreTemplate : public TensorCoreGemmTemplate {
+ public:
+  DenseTensorCoreTemplate() : TensorCoreGemmTemplate(false) {}
+};
+
+class BatchMatmulTensorCoreTemplate : public TensorCoreGemmTemplate {
+ public:
+  BatchMatmulTensorCoreTemplate() : TensorCoreGemmTemplate(true) {}
 };
 
 TF_REGISTER_TEMPLATE(DenseTensorCoreTemplate);
+TF_REGISTER_TEMPLATE(BatchMatmulTensorCoreTemplate);
 
 }  // namespace
 }  // namespace tunefarm::tuner

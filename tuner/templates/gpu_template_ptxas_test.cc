@@ -53,6 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"dense", {1024, 1024, 1024}}, Case{"dense", {512, 16, 512}, "float16"},
                       Case{"dense_splitk", {512, 16, 512}}, Case{"dense_splitk", {1024, 32, 512}},
                       Case{"dense_tensorcore", {1024, 1024, 1024}, "float16"},
+                      Case{"batch_matmul_tensorcore", {8, 128, 128, 64}, "float16"},
                       Case{"dense_tensorcore", {512, 16, 512}, "float16"},
                       Case{"batch_matmul", {4, 64, 64, 64}},
                       Case{"conv2d", {1, 64, 56, 56, 64, 3, 3, 1, 1}},
