@@ -50,7 +50,6 @@ class Conv2dTemplate : public Template {
     ConvShape sh = ConvShapeOf(w);
     DirectConv conv = MakeDirectConv(sh, w.dtype);
     const Tensor& input = conv.input;
-    const Tensor& padded = conv.padded;
     const Tensor& out = conv.out;
     TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, conv.weight, out}), name());
     if (config == nullptr) return inst;
@@ -81,15 +80,11 @@ class Conv2dTemplate : public Template {
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(1)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(2)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Vectorize(l.axis(3)), tmpl);
-    if (config->Annotate("unroll_rs") == "unroll") {
-      TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(1)), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(2)), tmpl);
+    if (absl::Status st = UnrollWindow(tmpl, l, l.reduce_axis(1), l.reduce_axis(2), *config);
+        !st.ok()) {
+      return st;
     }
-    if (padded != input) {
-      schedule::Stage& p = s[padded];
-      TF_ASSIGN_OR_RETURN_SCHED(pf, p.Fuse(p.axis(0), p.axis(1)), tmpl);
-      if (parallel) TF_RETURN_IF_SCHED_ERROR(p.Parallel(pf), tmpl);
-    }
+    if (absl::Status st = SchedulePaddingPlanes(tmpl, s, conv, parallel); !st.ok()) return st;
     return inst;
   }
 };

@@ -99,4 +99,21 @@ DirectConv MakeDepthwiseConv(const ConvShape& sh, ir::DataType dtype) {
   return c;
 }
 
+absl::Status UnrollWindow(const std::string& tmpl, schedule::Stage& stage, const te::IterVar& ry,
+                          const te::IterVar& rx, const Config& config) {
+  if (config.Annotate("unroll_rs") != "unroll") return absl::OkStatus();
+  TF_RETURN_IF_SCHED_ERROR(stage.Unroll(ry), tmpl);
+  TF_RETURN_IF_SCHED_ERROR(stage.Unroll(rx), tmpl);
+  return absl::OkStatus();
+}
+
+absl::Status SchedulePaddingPlanes(const std::string& tmpl, schedule::Schedule& s,
+                                   const DirectConv& conv, bool parallel) {
+  if (conv.padded == conv.input) return absl::OkStatus();
+  schedule::Stage& p = s[conv.padded];
+  TF_ASSIGN_OR_RETURN_SCHED(planes, p.Fuse(p.axis(0), p.axis(1)), tmpl);
+  if (parallel) TF_RETURN_IF_SCHED_ERROR(p.Parallel(planes), tmpl);
+  return absl::OkStatus();
+}
+
 }  // namespace tunefarm::tuner

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "compiler/schedule/schedule.h"
 #include "compiler/te/tensor.h"
 #include "tuner/templates/template.h"
 
@@ -49,6 +50,16 @@ DirectConv MakeDirectConv(const ConvShape& shape, ir::DataType dtype);
 // O[n, c, y, x] = Σ_{r, s} pad(I)[n, c, y·st + r, x·st + s] · W[c, 0, r, s] (channel
 // multiplier 1): the definition of depthwise_conv2d.
 DirectConv MakeDepthwiseConv(const ConvShape& shape, ir::DataType dtype);
+
+// The unroll_rs knob: with "unroll", the kernel window's reduce loops `ry` and `rx` of `stage`
+// are unrolled.
+absl::Status UnrollWindow(const std::string& template_name, schedule::Stage& stage,
+                          const te::IterVar& ry, const te::IterVar& rx, const Config& config);
+
+// The padding stage of a CPU convolution (when there is one): its (N, C) planes fused and,
+// with `parallel`, run in parallel.
+absl::Status SchedulePaddingPlanes(const std::string& template_name, schedule::Schedule& s,
+                                   const DirectConv& conv, bool parallel);
 
 }  // namespace tunefarm::tuner
 

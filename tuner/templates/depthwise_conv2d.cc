@@ -58,7 +58,6 @@ class DepthwiseConv2dTemplate : public Template {
     DirectConv conv = MakeDepthwiseConv(sh, w.dtype);
     const Tensor& input = conv.input;
     const Tensor& weight = conv.weight;
-    const Tensor& padded = conv.padded;
     const Tensor& out = conv.out;
     TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, weight, out}), name());
     if (config == nullptr) return inst;
@@ -80,15 +79,11 @@ class DepthwiseConv2dTemplate : public Template {
                              tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(2)), tmpl);
     TF_RETURN_IF_SCHED_ERROR(l.Vectorize(l.axis(3)), tmpl);
-    if (config->Annotate("unroll_rs") == "unroll") {
-      TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(0)), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(1)), tmpl);
+    if (absl::Status st = UnrollWindow(tmpl, l, l.reduce_axis(0), l.reduce_axis(1), *config);
+        !st.ok()) {
+      return st;
     }
-    if (padded != input) {
-      schedule::Stage& p = s[padded];
-      TF_ASSIGN_OR_RETURN_SCHED(pf, p.Fuse(p.axis(0), p.axis(1)), tmpl);
-      if (parallel) TF_RETURN_IF_SCHED_ERROR(p.Parallel(pf), tmpl);
-    }
+    if (absl::Status st = SchedulePaddingPlanes(tmpl, s, conv, parallel); !st.ok()) return st;
     return inst;
   }
 

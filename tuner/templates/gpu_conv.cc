@@ -91,9 +91,9 @@ absl::StatusOr<Instance> InstantiateGpuConv(const std::string& tmpl, const ConvS
                                       l.axis(1), l.axis(2), l.axis(3)}),
                            tmpl);
   for (int a = 1; a <= 3; ++a) TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(a)), tmpl);
-  if (config.Annotate("unroll_rs") == "unroll") {
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(1)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(2)), tmpl);
+  if (absl::Status st = UnrollWindow(tmpl, l, l.reduce_axis(1), l.reduce_axis(2), config);
+      !st.ok()) {
+    return st;
   }
   // The weights of a step are contiguous runs of tile_rc·R·S elements: vector loads. The
   // window is filled element by element (its padding is a condition per element).
@@ -124,9 +124,9 @@ absl::StatusOr<Instance> InstantiateGpuDepthwise(const std::string& tmpl, const 
   TF_RETURN_IF_SCHED_ERROR(
       l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.axis(1), l.axis(2), l.axis(3)}), tmpl);
   for (int a = 1; a <= 3; ++a) TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(a)), tmpl);
-  if (config.Annotate("unroll_rs") == "unroll") {
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(0)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(1)), tmpl);
+  if (absl::Status st = UnrollWindow(tmpl, l, l.reduce_axis(0), l.reduce_axis(1), config);
+      !st.ok()) {
+    return st;
   }
   schedule::Stage& ws = s[staged->window];
   TF_RETURN_IF_SCHED_ERROR(ws.ComputeAt(s[conv.out], staged->tiling.block_x), tmpl);
