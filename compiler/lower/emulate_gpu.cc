@@ -31,9 +31,10 @@ class ThreadExtents : public ir::IRVisitor {
  protected:
   void Visit_(const ir::ForNode* op) override {
     if (op->for_kind == ir::ForKind::kThreadBinding && IsThreadTag(op->thread_tag)) {
-      if (const int64_t* e = ir::AsConstInt(op->extent)) {
-        extents[op->thread_tag] = std::max(extents[op->thread_tag], *e);
-      }
+      // A non-constant extent (the verifier rejects those) still names the index.
+      const int64_t* e = ir::AsConstInt(op->extent);
+      int64_t& max = extents[op->thread_tag];
+      max = std::max({max, int64_t{1}, e != nullptr ? *e : 1});
     }
     IRVisitor::Visit_(op);
   }
@@ -45,7 +46,7 @@ class BarrierFinder : public ir::IRVisitor {
 
  protected:
   void Visit_(const ir::EvaluateNode* op) override {
-    if (IsBarrier(ir::EvaluateNode::Make(op->value))) found = true;
+    if (IsBarrierCall(op->value)) found = true;
   }
 };
 

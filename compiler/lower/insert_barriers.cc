@@ -159,11 +159,14 @@ Stmt MakeBarrier() {
   return ir::EvaluateNode::Make(ir::CallNode::Make(ir::DataType::Int(32), kBarrierIntrinsic, {}));
 }
 
+bool IsBarrierCall(const ir::Expr& value) {
+  const auto* call = value.as<ir::CallNode>();
+  return call != nullptr && call->name == kBarrierIntrinsic;
+}
+
 bool IsBarrier(const Stmt& s) {
   const auto* ev = s.as<ir::EvaluateNode>();
-  if (ev == nullptr) return false;
-  const auto* call = ev->value.as<ir::CallNode>();
-  return call != nullptr && call->name == kBarrierIntrinsic;
+  return ev != nullptr && IsBarrierCall(ev->value);
 }
 
 Stmt InsertBarriers(const Stmt& s) {

@@ -19,6 +19,8 @@ inline constexpr char kBarrierIntrinsic[] = "syncthreads";
 
 ir::Stmt MakeBarrier();
 bool IsBarrier(const ir::Stmt& s);
+// Whether an evaluated expression is the barrier call.
+bool IsBarrierCall(const ir::Expr& value);
 
 ir::Stmt InsertBarriers(const ir::Stmt& s);
 

@@ -186,6 +186,7 @@ class NestBuilder {
       return absl::FailedPreconditionError(absl::StrCat(
           "cross-thread reduction of '", name, "' over '", leaves[bound]->name(), "': ", why));
     };
+    if (red == nullptr) return fail("the stage's body is not a reduction");
     for (size_t i = first_reduce; i < leaves.size(); ++i) {
       if (leaves[i]->kind != te::IterVarNode::Kind::kReduce) {
         return fail(absl::StrCat("data loop '", leaves[i]->name(),

@@ -86,7 +86,7 @@ class Verifier : public ir::IRVisitor {
   }
 
   void Visit_(const ir::EvaluateNode* op) override {
-    if (conditions_ > 0 && IsBarrier(ir::EvaluateNode::Make(op->value))) {
+    if (conditions_ > 0 && IsBarrierCall(op->value)) {
       Fail(
           "a barrier (__syncthreads) sits under a condition, where threads that skip it would "
           "deadlock the block; use tile sizes that divide the extents of the stages that fill "
