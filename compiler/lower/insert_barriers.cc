@@ -33,9 +33,10 @@ class SharedAccess : public ir::IRVisitor {
   }
 };
 
-SharedAccess Analyze(const Stmt& s) {
+template <typename Node>
+SharedAccess Analyze(const Node& n) {
   SharedAccess a;
-  a.Visit(s);
+  a.Visit(n);
   return a;
 }
 
@@ -123,7 +124,7 @@ class Prune : public ir::IRMutator {
     return self;
   }
   Stmt Mutate_(const ir::LetStmtNode* op, const Stmt& self) override {
-    if (Analyze(ir::EvaluateNode::Make(op->value)).accesses) dirty_ = true;
+    if (Analyze(op->value).accesses) dirty_ = true;
     return IRMutator::Mutate_(op, self);
   }
   Stmt Mutate_(const ir::ForNode* op, const Stmt& self) override {
@@ -139,7 +140,7 @@ class Prune : public ir::IRMutator {
   }
   Stmt Mutate_(const ir::IfThenElseNode* op, const Stmt& self) override {
     bool before = dirty_;
-    if (Analyze(ir::EvaluateNode::Make(op->cond)).accesses) before = true;
+    if (Analyze(op->cond).accesses) before = true;
     dirty_ = before;
     Stmt then_case = Mutate(op->then_case);
     bool after_then = dirty_;
