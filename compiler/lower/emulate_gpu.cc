@@ -12,6 +12,7 @@
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/insert_barriers.h"
 #include "compiler/lower/storage_flatten.h"
+#include "compiler/lower/verify_gpu.h"
 
 namespace tunefarm::lower {
 namespace {
@@ -22,23 +23,6 @@ using ir::Stmt;
 constexpr const char* kThreadTags[] = {"threadIdx.z", "threadIdx.y", "threadIdx.x"};
 
 bool IsThreadTag(const std::string& tag) { return tag.rfind("threadIdx.", 0) == 0; }
-
-// The launch dimension of each thread index: the largest extent bound to it.
-class ThreadExtents : public ir::IRVisitor {
- public:
-  std::map<std::string, int64_t> extents;
-
- protected:
-  void Visit_(const ir::ForNode* op) override {
-    if (op->for_kind == ir::ForKind::kThreadBinding && IsThreadTag(op->thread_tag)) {
-      // A non-constant extent (the verifier rejects those) still names the index.
-      const int64_t* e = ir::AsConstInt(op->extent);
-      int64_t& max = extents[op->thread_tag];
-      max = std::max({max, int64_t{1}, e != nullptr ? *e : 1});
-    }
-    IRVisitor::Visit_(op);
-  }
-};
 
 class BarrierFinder : public ir::IRVisitor {
  public:
@@ -89,11 +73,10 @@ class Replicate : public ir::IRMutator {
 class Emulator {
  public:
   explicit Emulator(const Stmt& body) {
-    ThreadExtents te;
-    te.Visit(body);
+    const std::map<std::string, int64_t> extents = IndexExtents(body);
     for (const char* tag : kThreadTags) {
-      auto it = te.extents.find(tag);
-      if (it == te.extents.end()) continue;
+      auto it = extents.find(tag);
+      if (it == extents.end()) continue;
       tid_[tag] = ir::Var(absl::StrCat("emu.", tag), ir::DataType::Int(32));
       extent_[tag] = it->second;
     }

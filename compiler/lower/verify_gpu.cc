@@ -30,10 +30,10 @@ class LaunchExtents : public ir::IRVisitor {
  protected:
   void Visit_(const ir::ForNode* op) override {
     if (op->for_kind == ir::ForKind::kThreadBinding && op->thread_tag != "vthread") {
-      if (const int64_t* ext = ir::AsConstInt(op->extent)) {
-        int64_t& e = extents[op->thread_tag];
-        e = std::max(e, *ext);
-      }
+      // A non-constant extent (rejected by the verifier) still names the index.
+      const int64_t* ext = ir::AsConstInt(op->extent);
+      int64_t& e = extents[op->thread_tag];
+      e = std::max({e, int64_t{1}, ext != nullptr ? *ext : 1});
     }
     IRVisitor::Visit_(op);
   }
@@ -178,6 +178,12 @@ class Verifier : public ir::IRVisitor {
 
 }  // namespace
 
+std::map<std::string, int64_t> IndexExtents(const ir::Stmt& body) {
+  LaunchExtents launch_extents;
+  launch_extents.Visit(body);
+  return launch_extents.extents;
+}
+
 absl::StatusOr<GpuLimits> GpuLimits::ForArch(const std::string& arch) {
   int sm = 0;
   if (arch.rfind("sm_", 0) != 0 || !absl::SimpleAtoi(arch.substr(3), &sm) || sm < 50) {
@@ -189,9 +195,7 @@ absl::StatusOr<GpuLimits> GpuLimits::ForArch(const std::string& arch) {
 }
 
 absl::StatusOr<GpuLaunch> VerifyGpuKernel(const LoweredFunc& f, const GpuLimits& limits) {
-  LaunchExtents launch_extents;
-  launch_extents.Visit(f.body);
-  Verifier v(limits, launch_extents.extents);
+  Verifier v(limits, IndexExtents(f.body));
   v.Visit(f.body);
   if (!v.status.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(f.name, ": ", v.status.message()));

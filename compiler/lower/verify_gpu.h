@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -51,6 +52,10 @@ struct GpuLaunch {
   int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
   int64_t blocks() const { return grid[0] * grid[1] * grid[2]; }
 };
+
+// The launch dimension of each GPU index bound in `body` ("blockIdx.x" … "threadIdx.z"; not
+// vthread): the largest extent of the loops bound to it.
+std::map<std::string, int64_t> IndexExtents(const ir::Stmt& body);
 
 // The launch of `f` (lowered from a schedule with bound loops). FailedPrecondition: see above.
 absl::StatusOr<GpuLaunch> VerifyGpuKernel(const LoweredFunc& f, const GpuLimits& limits);
