@@ -19,6 +19,7 @@ PACKAGES=(
   llvm-16-dev            # LLVM 16: IR builder, ORC JIT, x86/AArch64/NVPTX backends
   libxgboost-dev         # XGBoost C API: the cost model
   libsqlite3-dev         # the tuning log
+  libseccomp-dev         # the kernel sandbox's system-call filter
   libgtest-dev           # GoogleTest
   libgmock-dev           # GoogleMock
   libopenblas-dev        # GEMM baseline for benchmarks

@@ -4,11 +4,13 @@
 // DEVICE is "cpu" (the default: kernels are host shared libraries, harness.h) or "cuda:N"
 // (kernels are GpuModule artifacts run on CUDA device N, cuda_harness.h; the child creates
 // its context once, at start).
-// Reads SandboxRequest frames on fd 0 and answers SandboxResponse frames on fd 1 until EOF.
-// It closes every other inherited descriptor, caps its address space (RLIMIT_AS) and, per
-// request, its CPU time (RLIMIT_CPU), disables core dumps and dies with its parent. A crash
-// is reported by the parent from the exit status; an out-of-memory crash exits with
-// kExitOutOfMemory so the parent can tell it from a plain segfault.
+// Reads SandboxRequest frames on kSandboxChannelFd and answers SandboxResponse frames there
+// until EOF; fds 0-2 are /dev/null and kSandboxStatusFd is the status page (sandbox_protocol.h).
+// Before anything else it confines itself (sandbox_confinement.h); per request it caps its CPU
+// time (RLIMIT_CPU, a backstop behind the parent's wall clock). A crash is reported by the
+// parent from the exit status and the status page: failed allocations are recorded there as
+// they happen (allocation_hook.h), so a crash, a timeout or a CPU-limit kill that follows an
+// exhausted memory limit is still reported as OUT_OF_MEMORY.
 //
 // With a CUDA device there is no address-space limit: the driver reserves address ranges far
 // larger than any sensible limit (unified addressing maps the device memory and more into the
@@ -17,9 +19,8 @@
 // figure. After a kernel fault that leaves the context unusable, the child answers the
 // request with `exiting` set and exits; the parent starts a fresh one.
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -33,73 +34,54 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "proto/sandbox.pb.h"
+#include "rpc_server/allocation_hook.h"
 #include "rpc_server/cuda_harness.h"
 #include "rpc_server/device_spec.h"
 #include "rpc_server/framing.h"
 #include "rpc_server/harness.h"
-#include "rpc_server/sandbox_exit_codes.h"
+#include "rpc_server/sandbox_confinement.h"
+#include "rpc_server/sandbox_protocol.h"
 
 namespace tunefarm {
 namespace {
 
-int64_t g_memory_limit_bytes = 0;
-
-// Current address-space size from /proc/self/statm, using only async-signal-safe calls.
-int64_t AddressSpaceBytes() {
-  int fd = open("/proc/self/statm", O_RDONLY);
-  if (fd < 0) return 0;
-  char buf[64];
-  ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  int64_t pages = 0;
-  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
-    pages = pages * 10 + (buf[i] - '0');
-  return pages * sysconf(_SC_PAGESIZE);
-}
-
-// Within this much of the limit, a crash is blamed on memory exhaustion.
-constexpr int64_t kOomSlackBytes = int64_t{256} << 20;
-
-void OnCrash(int sig) {
-  if (g_memory_limit_bytes > 0 && AddressSpaceBytes() + kOomSlackBytes >= g_memory_limit_bytes) {
-    _exit(kSandboxExitOutOfMemory);
-  }
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
+// operator new found no memory (the failed malloc is already on the status page). Returning
+// would make it retry forever.
 void OnNewFailure() { _exit(kSandboxExitOutOfMemory); }
 
-void Harden(int64_t memory_limit_mb) {
-  close_range(3, ~0u, 0);  // no inherited sockets or files
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+// The status page shared with the parent, or a private one when the parent passed none (the
+// child run by hand).
+SandboxStatusPage* MapStatusPage() {
+  void* p = mmap(nullptr, sizeof(SandboxStatusPage), PROT_READ | PROT_WRITE, MAP_SHARED,
+                 kSandboxStatusFd, 0);
+  if (p == MAP_FAILED) return new SandboxStatusPage{};
+  return static_cast<SandboxStatusPage*>(p);
+}
+
+// Confines the process, or ends it: kernels never run unconfined.
+void ConfineOrExit(const ConfinementOptions& options, SandboxStatusPage* page) {
   if (getppid() == 1) _exit(kSandboxExitOrphaned);
-  rlimit core{0, 0};
-  setrlimit(RLIMIT_CORE, &core);
-  if (memory_limit_mb > 0) {
-    g_memory_limit_bytes = memory_limit_mb << 20;
-    rlimit as{static_cast<rlim_t>(g_memory_limit_bytes), static_cast<rlim_t>(g_memory_limit_bytes)};
-    setrlimit(RLIMIT_AS, &as);
+  if (absl::Status s = ConfineSandbox(options, page); !s.ok()) {
+    std::fprintf(stderr, "tunefarm_sandbox: %s\n", std::string(s.message()).c_str());
+    _exit(kSandboxExitConfinementFailed);
   }
   static char alt_stack[1 << 16];
   stack_t ss{};
   ss.ss_sp = alt_stack;
   ss.ss_size = sizeof(alt_stack);
   sigaltstack(&ss, nullptr);
-  struct sigaction sa {};
-  sa.sa_handler = OnCrash;
-  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
-  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) sigaction(sig, &sa, nullptr);
   std::set_new_handler(OnNewFailure);
 }
 
-// Limits this process's CPU time to what it used so far plus `seconds`.
+// Limits this process's CPU time to what it used so far plus `seconds` on every core: the
+// parent's wall clock is the timeout, this only backs it up, so it must never fire first (not
+// even for a kernel whose threads burn all cores).
 void LimitCpuFromNow(int64_t seconds) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   rlim_t used = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1;
-  rlimit cpu{used + static_cast<rlim_t>(seconds), RLIM_INFINITY};
+  const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  rlimit cpu{used + static_cast<rlim_t>(seconds * cores + 5), RLIM_INFINITY};
   setrlimit(RLIMIT_CPU, &cpu);
 }
 
@@ -115,7 +97,7 @@ int ServeLoop(const std::function<v1::MeasureResult(const v1::SandboxMeasure&)>&
               const std::function<bool()>& exiting) {
   while (true) {
     v1::SandboxRequest request;
-    absl::Status status = ReadFrame(0, &request, absl::InfiniteFuture());
+    absl::Status status = ReadFrame(kSandboxChannelFd, &request, absl::InfiniteFuture());
     if (!status.ok()) return status.code() == absl::StatusCode::kUnavailable ? 0 : 3;
     v1::SandboxResponse response;
     if (request.has_measure()) {
@@ -126,12 +108,12 @@ int ServeLoop(const std::function<v1::MeasureResult(const v1::SandboxMeasure&)>&
       *response.mutable_result() = calibrate(request.calibrate_repeats());
     }
     response.set_exiting(exiting());
-    if (!WriteFrame(1, response).ok() || response.exiting()) return 0;
+    if (!WriteFrame(kSandboxChannelFd, response).ok() || response.exiting()) return 0;
   }
 }
 
-int ServeCpu(int64_t memory_limit_mb) {
-  Harden(memory_limit_mb);
+int ServeCpu(int64_t memory_limit_mb, SandboxStatusPage* page) {
+  ConfineOrExit(ConfinementOptions{memory_limit_mb}, page);
   Harness harness(MaxTensorBytes(memory_limit_mb));
   return ServeLoop([&](const v1::SandboxMeasure& m) { return harness.Measure(m); },
                    [&](int repeats) {
@@ -142,8 +124,12 @@ int ServeCpu(int64_t memory_limit_mb) {
                    [] { return false; });
 }
 
-int ServeCuda(int64_t memory_limit_mb, int ordinal) {
-  Harden(/*memory_limit_mb=*/0);  // no RLIMIT_AS with the CUDA driver (see the file comment)
+int ServeCuda(int64_t memory_limit_mb, int ordinal, SandboxStatusPage* page) {
+  // No RLIMIT_AS with the CUDA driver (see the file comment); it needs its device files
+  // opened read-write, its JIT cache and its helpers' AF_UNIX sockets.
+  ConfineOrExit(ConfinementOptions{/*memory_limit_mb=*/0, /*isolate_network=*/false,
+                                   /*forbid_file_writes=*/false, /*allow_unix_sockets=*/true},
+                page);
   absl::StatusOr<std::unique_ptr<CudaHarness>> harness =
       CudaHarness::Create(ordinal, MaxTensorBytes(memory_limit_mb));
   // Without a context every request gets the reason; the parent's CudaBackend checked the
@@ -185,12 +171,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tunefarm_sandbox: %s\n", std::string(device.status().message()).c_str());
     return 2;
   }
+  tunefarm::SandboxStatusPage* page = tunefarm::MapStatusPage();
+  tunefarm::RecordAllocationFailuresOn(page);
   // Kernels with parallel loops (and the host reference libraries of GPU requests, linked
   // with -lgomp) run on libgomp's thread pool. Pin the library for the life of the sandbox:
   // if dlclose of the last artifact that needs it unloaded it, the pool's idle threads would
   // be left running unmapped code and crash the next measurement. Absent libgomp is fine
   // (such artifacts then fail to load, which is reported as LOAD_ERROR).
   dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
-  if (device->is_cuda()) return tunefarm::ServeCuda(memory_limit_mb, device->ordinal);
-  return tunefarm::ServeCpu(memory_limit_mb);
+  if (device->is_cuda()) return tunefarm::ServeCuda(memory_limit_mb, device->ordinal, page);
+  return tunefarm::ServeCpu(memory_limit_mb, page);
 }

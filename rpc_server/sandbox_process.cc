@@ -1,7 +1,10 @@
 #include "rpc_server/sandbox_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,10 +13,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
+#include "absl/base/internal/raw_logging.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "rpc_server/framing.h"
-#include "rpc_server/sandbox_exit_codes.h"
+#include "rpc_server/sandbox_environment.h"
 
 extern char** environ;
 
@@ -43,6 +49,24 @@ v1::MeasureResult Died(v1::ErrorClass error, std::string message) {
   return r;
 }
 
+// Whether `pid` is stopped (state T or t in /proc/PID/stat).
+bool IsStopped(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() &&
+         (stat[paren + 2] == 'T' || stat[paren + 2] == 't');
+}
+
+// `fd` moved above the descriptors the child is given, so that the spawn's dup2 calls cannot
+// overwrite one source with another (CLOEXEC; closes `fd`). -1 stays -1.
+int AboveChildFds(int fd) {
+  if (fd < 0 || fd > kSandboxStatusFd) return fd;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, kSandboxStatusFd + 1);
+  close(fd);
+  return moved;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FindSandboxBinary() {
@@ -70,24 +94,54 @@ absl::StatusOr<std::string> FindSandboxBinary() {
 
 SandboxProcess::~SandboxProcess() {
   if (pid_ > 0) Reap(/*kill_first=*/true);
+  if (status_ != nullptr) munmap(status_, sizeof(SandboxStatusPage));
+  if (status_fd_ >= 0) close(status_fd_);
+}
+
+uint32_t SandboxProcess::confinement() const {
+  return status_ == nullptr ? 0 : status_->confinement.load();
 }
 
 absl::Status SandboxProcess::EnsureStarted() {
   if (pid_ > 0) return absl::OkStatus();
+  // Kernels run as our user: without this they could read our memory and environment (the
+  // farm token) through /proc. Idempotent, so every sandbox may say it.
+  prctl(PR_SET_DUMPABLE, 0);
+  if (status_ == nullptr) {
+    status_fd_ = AboveChildFds(memfd_create("tunefarm-sandbox-status", MFD_CLOEXEC));
+    if (status_fd_ < 0 || ftruncate(status_fd_, sizeof(SandboxStatusPage)) != 0) {
+      return absl::UnavailableError(absl::StrCat("sandbox status page: ", std::strerror(errno)));
+    }
+    void* page =
+        mmap(nullptr, sizeof(SandboxStatusPage), PROT_READ | PROT_WRITE, MAP_SHARED, status_fd_, 0);
+    if (page == MAP_FAILED) {
+      return absl::UnavailableError(absl::StrCat("sandbox status page: ", std::strerror(errno)));
+    }
+    status_ = new (page) SandboxStatusPage{};
+  }
+  status_->confinement.store(0);
   int fds[2];
   // CLOEXEC on both ends: only the dup2'd copies reach the child.
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return absl::UnavailableError(absl::StrCat("socketpair: ", std::strerror(errno)));
   }
+  fds[1] = AboveChildFds(fds[1]);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  for (int fd : {0, 1, 2}) {
+    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0);
+  }
+  posix_spawn_file_actions_adddup2(&actions, fds[1], kSandboxChannelFd);
+  posix_spawn_file_actions_adddup2(&actions, status_fd_, kSandboxStatusFd);
   std::string limit = absl::StrCat(options_.memory_limit_mb);
   std::string device = options_.device.empty() ? "cpu" : options_.device;
   char* argv[] = {const_cast<char*>(options_.binary.c_str()), limit.data(), device.data(), nullptr};
+  std::vector<std::string> env = SandboxEnvironment(environ);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, options_.binary.c_str(), &actions, nullptr, argv, environ);
+  int rc = posix_spawn(&pid, options_.binary.c_str(), &actions, nullptr, argv, envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
@@ -114,6 +168,59 @@ int SandboxProcess::Reap(bool kill_first) {
   return status;
 }
 
+int SandboxProcess::ReapExiting(bool* killed) {
+  *killed = false;
+  // A dying child closes the channel as the kernel tears it down; its exit follows at once.
+  constexpr int kGraceSteps = 200;
+  constexpr absl::Duration kGraceStep = absl::Milliseconds(10);
+  for (int i = 0; i < kGraceSteps && pid_ > 0; ++i) {
+    int status = 0;
+    pid_t done = waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) {
+      pid_ = -1;
+      Reap(/*kill_first=*/false);  // closes the channel
+      return status;
+    }
+    absl::SleepFor(kGraceStep);
+  }
+  *killed = pid_ > 0;
+  return Reap(/*kill_first=*/true);
+}
+
+void SandboxProcess::ResetStatus() {
+  status_->allocation_failures.store(0);
+  status_->failed_allocation_bytes.store(0);
+  status_->forbidden_syscall.store(-1);
+}
+
+ChildEnd SandboxProcess::EndOfChild(int wait_status, absl::Duration timeout,
+                                    std::string channel_error) const {
+  ChildEnd end;
+  end.wait_status = wait_status;
+  end.timeout = timeout;
+  end.channel_error = std::move(channel_error);
+  end.allocation_failures = status_->allocation_failures.load();
+  end.failed_allocation_bytes = status_->failed_allocation_bytes.load();
+  end.forbidden_syscall = status_->forbidden_syscall.load();
+  end.memory_limit_mb = options_.memory_limit_mb;
+  return end;
+}
+
+void SandboxProcess::LogConfinementOnce() {
+  if (logged_confinement_) return;
+  logged_confinement_ = true;
+  const uint32_t c = status_->confinement.load();
+  const bool cuda = !options_.device.empty() && options_.device != "cpu";
+  if ((c & kConfinedNetworkNamespace) != 0 || cuda) {
+    return;  // in force as designed (CUDA children do without namespaces by design)
+  }
+  const int error = status_->network_namespace_errno.load();
+  ABSL_RAW_LOG(WARNING,
+               "sandbox: no network namespace for kernels (unshare: %s); the seccomp filter "
+               "still refuses every socket",
+               error != 0 ? std::strerror(error) : "not tried");
+}
+
 absl::StatusOr<v1::SandboxResponse> SandboxProcess::Call(const v1::SandboxRequest& request,
                                                          absl::Duration timeout,
                                                          v1::MeasureResult* died) {
@@ -121,39 +228,34 @@ absl::StatusOr<v1::SandboxResponse> SandboxProcess::Call(const v1::SandboxReques
     *died = Died(v1::RUNTIME_ERROR, std::string(s.message()));
     return s;
   }
+  ResetStatus();
   const absl::Time deadline = absl::Now() + timeout;
   absl::Status status = WriteFrame(fd_, request);
   v1::SandboxResponse response;
   if (status.ok()) status = ReadFrame(fd_, &response, deadline);
   if (status.ok()) {
+    LogConfinementOnce();
     // Its answer is all we need; killing spares us waiting on a driver's teardown.
     if (response.exiting()) Reap(/*kill_first=*/true);
     return response;
   }
+  ChildEnd end;
   if (absl::IsDeadlineExceeded(status)) {
-    Reap(/*kill_first=*/true);
-    *died = Died(v1::TIMEOUT, absl::StrCat("killed after the ", absl::FormatDuration(timeout),
-                                           " wall-clock timeout"));
-    return status;
-  }
-  // The child closed the channel: it died. Give it a moment to finish dying, then reap.
-  int wstatus = Reap(/*kill_first=*/false);
-  if (WIFSIGNALED(wstatus)) {
-    int sig = WTERMSIG(wstatus);
-    if (sig == SIGXCPU || sig == SIGKILL) {
-      *died = Died(v1::TIMEOUT, absl::StrCat("CPU-time limit exceeded (signal ", sig, ")"));
-    } else {
-      *died = Died(v1::RUNTIME_ERROR,
-                   absl::StrCat("kernel crashed with signal ", sig, " (", strsignal(sig), ")"));
-    }
-  } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kSandboxExitOutOfMemory) {
-    *died = Died(v1::OUT_OF_MEMORY, absl::StrCat("kernel exceeded the sandbox memory limit of ",
-                                                 options_.memory_limit_mb, " MiB"));
+    const bool stopped = IsStopped(pid_);
+    end = EndOfChild(Reap(/*kill_first=*/true), timeout, std::string(status.message()));
+    end.killed_at_deadline = true;
+    end.was_stopped = stopped;
+  } else if (absl::IsUnavailable(status)) {
+    // The child closed the channel: it is dying (or closed it and went on: killed).
+    bool killed = false;
+    end = EndOfChild(ReapExiting(&killed), timeout, std::string(status.message()));
+    end.killed_for_corrupt_channel = killed;
   } else {
-    *died = Died(v1::RUNTIME_ERROR, absl::StrCat("sandbox exited with status ",
-                                                 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
-                                                 ": ", status.message()));
+    // Garbage on the channel: whatever the child is doing, it is not answering us.
+    end = EndOfChild(Reap(/*kill_first=*/true), timeout, std::string(status.message()));
+    end.killed_for_corrupt_channel = true;
   }
+  *died = ClassifyChildEnd(end);
   return status;
 }
 
@@ -164,6 +266,15 @@ v1::MeasureResult SandboxProcess::Measure(const v1::SandboxMeasure& measure,
   v1::MeasureResult died;
   absl::StatusOr<v1::SandboxResponse> response = Call(request, timeout, &died);
   if (!response.ok()) return died;
+  // A kernel that saw an allocation fail and reported some other failure ran out of memory.
+  if (response->result().error() == v1::RUNTIME_ERROR && status_->allocation_failures.load() > 0) {
+    v1::MeasureResult result = response->result();
+    result.set_error(v1::OUT_OF_MEMORY);
+    result.set_message(absl::StrCat("kernel ran out of memory (an allocation of ",
+                                    status_->failed_allocation_bytes.load(),
+                                    " bytes failed): ", result.message()));
+    return result;
+  }
   return response->result();
 }
 

@@ -1,14 +1,20 @@
 // The worker's side of the sandbox: a freshly exec'd `tunefarm_sandbox` child (never a fork of
 // the multithreaded gRPC process), kept alive across measurements, restarted when it dies.
-// The parent enforces the wall-clock timeout and classifies the child's death (a child that
-// announces its exit in its answer, after a CUDA fault, is reaped quietly):
-//   killed by the timeout or by SIGXCPU -> TIMEOUT; exit kSandboxExitOutOfMemory ->
-//   OUT_OF_MEMORY; any other signal or exit -> RUNTIME_ERROR.
+// The child gets /dev/null for fds 0-2, the frame channel and a shared status page
+// (sandbox_protocol.h), and an allowlisted environment (sandbox_environment.h); it confines
+// itself (sandbox_confinement.h). The parent enforces the wall-clock timeout and classifies
+// the child's end from events (sandbox_verdict.h); a child that announces its exit in its
+// answer, after a CUDA fault, is reaped quietly.
+//
+// Starting a sandbox makes the calling process non-dumpable (PR_SET_DUMPABLE 0), so that a
+// kernel cannot read the worker's memory or its environment (/proc/PID/environ holds the
+// token) even though both run as the same user.
 #ifndef TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_
 #define TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +22,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/sandbox.pb.h"
+#include "rpc_server/sandbox_protocol.h"
+#include "rpc_server/sandbox_verdict.h"
 
 namespace tunefarm {
 
@@ -48,10 +56,22 @@ class SandboxProcess {
   // Times the child was (re)started; for tests.
   int spawn_count() const { return spawn_count_; }
 
+  // SandboxConfinement bits the current child reported (0 before its first answer).
+  uint32_t confinement() const;
+
  private:
   absl::Status EnsureStarted();
-  // Kills (if needed) and reaps the child; returns its wait status.
+  // Kills the child (if `kill_first`) and reaps it; returns its wait status.
   int Reap(bool kill_first);
+  // Reaps a child that closed the channel: it is exiting, so wait up to a grace period
+  // before killing it (one that closed the channel and kept running is killed: `*killed`).
+  int ReapExiting(bool* killed);
+  // Clears the status page's per-request fields.
+  void ResetStatus();
+  // The status page's per-request record and the child's wait status, for classification.
+  ChildEnd EndOfChild(int wait_status, absl::Duration timeout, std::string channel_error) const;
+  // Logs, once per worker, what confinement the first child reported.
+  void LogConfinementOnce();
   // Sends one request and waits for its response. On failure the child is reaped and the
   // returned result says why it died.
   absl::StatusOr<v1::SandboxResponse> Call(const v1::SandboxRequest& request,
@@ -59,7 +79,12 @@ class SandboxProcess {
 
   const SandboxOptions options_;
   pid_t pid_ = -1;
+  // The frame channel (our end of the socketpair).
   int fd_ = -1;
+  // The status page shared with every child of this sandbox (one memfd, mapped once).
+  int status_fd_ = -1;
+  SandboxStatusPage* status_ = nullptr;
+  bool logged_confinement_ = false;
   int spawn_count_ = 0;
 };
 

@@ -1,8 +1,15 @@
 // The sandbox child: good kernels are timed; wrong, crashing, looping and memory-hungry ones
-// each yield their error class, and the next request still succeeds in a fresh child.
+// each yield their error class, and the next request still succeeds in a fresh child. Hostile
+// kernels (printing, forking, opening sockets, hunting for the token, writing into the cache,
+// killing the worker, sleeping, stopping themselves) cost at most their own child.
+//
+// The test's environment holds TUNEFARM_TOKEN (BUILD: env), as a worker's does.
 #include "rpc_server/sandbox_process.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -69,11 +76,103 @@ TEST_F(SandboxProcessTest, Measure_FailingKernels_ErrorClassesAndRecovery) {
   EXPECT_EQ(sandbox_.Measure(loop, absl::Milliseconds(800)).error(), v1::TIMEOUT);
   v1::MeasureResult oom = sandbox_.Measure(VaddRequest("oom"), absl::Seconds(10));
   EXPECT_EQ(oom.error(), v1::OUT_OF_MEMORY) << oom.message();
+  EXPECT_NE(oom.message().find("1024 MiB"), std::string::npos) << oom.message();
   v1::MeasureResult load = sandbox_.Measure(VaddRequest("missing"), absl::Seconds(5));
   EXPECT_EQ(load.error(), v1::LOAD_ERROR);
   // The sandbox recovers: a fresh child measures the next kernel.
   EXPECT_EQ(sandbox_.Measure(VaddRequest("vadd"), absl::Seconds(5)).error(), v1::ERROR_NONE);
   EXPECT_GE(sandbox_.spawn_count(), 4);
+}
+
+// Memory exhaustion is an event: an allocation that failed makes the class OUT_OF_MEMORY even
+// when the kernel goes on to spin until the wall clock kills it.
+TEST_F(SandboxProcessTest, Measure_AllocationFailsThenSpins_OutOfMemoryNotTimeout) {
+  v1::SandboxMeasure spin = VaddRequest("oom_spin");
+  spin.mutable_request()->set_timeout_ms(500);
+  v1::MeasureResult r = sandbox_.Measure(spin, absl::Seconds(1));
+  EXPECT_EQ(r.error(), v1::OUT_OF_MEMORY) << r.message();
+  EXPECT_NE(r.message().find("wall-clock timeout"), std::string::npos) << r.message();
+}
+
+// Paging in the whole limit costs CPU time that varies a lot between machines; the CPU-time
+// backstop leaves the wall clock in charge, and its 60 s are far more than any machine needs.
+TEST_F(SandboxProcessTest, Measure_KernelPagesInWholeLimit_OutOfMemory) {
+  v1::SandboxMeasure touch = VaddRequest("oom_touch");
+  touch.mutable_request()->set_timeout_ms(60000);
+  v1::MeasureResult r = sandbox_.Measure(touch, absl::Seconds(60));
+  EXPECT_EQ(r.error(), v1::OUT_OF_MEMORY) << r.message();
+}
+
+// A hostile kernel that computes the right answer only if its attack failed. (glibc's fork()
+// is the clone system call.)
+TEST_F(SandboxProcessTest, Hostile_ReadsEnvironmentForToken_FindsNothing) {
+  ASSERT_NE(std::getenv("TUNEFARM_TOKEN"), nullptr) << "BUILD must set TUNEFARM_TOKEN";
+  v1::MeasureResult r = sandbox_.Measure(VaddRequest("read_token"), absl::Seconds(5));
+  EXPECT_EQ(r.error(), v1::ERROR_NONE) << "the kernel found the token: " << r.message();
+}
+
+TEST_F(SandboxProcessTest, Hostile_WritesToStdout_MeasuredNormally) {
+  v1::MeasureResult r = sandbox_.Measure(VaddRequest("stdout"), absl::Seconds(5));
+  EXPECT_EQ(r.error(), v1::ERROR_NONE) << r.message();
+  EXPECT_EQ(sandbox_.spawn_count(), 1);
+}
+
+TEST_F(SandboxProcessTest, Hostile_ForbiddenCalls_EndChildWithTheCallNamed) {
+  for (const auto& [kernel, call] : std::vector<std::pair<std::string, std::string>>{
+           {"fork", "clone"}, {"socket", "socket"}, {"kill_parent", "kill"}}) {
+    v1::MeasureResult r = sandbox_.Measure(VaddRequest(kernel), absl::Seconds(5));
+    EXPECT_EQ(r.error(), v1::RUNTIME_ERROR) << kernel << ": " << r.message();
+    EXPECT_NE(r.message().find("forbidden system call: " + call), std::string::npos)
+        << kernel << ": " << r.message();
+  }
+  // We are alive (kill_parent failed), and a fresh child measures the next kernel.
+  EXPECT_EQ(sandbox_.Measure(VaddRequest("vadd"), absl::Seconds(5)).error(), v1::ERROR_NONE);
+  EXPECT_EQ(sandbox_.spawn_count(), 4);
+}
+
+TEST_F(SandboxProcessTest, Hostile_WritesIntoArtifactCache_RefusedAndFileUnchanged) {
+  // The artifact lies in a private cache directory, as on a worker.
+  std::filesystem::path cache = std::filesystem::path(std::getenv("TEST_TMPDIR")) / "cache";
+  std::filesystem::create_directories(cache);
+  std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
+  std::filesystem::path artifact = cache / "libwrite_cache.so";
+  std::filesystem::copy_file(KernelPath("write_cache"), artifact,
+                             std::filesystem::copy_options::overwrite_existing);
+  auto read = [&] {
+    std::ifstream in(artifact, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string before = read();
+  v1::SandboxMeasure m = VaddRequest("vadd");
+  m.set_artifact_path(artifact.string());
+  v1::MeasureResult r = sandbox_.Measure(m, absl::Seconds(5));
+  EXPECT_EQ(r.error(), v1::RUNTIME_ERROR) << r.message();
+  EXPECT_NE(r.message().find("forbidden system call: open"), std::string::npos) << r.message();
+  EXPECT_EQ(read(), before);
+}
+
+TEST_F(SandboxProcessTest, Hostile_SleepsForever_TimeoutAfterWallClock) {
+  v1::SandboxMeasure m = VaddRequest("sleep");
+  m.mutable_request()->set_timeout_ms(300);
+  v1::MeasureResult r = sandbox_.Measure(m, absl::Milliseconds(300));
+  EXPECT_EQ(r.error(), v1::TIMEOUT) << r.message();
+}
+
+TEST_F(SandboxProcessTest, Hostile_StopsItself_TimeoutSaysStopped) {
+  v1::SandboxMeasure m = VaddRequest("sigstop");
+  m.mutable_request()->set_timeout_ms(300);
+  v1::MeasureResult r = sandbox_.Measure(m, absl::Milliseconds(300));
+  EXPECT_EQ(r.error(), v1::TIMEOUT) << r.message();
+  EXPECT_NE(r.message().find("stopped itself"), std::string::npos) << r.message();
+  EXPECT_EQ(sandbox_.Measure(VaddRequest("vadd"), absl::Seconds(5)).error(), v1::ERROR_NONE);
+}
+
+TEST_F(SandboxProcessTest, Confinement_ReportedByChild) {
+  ASSERT_EQ(sandbox_.Measure(VaddRequest("vadd"), absl::Seconds(5)).error(), v1::ERROR_NONE);
+  EXPECT_NE(sandbox_.confinement() & kConfinedSeccomp, 0u);
+  EXPECT_NE(sandbox_.confinement() & kConfinedNoFileWrites, 0u);
 }
 
 TEST_F(SandboxProcessTest, Measure_AdaptiveMode_ReportsConfidenceInterval) {

@@ -1,10 +1,21 @@
 /* Test artifacts with the kernel C ABI. Each shared library is built from this file with one
  * KERNEL_* macro defined, and exports the kernel under the name "kernel" plus the
  * tunefarm_kernel_names listing. Arguments: float32 inputs a, b and output c of equal size
- * (the no-op kernel takes any arguments). */
+ * (the no-op kernel takes any arguments).
+ *
+ * The hostile kernels compute the right answer only when their attack failed, so a test that
+ * expects ERROR_NONE from them proves that the sandbox stopped the attack; the others are
+ * expected to end the child with a clear error class. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "compiler/abi/kernel_abi.h"
 
@@ -54,13 +65,96 @@ int32_t kernel(DLTensor* const* args, int32_t num_args) {
   volatile uint64_t spin = 0;
   for (;;) ++spin;
 #elif defined(KERNEL_OOM)
+  /* Allocates until the address space is exhausted, touching one byte per chunk (so it gets
+   * there as fast on a slow machine as on a fast one), then writes through the null pointer. */
+  (void)a;
+  (void)b;
+  (void)c;
+  for (;;) {
+    volatile char* chunk = (volatile char*)malloc(64 << 20);
+    chunk[0] = 1;
+  }
+#elif defined(KERNEL_OOM_TOUCH)
+  /* Pages in every byte it allocates until the address space is exhausted, then crashes. */
   (void)a;
   (void)b;
   (void)c;
   for (;;) {
     char* chunk = (char*)malloc(64 << 20);
-    memset(chunk, 1, 64 << 20); /* NULL once the address space is exhausted: crashes */
+    memset(chunk, 1, 64 << 20);
   }
+#elif defined(KERNEL_OOM_SPIN)
+  /* An allocation fails; the kernel then spins until the timeout kills it. */
+  (void)a;
+  (void)b;
+  (void)c;
+  while (malloc(64 << 20) != NULL) {
+  }
+  volatile uint64_t spin = 0;
+  for (;;) ++spin;
+#elif defined(KERNEL_STDOUT)
+  /* Prints to stdout and stderr (the worker's frame channel used to be stdout). */
+  for (int k = 0; k < 1000; ++k) {
+    printf("kernel output %d: \x01\x00\x00\x7f garbage that looks like a frame\n", k);
+    fprintf(stderr, "kernel error output %d\n", k);
+  }
+  fflush(stdout);
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+#elif defined(KERNEL_FORK)
+  /* Tries to start a process; ends the child (forbidden system call). */
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i];
+#elif defined(KERNEL_SOCKET)
+  /* Tries to open a TCP socket; ends the child (forbidden system call). */
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s >= 0) close(s);
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i];
+#elif defined(KERNEL_READ_TOKEN)
+  /* Looks for the worker's token in its own environment and in its parent's; the answer is
+   * right only if it found nothing. */
+  int found = getenv("TUNEFARM_TOKEN") != NULL;
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/environ", (int)getppid());
+  int fd = open(path, O_RDONLY);
+  if (fd >= 0) {
+    static char env[1 << 16];
+    ssize_t len = read(fd, env, sizeof(env) - 1);
+    close(fd);
+    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(env + i) + 1) {
+      if (strncmp(env + i, "TUNEFARM_TOKEN=", 15) == 0) found = 1;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) c[i] = found ? a[i] - b[i] : a[i] + b[i];
+#elif defined(KERNEL_WRITE_CACHE)
+  /* Tries to overwrite its own artifact file in the worker's cache and to drop a new file
+   * beside it; ends the child (forbidden system call). */
+  Dl_info info;
+  if (dladdr((void*)&kernel, &info) != 0 && info.dli_fname != NULL) {
+    int fd = open(info.dli_fname, O_WRONLY);
+    if (fd >= 0) {
+      write(fd, "pwned", 5);
+      close(fd);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i];
+#elif defined(KERNEL_KILL_PARENT)
+  /* Tries to kill the worker; ends the child (forbidden system call). */
+  kill(getppid(), SIGKILL);
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i];
+#elif defined(KERNEL_SLEEP)
+  /* Sleeps forever (no CPU time: only the wall clock ends it). */
+  (void)a;
+  (void)b;
+  (void)c;
+  for (;;) pause();
+#elif defined(KERNEL_SIGSTOP)
+  /* Stops itself. */
+  (void)a;
+  (void)b;
+  (void)c;
+  raise(SIGSTOP);
+  for (;;) pause();
 #elif defined(KERNEL_BAD_RC)
   (void)a;
   (void)b;
