@@ -234,11 +234,6 @@ absl::StatusOr<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options,
   if (backend == nullptr) return absl::InvalidArgumentError("worker: no device backend");
   auto impl = std::make_unique<Impl>();
   if (options.worker_id.empty()) options.worker_id = DefaultWorkerId();
-  if (options.cache_dir.empty()) {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    if (tmp == nullptr) tmp = std::getenv("TMPDIR");
-    options.cache_dir = absl::StrCat(tmp ? tmp : "/tmp", "/tunefarm-cache-", options.worker_id);
-  }
   absl::StatusOr<std::unique_ptr<ArtifactCache>> cache =
       ArtifactCache::Create(options.cache_dir, options.max_cached_artifacts);
   if (!cache.ok()) return cache.status();

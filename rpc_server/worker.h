@@ -34,7 +34,8 @@ struct WorkerOptions {
   std::vector<std::pair<std::string, std::string>> labels;
   // Unique worker name; empty means "<hostname>-<pid>-<n>".
   std::string worker_id;
-  // Directory for cached artifacts; empty means a fresh one under $TMPDIR or /tmp.
+  // Directory for cached artifacts, private to this user (mode 0700); empty means a fresh one
+  // under $TMPDIR or /tmp (see ArtifactCache::Create).
   std::string cache_dir;
   int max_cached_artifacts = 4096;
   // Long-poll wait of one lease call.

@@ -11,9 +11,12 @@
 #include <sys/wait.h>
 
 #include <map>
+#include <memory>
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "proto/tracker.grpc.pb.h"
 #include "rpc_server/cpu_backend.h"
@@ -169,6 +172,81 @@ TEST(FarmFault, TrackerRestarts_WorkersReregister) {
   EXPECT_TRUE(measure((*restarted)->address(), "after"));
   (*worker)->Stop();
   run.join();
+}
+
+// The tracker's state is lost mid-batch (stopped and started again on the same port, as after
+// a SIGKILL): the client resubmits what it still waits for, the workers re-register, and the
+// batch completes with every result exactly once and no action from the caller.
+TEST(FarmFault, TrackerRestartsMidBatch_BatchCompletesExactlyOnce) {
+  TrackerServerOptions options;
+  options.token = kToken;
+  auto tracker = TrackerServer::Start(options);
+  ASSERT_TRUE(tracker.ok());
+  const int port = (*tracker)->port();
+  const std::string address = (*tracker)->address();
+  absl::StatusOr<std::string> sandbox = FindSandboxBinary();
+  ASSERT_TRUE(sandbox.ok());
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::thread> runs;
+  for (int i = 0; i < 2; ++i) {
+    WorkerOptions w;
+    w.tracker_address = address;
+    w.token = kToken;
+    w.key = kKey;
+    w.calibration_period = absl::ZeroDuration();
+    w.lease_wait = absl::Milliseconds(200);
+    auto worker = Worker::Create(w, std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024}));
+    ASSERT_TRUE(worker.ok());
+    workers.push_back(*std::move(worker));
+  }
+  for (auto& w : workers) runs.emplace_back([&w] { w->Run().IgnoreError(); });
+  ASSERT_TRUE(WaitForDevices((*tracker)->core(), 2));
+
+  const std::string reference = KernelBytes("vadd");
+  std::vector<v1::MeasureRequest> batch;
+  for (int i = 0; i < 40; ++i) {
+    v1::MeasureRequest r =
+        VaddRequest(absl::StrCat("r", i), Variant(KernelBytes("vadd"), 2000 + i), reference);
+    r.mutable_timing()->set_repeat(20);  // slow enough that the restart lands mid-batch
+    batch.push_back(r);
+  }
+  auto client = TrackerClient::Connect({.address = address, .token = kToken});
+  ASSERT_TRUE(client.ok());
+  absl::Mutex mu;
+  std::map<std::string, int> seen;
+  absl::Notification restart;
+  absl::StatusOr<std::vector<v1::MeasureResult>> results;
+  std::thread measure([&] {
+    results = (*client)->MeasureBatch("job-restart", kKey, 0, batch, absl::Seconds(120),
+                                      [&](const v1::MeasureResult& r) {
+                                        absl::MutexLock lock(&mu);
+                                        if (++seen[r.request_id()] == 1 && seen.size() == 5) {
+                                          restart.Notify();
+                                        }
+                                      });
+  });
+  EXPECT_TRUE(restart.WaitForNotificationWithTimeout(absl::Seconds(60)));
+  (*tracker)->Shutdown();
+  tracker->reset();
+  absl::SleepFor(absl::Seconds(1));  // the farm is without a tracker for a while
+  options.listen_address = absl::StrCat("127.0.0.1:", port);
+  absl::StatusOr<std::unique_ptr<TrackerServer>> restarted;
+  for (int attempt = 0; attempt < 50; ++attempt) {  // the port may take a moment to free up
+    restarted = TrackerServer::Start(options);
+    if (restarted.ok()) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(restarted.ok()) << restarted.status();
+  measure.join();
+  for (auto& w : workers) w->Stop();
+  for (std::thread& t : runs) t.join();
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), batch.size());
+  for (const v1::MeasureResult& r : *results) {
+    EXPECT_EQ(r.error(), v1::ERROR_NONE) << r.request_id() << ": " << r.message();
+  }
+  EXPECT_EQ(seen.size(), batch.size());
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << id;
 }
 
 class BadRequestTest : public ::testing::Test {

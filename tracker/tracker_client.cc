@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "proto/tracker.grpc.pb.h"
 #include "tracker/transport.h"
@@ -17,6 +17,16 @@ namespace {
 constexpr int kSubmitChunk = 256;
 // Long-poll wait of one FetchResults call in MeasureBatch.
 constexpr absl::Duration kFetchWait = absl::Seconds(2);
+// Backoff between attempts while the tracker is unreachable or restarting.
+constexpr absl::Duration kMinBackoff = absl::Milliseconds(100);
+constexpr absl::Duration kMaxBackoff = absl::Seconds(2);
+
+// Errors after which the same call may succeed later: the tracker is down, restarting (a
+// server shutting down cancels calls in flight) or slow to answer.
+bool Transient(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s) || absl::IsAborted(s) ||
+         absl::IsCancelled(s);
+}
 
 }  // namespace
 
@@ -62,19 +72,18 @@ absl::StatusOr<v1::SubmitResponse> TrackerClient::Submit(
   return response;
 }
 
-absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::FetchResults(
-    const std::string& job_id, absl::Duration wait, int* pending) {
+absl::StatusOr<v1::FetchResultsResponse> TrackerClient::FetchResults(
+    const std::string& job_id, absl::Duration wait, const std::vector<std::string>& ack) {
   v1::FetchResultsRequest request;
   request.set_job_id(job_id);
   request.set_wait_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(wait)));
+  for (const std::string& id : ack) request.add_ack(id);
   grpc::ClientContext context;
   impl_->Prepare(&context, wait);
   v1::FetchResultsResponse response;
   absl::Status status = FromGrpcStatus(impl_->stub->FetchResults(&context, request, &response));
   if (!status.ok()) return status;
-  if (pending != nullptr) *pending = response.pending();
-  return std::vector<v1::MeasureResult>(std::make_move_iterator(response.results().begin()),
-                                        std::make_move_iterator(response.results().end()));
+  return response;
 }
 
 absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
@@ -82,38 +91,94 @@ absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
     const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,
     const std::function<void(const v1::MeasureResult&)>& on_result) {
   const absl::Time deadline = absl::Now() + timeout;
-  absl::flat_hash_set<std::string> wanted;
-  for (const v1::MeasureRequest& r : requests) wanted.insert(r.request_id());
+  // Indices of requests still without a result, and of those to (re)submit.
+  absl::flat_hash_map<std::string, size_t> wanted;
+  for (size_t i = 0; i < requests.size(); ++i) wanted.emplace(requests[i].request_id(), i);
+  const absl::flat_hash_map<std::string, size_t> batch = wanted;
+  std::vector<size_t> to_submit;
+  for (size_t i = requests.size(); i > 0; --i) to_submit.push_back(i - 1);  // popped from back
   std::vector<v1::MeasureResult> results;
-  size_t next = 0;
-  auto drain = [&](absl::Duration wait) -> absl::Status {
-    absl::StatusOr<std::vector<v1::MeasureResult>> got = FetchResults(job_id, wait);
-    if (!got.ok()) return got.status();
-    for (v1::MeasureResult& r : *got) {
-      if (wanted.erase(r.request_id()) == 0) continue;  // not ours, or already seen
-      if (on_result) on_result(r);
-      results.push_back(std::move(r));
-    }
-    return absl::OkStatus();
+  // Ids received since the last acknowledgement that reached the tracker.
+  std::vector<std::string> ack;
+  std::string incarnation;
+  bool key_accepted = false;
+  absl::Duration backoff = kMinBackoff;
+  // The tracker forgot what it had: everything still wanted goes out again.
+  auto resubmit_all = [&] {
+    to_submit.clear();
+    for (const auto& [id, index] : wanted) to_submit.push_back(index);
+  };
+  auto note_incarnation = [&](const std::string& seen) {
+    if (!incarnation.empty() && seen != incarnation) resubmit_all();
+    incarnation = seen;
+  };
+  auto wait_and_retry = [&] {
+    absl::SleepFor(std::min(backoff, std::max(deadline - absl::Now(), absl::ZeroDuration())));
+    backoff = std::min(2 * backoff, kMaxBackoff);
   };
   while (!wanted.empty()) {
     if (absl::Now() > deadline) {
       return absl::DeadlineExceededError(absl::StrCat("MeasureBatch: ", wanted.size(), " of ",
                                                       requests.size(), " results missing"));
     }
-    if (next < requests.size()) {
-      size_t end = std::min(requests.size(), next + kSubmitChunk);
-      std::vector<v1::MeasureRequest> chunk(requests.begin() + next, requests.begin() + end);
+    if (!to_submit.empty()) {
+      std::vector<v1::MeasureRequest> chunk;
+      std::vector<size_t> chunk_indices;
+      while (!to_submit.empty() && chunk.size() < static_cast<size_t>(kSubmitChunk)) {
+        size_t index = to_submit.back();
+        to_submit.pop_back();
+        if (!wanted.contains(requests[index].request_id())) continue;
+        chunk.push_back(requests[index]);
+        chunk_indices.push_back(index);
+      }
+      if (chunk.empty()) continue;
       absl::StatusOr<v1::SubmitResponse> submitted = Submit(job_id, device_key, priority, chunk);
       if (submitted.ok()) {
-        next = end;
+        key_accepted = true;
+        backoff = kMinBackoff;
+        note_incarnation(submitted->tracker_incarnation());
         continue;
       }
-      if (!absl::IsResourceExhausted(submitted.status())) return submitted.status();
+      to_submit.insert(to_submit.end(), chunk_indices.rbegin(), chunk_indices.rend());
+      const absl::Status& s = submitted.status();
+      // After a restart the key is unknown until its workers register again.
+      if (Transient(s) || (absl::IsNotFound(s) && key_accepted)) {
+        wait_and_retry();
+        continue;
+      }
+      if (!absl::IsResourceExhausted(s)) return s;
       // Back-pressure: collect results until the queue has room again.
     }
-    if (absl::Status s = drain(kFetchWait); !s.ok()) return s;
+    absl::StatusOr<v1::FetchResultsResponse> got = FetchResults(job_id, kFetchWait, ack);
+    if (!got.ok()) {
+      if (absl::IsNotFound(got.status())) {
+        ack.clear();  // that tracker holds nothing of this job any more
+        resubmit_all();
+        if (to_submit.empty()) wait_and_retry();
+        continue;
+      }
+      if (Transient(got.status())) {
+        wait_and_retry();
+        continue;
+      }
+      return got.status();
+    }
+    backoff = kMinBackoff;
+    ack.clear();
+    note_incarnation(got->tracker_incarnation());
+    for (v1::MeasureResult& r : *got->mutable_results()) {
+      if (!batch.contains(r.request_id())) continue;  // another caller's: not ours to take
+      ack.push_back(r.request_id());
+      auto it = wanted.find(r.request_id());
+      if (it == wanted.end()) continue;  // held already (an acknowledgement was lost)
+      wanted.erase(it);
+      if (on_result) on_result(r);
+      results.push_back(std::move(r));
+    }
   }
+  // Hand the last results over; if this is lost, the tracker keeps them until the job's next
+  // acknowledgement (best effort: we hold every result already).
+  if (!ack.empty()) (void)FetchResults(job_id, absl::ZeroDuration(), ack);
   return results;
 }
 

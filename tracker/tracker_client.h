@@ -7,8 +7,8 @@
 //       (*client)->MeasureBatch("job-7", "cpu-znver4", /*priority=*/0, batch, absl::Minutes(5));
 //
 // Every request gets exactly one result (possibly an error class such as TIMEOUT or
-// DEVICE_LOST). Submission is idempotent per request id, so a caller may resubmit after an
-// Unavailable error without doubling work.
+// DEVICE_LOST). Submission is idempotent per request id, so MeasureBatch resubmits after a
+// tracker restart without doubling work.
 #ifndef TUNEFARM_TRACKER_TRACKER_CLIENT_H_
 #define TUNEFARM_TRACKER_TRACKER_CLIENT_H_
 
@@ -51,16 +51,24 @@ class TrackerClient {
                                             const std::string& device_key, int priority,
                                             const std::vector<v1::MeasureRequest>& requests);
 
-  // Returns results of `job_id` that are ready, waiting up to `wait` for the first one.
-  // `pending` (optional) receives how many requests of the job are still queued or leased.
-  // Errors: NotFound (unknown job), Unauthenticated, Unavailable, DeadlineExceeded.
-  absl::StatusOr<std::vector<v1::MeasureResult>> FetchResults(const std::string& job_id,
-                                                              absl::Duration wait,
-                                                              int* pending = nullptr);
+  // Acknowledges the results named in `ack` (the tracker forgets them), then returns the job's
+  // unacknowledged results, waiting up to `wait` for the first one. The reply also carries how
+  // many requests are still pending and the tracker's incarnation.
+  // Errors: NotFound (unknown job: never submitted, finished and acknowledged, or lost in a
+  // tracker restart), Unauthenticated, Unavailable, DeadlineExceeded.
+  absl::StatusOr<v1::FetchResultsResponse> FetchResults(const std::string& job_id,
+                                                        absl::Duration wait,
+                                                        const std::vector<std::string>& ack = {});
 
   // Submits `requests` (in chunks, retrying on back-pressure) and collects exactly one result
   // per request; `on_result` (optional) sees each as it arrives. Results come back in arrival
-  // order. Errors: as Submit and FetchResults; DeadlineExceeded when `timeout` passes first.
+  // order. A job survives the farm: while the tracker is unreachable (Unavailable,
+  // DeadlineExceeded of one call) it retries with backoff; when the tracker restarted (a new
+  // incarnation, or it no longer knows the job) it resubmits every request it still waits
+  // for, under the same ids; it acknowledges each result only once it holds it, so none is
+  // lost on the way. Errors: InvalidArgument, Unauthenticated and the like from the tracker;
+  // NotFound (no device of that key, before the tracker ever accepted one of these requests);
+  // DeadlineExceeded when `timeout` passes first.
   absl::StatusOr<std::vector<v1::MeasureResult>> MeasureBatch(
       const std::string& job_id, const std::string& device_key, int priority,
       const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tracker/content_hash.h"
@@ -22,10 +23,19 @@ absl::Duration ClampWait(int wait_ms) {
   return std::min(absl::Milliseconds(std::max(wait_ms, 0)), kMaxWait);
 }
 
+// Unique per process start: wall time plus randomness (an injected clock may repeat itself).
+std::string NewIncarnation() {
+  absl::BitGen gen;
+  return absl::StrCat(absl::ToUnixMicros(absl::Now()), "-", absl::Uniform<uint64_t>(gen));
+}
+
 }  // namespace
 
 TrackerCore::TrackerCore(TrackerOptions options, Clock* clock)
-    : options_(std::move(options)), clock_(clock), started_(clock->Now()) {
+    : options_(std::move(options)),
+      clock_(clock),
+      started_(clock->Now()),
+      incarnation_(NewIncarnation()) {
   absl::MutexLock lock(&mu_);
   for (const std::string& key : options_.known_keys) known_keys_.insert(key);
 }
@@ -292,6 +302,7 @@ absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& 
   v1::SubmitResponse response;
   response.set_accepted(static_cast<int32_t>(fresh.size()));
   response.set_duplicates(duplicates);
+  response.set_tracker_incarnation(incarnation_);
   return response;
 }
 
@@ -301,21 +312,47 @@ absl::StatusOr<v1::FetchResultsResponse> TrackerCore::FetchResults(
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(request.job_id());
   if (it == jobs_.end()) {
-    return absl::NotFoundError(absl::StrCat("unknown job '", request.job_id(), "'"));
+    return absl::NotFoundError(absl::StrCat("unknown job '", request.job_id(),
+                                            "' (never submitted, finished and acknowledged, or "
+                                            "lost in a tracker restart)"));
   }
   Job& job = it->second;
-  while (job.outbox.empty() && job.pending > 0 && !shutdown_) {
+  for (const std::string& id : request.ack()) job.unacked.erase(id);
+  ++job.waiters;
+  while (job.outbox.empty() && job.unacked.empty() && job.pending > 0 && !shutdown_) {
     if (job.ready.WaitWithDeadline(&mu_, wait_until)) break;
   }
+  --job.waiters;
   v1::FetchResultsResponse response;
-  size_t n = request.max_results() > 0 ? std::min<size_t>(request.max_results(), job.outbox.size())
-                                       : job.outbox.size();
-  for (size_t i = 0; i < n; ++i) {
-    *response.add_results() = std::move(job.outbox.front());
+  const size_t limit = request.max_results() > 0 ? static_cast<size_t>(request.max_results())
+                                                 : job.outbox.size() + job.unacked.size();
+  // Sent before but never acknowledged (the reply was lost): send again.
+  for (const auto& [id, result] : job.unacked) {
+    if (static_cast<size_t>(response.results_size()) >= limit) break;
+    *response.add_results() = result;
+  }
+  while (!job.outbox.empty() && static_cast<size_t>(response.results_size()) < limit) {
+    v1::MeasureResult& result = job.outbox.front();
+    *response.add_results() = result;
+    job.unacked.emplace(result.request_id(), std::move(result));
     job.outbox.pop_front();
   }
   response.set_pending(job.pending);
+  response.set_tracker_incarnation(incarnation_);
+  // Everything finished and taken over: forget the job (its per-key queue entries too).
+  if (job.pending == 0 && job.outbox.empty() && job.unacked.empty() && job.waiters == 0) {
+    for (auto& [key, queue] : queues_) {
+      auto jq = queue.jobs.find(request.job_id());
+      if (jq != queue.jobs.end() && jq->second.queued.empty()) queue.jobs.erase(jq);
+    }
+    jobs_.erase(it);
+  }
   return response;
+}
+
+int TrackerCore::jobs() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(jobs_.size());
 }
 
 absl::StatusOr<v1::CancelResponse> TrackerCore::Cancel(const v1::CancelRequest& request) {
@@ -339,7 +376,7 @@ absl::StatusOr<v1::CancelResponse> TrackerCore::Cancel(const v1::CancelRequest& 
       if (auto w = workers_.find(task.worker_id); w != workers_.end()) w->second.leased.erase(id);
     }
     ReleaseTaskArtifactsLocked(task);
-    completed_.insert(id);
+    RememberFinishedLocked(id);
     tasks_.erase(id);
     ++cancelled;
   }
@@ -379,6 +416,15 @@ void TrackerCore::AcceptResultLocked(const std::string& worker_id, v1::MeasureRe
   CompleteLocked(id, std::move(result));
 }
 
+void TrackerCore::RememberFinishedLocked(const std::string& request_id) {
+  if (!completed_.insert(request_id).second) return;
+  completed_order_.push_back(request_id);
+  while (static_cast<int>(completed_order_.size()) > std::max(options_.max_finished_ids, 1)) {
+    completed_.erase(completed_order_.front());
+    completed_order_.pop_front();
+  }
+}
+
 void TrackerCore::CompleteLocked(const std::string& request_id, v1::MeasureResult result) {
   auto it = tasks_.find(request_id);
   Task& task = it->second;
@@ -389,7 +435,7 @@ void TrackerCore::CompleteLocked(const std::string& request_id, v1::MeasureResul
     job->second.outbox.push_back(std::move(result));
     job->second.ready.SignalAll();
   }
-  completed_.insert(request_id);
+  RememberFinishedLocked(request_id);
   tasks_.erase(it);
   const absl::Time now = clock_->Now();
   recent_completions_.push_back(now);
@@ -584,7 +630,7 @@ bool TrackerCore::Drained() const {
   absl::MutexLock lock(&mu_);
   if (!tasks_.empty()) return false;
   for (const auto& [id, job] : jobs_) {
-    if (!job.outbox.empty()) return false;
+    if (!job.outbox.empty() || !job.unacked.empty()) return false;
   }
   return true;
 }

@@ -3,7 +3,14 @@
 //
 // Delivery is at least once towards workers and exactly once towards clients: a request whose
 // lease expires or whose worker disappears goes back to the front of its job's queue, and the
-// first result reported for a request id wins; later ones are dropped.
+// first result reported for a request id wins; later ones are dropped. A result stays with the
+// tracker until the client acknowledges it (FetchResultsRequest.ack), so a lost reply loses
+// nothing; a job whose requests are all finished and acknowledged is forgotten.
+//
+// The state is in memory only. A restarted tracker has a new incarnation (in every Submit and
+// FetchResults reply); clients resubmit what they still wait for under the same request ids,
+// and workers re-register by themselves. See tracker/README.md for why the queues are not
+// made durable.
 //
 // Thread-safe. Lease() and FetchResults() are long polls that block the calling thread up to
 // their `wait_ms`; Shutdown() wakes them all. Liveness uses the injected Clock, and is checked
@@ -52,6 +59,9 @@ struct TrackerOptions {
   std::vector<std::string> known_keys;
   // Lost workers stay visible in Summary this long.
   absl::Duration forget_lost_after = absl::Minutes(10);
+  // Ids of finished requests remembered for de-duplication (oldest forgotten first). A result
+  // reported for a forgotten id is dropped all the same, as its task is gone.
+  int max_finished_ids = 1000000;
 };
 
 class TrackerCore {
@@ -95,9 +105,11 @@ class TrackerCore {
   // Unavailable (tracker draining).
   absl::StatusOr<v1::SubmitResponse> Submit(const v1::SubmitRequest& request);
 
-  // Returns finished results of a job, waiting up to wait_ms for at least one (returns at once
-  // when nothing is pending). max_results 0 means all ready.
-  // Errors: NotFound (unknown job).
+  // First forgets the results named in `ack`, then returns the job's unacknowledged results,
+  // waiting up to wait_ms for at least one (returns at once when nothing is pending).
+  // max_results 0 means all ready. A job with nothing pending and nothing unacknowledged is
+  // forgotten after the reply.
+  // Errors: NotFound (unknown job: never submitted, forgotten, or lost in a tracker restart).
   absl::StatusOr<v1::FetchResultsResponse> FetchResults(const v1::FetchResultsRequest& request);
 
   // Drops the queued and leased requests of a job; late results for them are ignored.
@@ -108,6 +120,12 @@ class TrackerCore {
 
   // Number of live (registered, not lost) workers of `key`, noisy ones included.
   int LiveDevices(const std::string& key) const;
+
+  // This run's incarnation: unique per process start.
+  const std::string& incarnation() const { return incarnation_; }
+
+  // Jobs the tracker currently holds state for (for tests and status).
+  int jobs() const;
 
   // Marks silent workers lost and re-queues expired leases. Call periodically.
   void CheckLiveness();
@@ -130,8 +148,11 @@ class TrackerCore {
   };
   struct Job {
     int priority = 0;
+    // Finished results never sent, then those sent but not yet acknowledged.
     std::deque<v1::MeasureResult> outbox;
+    absl::flat_hash_map<std::string, v1::MeasureResult> unacked;
     int pending = 0;  // queued or leased
+    int waiters = 0;  // FetchResults calls blocked on `ready`
     absl::CondVar ready;
   };
   struct JobQueue {
@@ -175,6 +196,8 @@ class TrackerCore {
   // Finishes a task with `result` and forgets it.
   void CompleteLocked(const std::string& request_id, v1::MeasureResult result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Remembers a finished id, forgetting the oldest beyond max_finished_ids.
+  void RememberFinishedLocked(const std::string& request_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Pops the next request id for `key` (priority, then least served job), or "".
   // The next request for `worker_id` by priority and fair share, skipping requests that ask to
   // avoid this worker while another live, non-noisy worker of `key` could take them. Empty
@@ -190,6 +213,7 @@ class TrackerCore {
   const TrackerOptions options_;
   Clock* const clock_;
   const absl::Time started_;
+  const std::string incarnation_;
 
   mutable absl::Mutex mu_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
@@ -201,6 +225,7 @@ class TrackerCore {
   absl::flat_hash_map<std::string, Task> tasks_ ABSL_GUARDED_BY(mu_);
   // Ids of finished requests, for de-duplication of late and repeated results.
   absl::flat_hash_set<std::string> completed_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::string> completed_order_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, StoredArtifact> artifacts_ ABSL_GUARDED_BY(mu_);
   // Completion times of the last minute, for the throughput in Summary.
   std::deque<absl::Time> recent_completions_ ABSL_GUARDED_BY(mu_);

@@ -2,6 +2,7 @@
 // fair share, back-pressure and the noise gate, without any network.
 #include "tracker/tracker_core.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -68,12 +69,15 @@ class TrackerCoreTest : public ::testing::Test {
     return core_.Lease(l);
   }
 
-  std::vector<std::string> Fetch(const std::string& job) {
+  // Ids of the job's unacknowledged results, after acknowledging `ack`.
+  std::vector<std::string> Fetch(const std::string& job, const std::vector<std::string>& ack = {}) {
     v1::FetchResultsRequest f;
     f.set_job_id(job);
+    for (const std::string& id : ack) f.add_ack(id);
     std::vector<std::string> ids;
     auto response = core_.FetchResults(f);
-    EXPECT_TRUE(response.ok());
+    EXPECT_TRUE(response.ok()) << response.status();
+    if (!response.ok()) return ids;
     for (const auto& r : response->results()) ids.push_back(r.request_id());
     return ids;
   }
@@ -95,9 +99,87 @@ TEST_F(TrackerCoreTest, LeaseAndReport_OneRequest_OneResult) {
   EXPECT_FALSE(lease->tasks(0).artifact().content().empty());  // first time: bytes sent
   ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
   EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});
-  // A duplicate report is dropped.
+  // A duplicate report is dropped: the unacknowledged result is there once.
   ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
-  EXPECT_TRUE(Fetch("j").empty());
+  EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});
+}
+
+TEST_F(TrackerCoreTest, FetchResults_ReplyLost_SentAgainUntilAcknowledged) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());
+  ASSERT_EQ(Lease("w1", 2)->tasks_size(), 2);
+  ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
+  EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});  // this reply is "lost"
+  ASSERT_TRUE(Lease("w1", 0, {"b"}).ok());
+  std::vector<std::string> again = Fetch("j");
+  std::sort(again.begin(), again.end());
+  EXPECT_EQ(again, (std::vector<std::string>{"a", "b"}));
+  // Resubmitting a result-holding id neither re-runs it nor loses its result.
+  EXPECT_EQ(Submit("j", 0, {"a"})->duplicates(), 1);
+  EXPECT_EQ(Fetch("j", {"a"}), std::vector<std::string>{"b"});
+  EXPECT_EQ(core_.jobs(), 1);
+  EXPECT_TRUE(Fetch("j", {"b"}).empty());
+  // Finished and acknowledged: forgotten.
+  EXPECT_EQ(core_.jobs(), 0);
+  v1::FetchResultsRequest f;
+  f.set_job_id("j");
+  EXPECT_EQ(core_.FetchResults(f).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(TrackerCoreTest, Incarnation_InEveryReply_NewPerCore) {
+  Register("w1");
+  auto submitted = Submit("j", 0, {"a"});
+  ASSERT_TRUE(submitted.ok());
+  EXPECT_EQ(submitted->tracker_incarnation(), core_.incarnation());
+  v1::FetchResultsRequest f;
+  f.set_job_id("j");
+  EXPECT_EQ(core_.FetchResults(f)->tracker_incarnation(), core_.incarnation());
+  TrackerCore restarted(Options(), &clock_);
+  EXPECT_NE(restarted.incarnation(), core_.incarnation());
+}
+
+TEST(TrackerCoreLimits, FinishedIds_OldestForgotten) {
+  FakeClock clock;
+  TrackerOptions options;
+  options.max_finished_ids = 2;
+  options.known_keys = {"k"};
+  TrackerCore core(options, &clock);
+  v1::RegisterRequest reg;
+  reg.set_worker_id("w");
+  reg.set_incarnation("i");
+  reg.mutable_device()->set_key("k");
+  ASSERT_TRUE(core.Register(reg).ok());
+  auto run = [&](const std::string& id) {
+    v1::SubmitRequest s;
+    s.set_job_id("j");
+    s.set_device_key("k");
+    v1::MeasureRequest* r = s.add_requests();
+    r->set_request_id(id);
+    r->set_kernel_name("kernel");
+    r->mutable_artifact()->set_content("bytes");
+    r->mutable_artifact()->set_hash(ContentHash("bytes"));
+    auto submitted = core.Submit(s);
+    EXPECT_TRUE(submitted.ok()) << submitted.status();
+    return submitted.ok() ? submitted->accepted() : -1;
+  };
+  auto finish = [&](const std::string& id) {
+    v1::LeaseRequest l;
+    l.set_worker_id("w");
+    l.set_incarnation("i");
+    l.set_max_tasks(1);
+    ASSERT_EQ(core.Lease(l)->tasks_size(), 1);
+    v1::LeaseRequest report;
+    report.set_worker_id("w");
+    report.set_incarnation("i");
+    report.add_results()->set_request_id(id);
+    ASSERT_TRUE(core.Lease(report).ok());
+  };
+  for (const std::string id : {"a", "b", "c"}) {
+    ASSERT_EQ(run(id), 1);
+    finish(id);
+  }
+  EXPECT_EQ(run("c"), 0);  // remembered
+  EXPECT_EQ(run("a"), 1);  // forgotten: the cap holds the two newest
 }
 
 TEST_F(TrackerCoreTest, Submit_SameIdTwice_Duplicate) {
