@@ -123,22 +123,40 @@ TEST(FarmFault, ServerKilledMidBatch_WorkRequeued_NothingLostOrDoubled) {
   }
 }
 
+// An in-process CPU worker of kKey on the tracker at `address`, sandboxed like a server's.
+absl::StatusOr<std::unique_ptr<Worker>> StartInProcessWorker(const std::string& address) {
+  absl::StatusOr<std::string> sandbox = FindSandboxBinary();
+  if (!sandbox.ok()) return sandbox.status();
+  WorkerOptions w;
+  w.tracker_address = address;
+  w.token = kToken;
+  w.key = kKey;
+  w.calibration_period = absl::ZeroDuration();
+  w.lease_wait = absl::Milliseconds(200);
+  return Worker::Create(w, std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024}));
+}
+
+// A tracker started again on `port` (which may take a moment to free up).
+absl::StatusOr<std::unique_ptr<TrackerServer>> RestartTracker(TrackerServerOptions options,
+                                                              int port) {
+  options.listen_address = absl::StrCat("127.0.0.1:", port);
+  absl::StatusOr<std::unique_ptr<TrackerServer>> restarted;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    restarted = TrackerServer::Start(options);
+    if (restarted.ok()) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return restarted;
+}
+
 TEST(FarmFault, TrackerRestarts_WorkersReregister) {
   TrackerServerOptions options;
   options.token = kToken;
   auto tracker = TrackerServer::Start(options);
   ASSERT_TRUE(tracker.ok());
   const int port = (*tracker)->port();
-  absl::StatusOr<std::string> sandbox = FindSandboxBinary();
-  ASSERT_TRUE(sandbox.ok());
-  WorkerOptions w;
-  w.tracker_address = (*tracker)->address();
-  w.token = kToken;
-  w.key = kKey;
-  w.calibration_period = absl::ZeroDuration();
-  w.lease_wait = absl::Milliseconds(200);
-  auto worker = Worker::Create(w, std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024}));
-  ASSERT_TRUE(worker.ok());
+  auto worker = StartInProcessWorker((*tracker)->address());
+  ASSERT_TRUE(worker.ok()) << worker.status();
   std::thread run([&] { (*worker)->Run().IgnoreError(); });
   ASSERT_TRUE(WaitForDevices((*tracker)->core(), 1));
 
@@ -155,13 +173,7 @@ TEST(FarmFault, TrackerRestarts_WorkersReregister) {
 
   (*tracker)->Shutdown();
   tracker->reset();
-  options.listen_address = absl::StrCat("127.0.0.1:", port);
-  absl::StatusOr<std::unique_ptr<TrackerServer>> restarted;
-  for (int attempt = 0; attempt < 50; ++attempt) {  // the port may take a moment to free up
-    restarted = TrackerServer::Start(options);
-    if (restarted.ok()) break;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  absl::StatusOr<std::unique_ptr<TrackerServer>> restarted = RestartTracker(options, port);
   ASSERT_TRUE(restarted.ok()) << restarted.status();
   ASSERT_TRUE(WaitForDevices((*restarted)->core(), 1));
   // The tracker counts the worker as soon as Register lands; the worker counts it on return.
@@ -184,19 +196,11 @@ TEST(FarmFault, TrackerRestartsMidBatch_BatchCompletesExactlyOnce) {
   ASSERT_TRUE(tracker.ok());
   const int port = (*tracker)->port();
   const std::string address = (*tracker)->address();
-  absl::StatusOr<std::string> sandbox = FindSandboxBinary();
-  ASSERT_TRUE(sandbox.ok());
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<std::thread> runs;
   for (int i = 0; i < 2; ++i) {
-    WorkerOptions w;
-    w.tracker_address = address;
-    w.token = kToken;
-    w.key = kKey;
-    w.calibration_period = absl::ZeroDuration();
-    w.lease_wait = absl::Milliseconds(200);
-    auto worker = Worker::Create(w, std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024}));
-    ASSERT_TRUE(worker.ok());
+    auto worker = StartInProcessWorker(address);
+    ASSERT_TRUE(worker.ok()) << worker.status();
     workers.push_back(*std::move(worker));
   }
   for (auto& w : workers) runs.emplace_back([&w] { w->Run().IgnoreError(); });
@@ -229,13 +233,7 @@ TEST(FarmFault, TrackerRestartsMidBatch_BatchCompletesExactlyOnce) {
   (*tracker)->Shutdown();
   tracker->reset();
   absl::SleepFor(absl::Seconds(1));  // the farm is without a tracker for a while
-  options.listen_address = absl::StrCat("127.0.0.1:", port);
-  absl::StatusOr<std::unique_ptr<TrackerServer>> restarted;
-  for (int attempt = 0; attempt < 50; ++attempt) {  // the port may take a moment to free up
-    restarted = TrackerServer::Start(options);
-    if (restarted.ok()) break;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  absl::StatusOr<std::unique_ptr<TrackerServer>> restarted = RestartTracker(options, port);
   ASSERT_TRUE(restarted.ok()) << restarted.status();
   measure.join();
   for (auto& w : workers) w->Stop();
