@@ -16,7 +16,6 @@
 #include <fstream>
 
 #include "absl/base/internal/raw_logging.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "rpc_server/framing.h"
 #include "rpc_server/sandbox_environment.h"

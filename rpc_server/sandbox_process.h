@@ -13,8 +13,6 @@
 #define TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_
 
 #include <sys/types.h>
-
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
