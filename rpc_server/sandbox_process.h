@@ -13,6 +13,7 @@
 #define TUNEFARM_RPC_SERVER_SANDBOX_PROCESS_H_
 
 #include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
