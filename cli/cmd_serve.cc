@@ -33,7 +33,7 @@ int RunServe(const std::vector<std::string>& positional) {
   tuner::JobServerOptions so;
   int port = absl::GetFlag(FLAGS_port) < 0 ? 9191 : absl::GetFlag(FLAGS_port);
   so.address = absl::StrCat(absl::GetFlag(FLAGS_host), ":", port);
-  so.token = FarmToken();
+  so.token = FarmClientToken();
   so.tls = FarmTls();
   auto server = tuner::JobServer::Start((*stack)->manager.get(), (*stack)->log.get(), so);
   if (!server.ok()) {

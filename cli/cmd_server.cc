@@ -68,7 +68,7 @@ int RunServer(const std::vector<std::string>& positional) {
   (*backend)->Describe(&hardware);
   WorkerOptions options;
   options.tracker_address = FarmTrackerAddress("");
-  options.token = FarmToken();
+  options.token = FarmWorkerToken();
   options.tls = FarmTls();
   options.key = absl::GetFlag(FLAGS_key);
   options.target = absl::GetFlag(FLAGS_target);

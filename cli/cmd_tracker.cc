@@ -36,6 +36,8 @@ int RunTracker(const std::vector<std::string>& positional) {
       absl::StrCat(absl::GetFlag(FLAGS_host), ":",
                    (absl::GetFlag(FLAGS_port) < 0 ? 9190 : absl::GetFlag(FLAGS_port)));
   options.token = FarmToken();
+  options.worker_token = FarmWorkerToken();
+  options.client_token = FarmClientToken();
   options.tls = FarmTls();
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_mb) << 20;
   options.core.max_queue_per_key = absl::GetFlag(FLAGS_max_queue);
@@ -49,10 +51,21 @@ int RunTracker(const std::vector<std::string>& positional) {
     absl::FPrintF(stderr, "tunefarm tracker: %s\n", server.status().ToString());
     return kExitFailure;
   }
+  const bool auth = !options.worker_token.empty() || !options.client_token.empty();
   absl::PrintF("tunefarm tracker listening on %s:%d (auth: %s, tls: %s)\n",
                absl::GetFlag(FLAGS_host), (*server)->port(),
-               options.token.empty() ? "off" : "token",
-               options.tls.cert_file.empty() ? "off" : "on");
+               !auth                 ? "off"
+               : FarmHasRoleTokens() ? "token per role"
+                                     : "shared token",
+               options.tls.cert_file.empty()        ? "off"
+               : options.tls.client_ca_file.empty() ? "on"
+                                                    : "on, client certificates required");
+  if (auth && (options.worker_token.empty() || options.client_token.empty())) {
+    absl::FPrintF(stderr,
+                  "tunefarm tracker: warning: the %s role has no token; its calls are "
+                  "not authenticated\n",
+                  options.worker_token.empty() ? "worker" : "client");
+  }
   std::fflush(stdout);
   int sig = WaitForTerminationSignal();
   absl::PrintF("tunefarm tracker: signal %d, draining\n", sig);

@@ -1,5 +1,5 @@
-// Flags shared by `tunefarm tracker`, `server` and `status` (defined once in farm_flags.cc):
-// the shared secret token and TLS files.
+// Flags shared by `tunefarm tracker`, `server`, `status`, `tune` and `serve` (defined once in
+// farm_flags.cc): the farm's tokens (shared, or one per role) and TLS files.
 #ifndef TUNEFARM_CLI_FARM_FLAGS_H_
 #define TUNEFARM_CLI_FARM_FLAGS_H_
 
@@ -13,10 +13,18 @@ namespace tunefarm::cli {
 // --tracker, else `fallback`.
 std::string FarmTrackerAddress(const std::string& fallback);
 
-// --token, else $TUNEFARM_TOKEN. Never printed.
+// --token, else $TUNEFARM_TOKEN: the farm's shared secret. Never printed.
 std::string FarmToken();
 
-// --tls_cert, --tls_key, --tls_ca, --tls_server_name.
+// The worker role's token (--worker_token, else $TUNEFARM_WORKER_TOKEN, else FarmToken()) and
+// the client role's (--client_token, else $TUNEFARM_CLIENT_TOKEN, else FarmToken()).
+std::string FarmWorkerToken();
+std::string FarmClientToken();
+// Whether a role token is given, by flag or environment (for the tracker's start-up line).
+bool FarmHasRoleTokens();
+
+// --tls_cert, --tls_key, --tls_client_ca, --tls_ca, --tls_server_name, --tls_client_cert,
+// --tls_client_key.
 TlsOptions FarmTls();
 
 // Blocks SIGTERM and SIGINT in the calling thread and every thread it creates later; call

@@ -39,7 +39,7 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack() {
   auto stack = std::make_unique<TuningStack>();
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string address = FarmTrackerAddress("");
-  std::string token = FarmToken();
+  std::string token = FarmClientToken();
   if (address.empty()) {
     int threads = std::max(1, absl::GetFlag(FLAGS_threads_per_worker));
     // Kernels measured by the local farm's sandboxes use this many OpenMP threads each.
@@ -102,6 +102,6 @@ absl::StatusOr<std::unique_ptr<v1::JobService::Stub>> ConnectJobService() {
   return v1::JobService::NewStub(*channel);
 }
 
-void AttachServiceToken(grpc::ClientContext* ctx) { AttachToken(ctx, FarmToken()); }
+void AttachServiceToken(grpc::ClientContext* ctx) { AttachToken(ctx, FarmClientToken()); }
 
 }  // namespace tunefarm::cli

@@ -39,6 +39,8 @@ struct Worker::Impl {
 
   absl::Mutex mu;
   bool registered ABSL_GUARDED_BY(mu) = false;
+  // Secret of the current registration; sent with every call and to renew it.
+  std::string session_key ABSL_GUARDED_BY(mu);
   absl::Duration heartbeat_interval ABSL_GUARDED_BY(mu) = absl::Seconds(1);
   double noise_cv ABSL_GUARDED_BY(mu) = 0;
 
@@ -51,6 +53,7 @@ struct Worker::Impl {
     v1::RegisterRequest request;
     request.set_worker_id(options.worker_id);
     request.set_incarnation(incarnation);
+    request.set_session_key(SessionKey());
     *request.mutable_device() = device;
     grpc::ClientContext context;
     Prepare(&context, absl::Seconds(5));
@@ -59,9 +62,15 @@ struct Worker::Impl {
     if (!s.ok()) return s;
     absl::MutexLock lock(&mu);
     registered = true;
+    session_key = response.session_key();
     heartbeat_interval = absl::Milliseconds(std::max(50, response.heartbeat_interval_ms()));
     ++registrations;
     return absl::OkStatus();
+  }
+
+  std::string SessionKey() {
+    absl::MutexLock lock(&mu);
+    return session_key;
   }
 
   void MarkUnregistered() {
@@ -85,12 +94,15 @@ struct Worker::Impl {
       v1::HeartbeatRequest request;
       request.set_worker_id(options.worker_id);
       request.set_incarnation(incarnation);
+      request.set_session_key(SessionKey());
       request.set_noise_cv(noise);
       grpc::ClientContext context;
       Prepare(&context, absl::Seconds(5));
       v1::HeartbeatResponse response;
       absl::Status s = FromGrpcStatus(stub->Heartbeat(&context, request, &response));
-      if (absl::IsNotFound(s) || absl::IsAborted(s)) MarkUnregistered();
+      if (absl::IsNotFound(s) || absl::IsAborted(s) || absl::IsPermissionDenied(s)) {
+        MarkUnregistered();
+      }
     }
   }
 
@@ -102,6 +114,7 @@ struct Worker::Impl {
     v1::FetchArtifactRequest request;
     request.set_worker_id(options.worker_id);
     request.set_incarnation(incarnation);
+    request.set_session_key(SessionKey());
     request.set_hash(artifact.hash());
     grpc::ClientContext context;
     Prepare(&context, absl::Seconds(30));
@@ -158,6 +171,7 @@ struct Worker::Impl {
     std::thread heartbeat([this] { HeartbeatLoop(); });
     std::vector<v1::MeasureResult> unacked;
     absl::Time last_calibration = absl::InfinitePast();
+    bool said_id_taken = false;
     absl::Status exit_status = absl::OkStatus();
     while (true) {
       const bool stopping = stop.HasBeenNotified();
@@ -175,6 +189,13 @@ struct Worker::Impl {
           exit_status = s;
           break;
         }
+        if (absl::IsAlreadyExists(s) && !said_id_taken) {
+          // Our own predecessor (a crashed process) until the tracker declares it lost, or
+          // another worker with the same --worker_id: keep trying, say it once.
+          ABSL_RAW_LOG(WARNING, "worker %s: %s; retrying", options.worker_id.c_str(),
+                       std::string(s.message()).c_str());
+          said_id_taken = true;
+        }
         if (!s.ok()) {
           stop.WaitForNotificationWithTimeout(options.reconnect_backoff);
           continue;
@@ -188,6 +209,7 @@ struct Worker::Impl {
       v1::LeaseRequest request;
       request.set_worker_id(options.worker_id);
       request.set_incarnation(incarnation);
+      request.set_session_key(SessionKey());
       for (const v1::MeasureResult& r : unacked) *request.add_results() = r;
       request.set_max_tasks(stopping ? 0 : 1);
       request.set_wait_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(options.lease_wait)));
@@ -198,7 +220,7 @@ struct Worker::Impl {
       absl::Status s = FromGrpcStatus(stub->Lease(&context, request, &response));
       if (stopping) break;  // reported what we had and said goodbye (best effort)
       if (!s.ok()) {
-        if (absl::IsNotFound(s) || absl::IsAborted(s)) {
+        if (absl::IsNotFound(s) || absl::IsAborted(s) || absl::IsPermissionDenied(s)) {
           MarkUnregistered();  // tracker restarted or declared us lost: register again
         } else if (absl::IsUnauthenticated(s)) {
           exit_status = s;

@@ -24,7 +24,7 @@ namespace tunefarm {
 struct WorkerOptions {
   // "host:port" of the tracker.
   std::string tracker_address;
-  // Shared secret; never logged.
+  // The worker role's token (or the farm's shared one); never logged.
   std::string token;
   TlsOptions tls;
   // Device key and target; the backend fills in the hardware fields.

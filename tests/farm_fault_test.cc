@@ -2,7 +2,8 @@
 //  (a) a `tunefarm server` subprocess is SIGKILLed mid-batch: its leased work is re-queued and
 //      finished by the others, nothing lost, nothing doubled;
 //  (c) the tracker restarts on the same port: workers re-register by themselves;
-//  (d) garbage, oversized, unauthenticated and unknown-key requests get clear gRPC errors.
+//  (d) garbage, oversized, unauthenticated and unknown-key requests get clear gRPC errors;
+//      each role's token opens only that role's calls.
 // (b), failing kernels, lives in farm_batch_test.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -283,6 +284,46 @@ TEST_F(BadRequestTest, WrongOrMissingToken_Unauthenticated) {
   v1::RegisterResponse response;
   EXPECT_EQ(stub->Register(&context, reg, &response).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// Role tokens: the worker token opens only the worker calls, the client token only the client
+// calls; either reads the summary.
+TEST(RoleTokenTest, EachRoleTokenOpensOnlyItsOwnCalls) {
+  TrackerServerOptions options;
+  options.worker_token = "worker-secret";
+  options.client_token = "client-secret";
+  options.core.known_keys = {kKey};
+  auto tracker = TrackerServer::Start(options);
+  ASSERT_TRUE(tracker.ok()) << tracker.status();
+  auto stub = v1::Tracker::NewStub(
+      grpc::CreateChannel((*tracker)->address(), grpc::InsecureChannelCredentials()));
+  auto register_with = [&](const std::string& token) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    v1::RegisterRequest reg;
+    reg.set_worker_id("w");
+    reg.set_incarnation("i");
+    reg.mutable_device()->set_key(kKey);
+    v1::RegisterResponse response;
+    return stub->Register(&context, reg, &response).error_code();
+  };
+  EXPECT_EQ(register_with("client-secret"), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(register_with("worker-secret"), grpc::StatusCode::OK);
+  const std::string vadd = KernelBytes("vadd");
+  auto submit_with = [&](const std::string& token) {
+    auto client = TrackerClient::Connect({.address = (*tracker)->address(), .token = token});
+    EXPECT_TRUE(client.ok());
+    return (*client)->Submit("j", kKey, 0, {VaddRequest("a", vadd, vadd)}).status().code();
+  };
+  EXPECT_EQ(submit_with("worker-secret"), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(submit_with("client-secret"), absl::StatusCode::kOk);
+  for (const std::string token : {"worker-secret", "client-secret"}) {
+    auto client = TrackerClient::Connect({.address = (*tracker)->address(), .token = token});
+    ASSERT_TRUE(client.ok());
+    EXPECT_TRUE((*client)->Summary().ok()) << token;
+  }
+  auto anonymous = TrackerClient::Connect({.address = (*tracker)->address()});
+  EXPECT_EQ((*anonymous)->Summary().status().code(), absl::StatusCode::kUnauthenticated);
 }
 
 TEST_F(BadRequestTest, UnknownDeviceKey_NotFound) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The farm over TLS with a token: a tracker serving a self-signed certificate, a device server
 # and `status` trusting it, a tuning job submitted through it; without the CA the connection is
-# refused.
+# refused. Then mutual TLS with a token per role: a tracker that requires client certificates
+# signed by its CA, a server holding only the worker token, a tuner holding only the client
+# token; a peer without a certificate, and a token of the wrong role, are refused.
 set -uo pipefail
 bin="$PWD/cli/tunefarm"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -47,4 +49,62 @@ echo "ok: wrong token refused"
   || { cat tune.out tune.err; exit 1; }
 grep -q "succeeded" tune.out || { cat tune.out tune.err; exit 1; }
 echo "ok: tuning job measured over TLS"
+kill $tracker_pid $server_pid 2>/dev/null
+wait 2>/dev/null
+
+# ---- Mutual TLS, a token per role ----
+unset TUNEFARM_TOKEN
+openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 -subj "/CN=farm-ca" \
+  2> openssl.err || { cat openssl.err; exit 1; }
+sign() {  # sign NAME CN [SAN]: NAME.key and NAME.pem signed by ca.pem
+  openssl req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "/CN=$2" 2>> openssl.err
+  if [[ -n "${3:-}" ]]; then echo "subjectAltName=$3" > "$1.ext"; else : > "$1.ext"; fi
+  openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -out "$1.pem" -days 1 \
+    -extfile "$1.ext" 2>> openssl.err
+}
+sign tracker localhost "DNS:localhost,IP:127.0.0.1" && sign device device-1 && sign tuner tuner-1 \
+  || { cat openssl.err; exit 1; }
+TUNEFARM_WORKER_TOKEN=wt TUNEFARM_CLIENT_TOKEN=ct "$bin" tracker --host 127.0.0.1 --port 0 \
+  --tls_cert tracker.pem --tls_key tracker.key --tls_client_ca ca.pem > mtracker.out 2>&1 &
+tracker_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -nE 's/.*listening on [0-9.]+:([0-9]+).*/\1/p' mtracker.out)
+  [[ -n "$port" ]] && break
+  sleep 0.1
+done
+[[ -n "$port" ]] || { echo "mTLS tracker did not start"; cat mtracker.out; exit 1; }
+grep -q "auth: token per role, tls: on, client certificates required" mtracker.out \
+  || { echo "tracker does not report mTLS and role tokens"; cat mtracker.out; exit 1; }
+addr="127.0.0.1:$port"
+TUNEFARM_WORKER_TOKEN=wt "$bin" server --tracker "$addr" --key cpu-mtls --tls_ca ca.pem \
+  --tls_client_cert device.pem --tls_client_key device.key > mserver.out 2>&1 &
+server_pid=$!
+ok=""
+for _ in $(seq 1 100); do
+  if TUNEFARM_CLIENT_TOKEN=ct "$bin" status --tracker "$addr" --tls_ca ca.pem \
+      --tls_client_cert tuner.pem --tls_client_key tuner.key > mstatus.out 2>&1 \
+      && grep -q "cpu-mtls" mstatus.out; then
+    ok=1
+    break
+  fi
+  sleep 0.1
+done
+[[ -n "$ok" ]] || { echo "server did not register over mTLS"; cat mstatus.out mserver.out; exit 1; }
+echo "ok: server registered over mutual TLS with the worker token"
+if TUNEFARM_CLIENT_TOKEN=ct "$bin" status --tracker "$addr" --tls_ca ca.pem > nocert.out 2>&1; then
+  echo "FAIL: a client without a certificate reached the mTLS tracker"; exit 1
+fi
+echo "ok: client without a certificate refused"
+TUNEFARM_CLIENT_TOKEN=wt "$bin" tune dense --shape 16,16,16 --trials 4 --batch 4 --strategy random \
+  --top_k 0 --tracker "$addr" --key cpu-mtls --tls_ca ca.pem --tls_client_cert tuner.pem \
+  --tls_client_key tuner.key --db "$tmp/mtls-wrong.db" > wrongrole.out 2>&1
+grep -q "UNAUTHENTICATED" wrongrole.out || { echo "FAIL: worker token submitted work"; cat wrongrole.out; exit 1; }
+echo "ok: the worker token cannot submit work"
+TUNEFARM_CLIENT_TOKEN=ct "$bin" tune dense --shape 16,16,16 --trials 4 --batch 4 --strategy random \
+  --top_k 0 --tracker "$addr" --key cpu-mtls --tls_ca ca.pem --tls_client_cert tuner.pem \
+  --tls_client_key tuner.key --db "$tmp/mtls.db" > mtune.out 2> mtune.err \
+  || { cat mtune.out mtune.err; exit 1; }
+grep -q "succeeded" mtune.out || { cat mtune.out mtune.err; exit 1; }
+echo "ok: tuning job measured over mutual TLS with the client token"
 echo "PASS"

@@ -1,12 +1,12 @@
 #include "tracker/local_farm.h"
 
-#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "rpc_server/backend_factory.h"
 #include "rpc_server/cuda_driver.h"
 #include "rpc_server/device_spec.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
+#include "tracker/random_token.h"
 #include "tracker/tracker_server.h"
 
 namespace tunefarm {
@@ -33,11 +33,7 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(LocalFarmOptions opt
     if (!binary.ok()) return binary.status();
     options.sandbox_binary = *binary;
   }
-  if (options.token.empty()) {
-    absl::BitGen gen;
-    options.token = absl::StrCat(absl::Hex(absl::Uniform<uint64_t>(gen)),
-                                 absl::Hex(absl::Uniform<uint64_t>(gen)));
-  }
+  if (options.token.empty()) options.token = RandomToken();
   // Backends first: a missing GPU is reported before a tracker is started for nothing.
   std::vector<std::unique_ptr<DeviceBackend>> backends;
   for (int i = 0; i < options.num_workers; ++i) {

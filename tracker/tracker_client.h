@@ -28,7 +28,8 @@ namespace tunefarm {
 struct TrackerClientOptions {
   // "host:port" of the tracker.
   std::string address;
-  // Shared secret; empty for a tracker without authentication.
+  // The client role's token (or the farm's shared one); empty for a tracker without
+  // authentication.
   std::string token;
   TlsOptions tls;
   // Deadline of one unary call (long polls add their wait on top).

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tracker/content_hash.h"
+#include "tracker/random_token.h"
 
 namespace tunefarm {
 namespace {
@@ -27,6 +28,11 @@ absl::Duration ClampWait(int wait_ms) {
 std::string NewIncarnation() {
   absl::BitGen gen;
   return absl::StrCat(absl::ToUnixMicros(absl::Now()), "-", absl::Uniform<uint64_t>(gen));
+}
+
+// Names one registration of one worker process, for the lease holders of a task.
+std::string HolderId(const std::string& worker_id, const std::string& incarnation) {
+  return absl::StrCat(worker_id, "/", incarnation);
 }
 
 }  // namespace
@@ -51,6 +57,16 @@ absl::StatusOr<v1::RegisterResponse> TrackerCore::Register(const v1::RegisterReq
   }
   absl::MutexLock lock(&mu_);
   auto it = workers_.find(request.worker_id());
+  const bool holds_key =
+      it != workers_.end() && SecretEquals(request.session_key(), it->second.session_key);
+  if (it != workers_.end() && !it->second.lost && !holds_key) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "worker id '", request.worker_id(), "' is held by a live worker (last heard from ",
+        absl::FormatDuration(clock_->Now() - it->second.last_heartbeat),
+        " ago); it is free once that worker leaves or is lost after ",
+        absl::FormatDuration(options_.heartbeat_timeout),
+        " of silence. Give this one another --worker_id"));
+  }
   if (it != workers_.end() && it->second.incarnation != request.incarnation()) {
     // A new process under the same name: the old one is gone with whatever it leased.
     RequeueAllOfWorkerLocked(it->second);
@@ -58,6 +74,9 @@ absl::StatusOr<v1::RegisterResponse> TrackerCore::Register(const v1::RegisterReq
     it = workers_.end();
   }
   Worker& worker = it == workers_.end() ? workers_[request.worker_id()] : it->second;
+  // The holder of the key renews its registration and keeps the key; anyone else taking a free
+  // or lost id gets a new one, so a key learnt before is worth nothing.
+  if (!holds_key || worker.session_key.empty()) worker.session_key = RandomToken();
   worker.incarnation = request.incarnation();
   worker.device = request.device();
   worker.last_heartbeat = clock_->Now();
@@ -69,11 +88,13 @@ absl::StatusOr<v1::RegisterResponse> TrackerCore::Register(const v1::RegisterReq
       static_cast<int32_t>(absl::ToInt64Milliseconds(options_.heartbeat_interval)));
   response.set_heartbeat_timeout_ms(
       static_cast<int32_t>(absl::ToInt64Milliseconds(options_.heartbeat_timeout)));
+  response.set_session_key(worker.session_key);
   return response;
 }
 
 absl::StatusOr<TrackerCore::Worker*> TrackerCore::FindWorkerLocked(const std::string& id,
-                                                                   const std::string& incarnation) {
+                                                                   const std::string& incarnation,
+                                                                   const std::string& session_key) {
   auto it = workers_.find(id);
   if (it == workers_.end() || it->second.lost) {
     return absl::NotFoundError(
@@ -82,12 +103,17 @@ absl::StatusOr<TrackerCore::Worker*> TrackerCore::FindWorkerLocked(const std::st
   if (it->second.incarnation != incarnation) {
     return absl::AbortedError(absl::StrCat("worker '", id, "' restarted with a new incarnation"));
   }
+  if (!SecretEquals(session_key, it->second.session_key)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("worker '", id, "': the session key is not this registration's"));
+  }
   return &it->second;
 }
 
 absl::StatusOr<v1::HeartbeatResponse> TrackerCore::Heartbeat(const v1::HeartbeatRequest& request) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Worker*> worker = FindWorkerLocked(request.worker_id(), request.incarnation());
+  absl::StatusOr<Worker*> worker =
+      FindWorkerLocked(request.worker_id(), request.incarnation(), request.session_key());
   if (!worker.ok()) return worker.status();
   Worker& w = **worker;
   w.last_heartbeat = clock_->Now();
@@ -107,12 +133,14 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
   const absl::Time wait_until = absl::Now() + ClampWait(request.wait_ms());
   absl::MutexLock lock(&mu_);
   if (shutdown_) return absl::UnavailableError("tracker is shutting down");
-  absl::StatusOr<Worker*> found = FindWorkerLocked(request.worker_id(), request.incarnation());
+  absl::StatusOr<Worker*> found =
+      FindWorkerLocked(request.worker_id(), request.incarnation(), request.session_key());
   if (!found.ok()) return found.status();
   Worker* worker = *found;
   worker->last_heartbeat = clock_->Now();
+  const std::string holder = HolderId(request.worker_id(), request.incarnation());
   for (const v1::MeasureResult& result : request.results()) {
-    AcceptResultLocked(request.worker_id(), result);
+    AcceptResultLocked(request.worker_id(), holder, result);
   }
   for (const std::string& id : request.returned_request_ids()) {
     if (worker->leased.contains(id)) RequeueLocked(id, /*count_attempt=*/false);
@@ -146,6 +174,7 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
       Task& task = tasks_.at(id);
       ++task.attempts;
       task.worker_id = request.worker_id();
+      task.holders.insert(holder);
       int timeout_ms =
           task.request.timeout_ms() > 0 ? task.request.timeout_ms() : kDefaultTimeoutMs;
       task.deadline = now + absl::Milliseconds(timeout_ms) + options_.lease_grace;
@@ -176,12 +205,25 @@ void TrackerCore::FillArtifactLocked(Worker& worker, v1::Artifact* a) {
 
 absl::StatusOr<v1::Artifact> TrackerCore::FetchArtifact(const v1::FetchArtifactRequest& request) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Worker*> worker = FindWorkerLocked(request.worker_id(), request.incarnation());
+  absl::StatusOr<Worker*> worker =
+      FindWorkerLocked(request.worker_id(), request.incarnation(), request.session_key());
   if (!worker.ok()) return worker.status();
+  // Only the artifacts of this worker's own leases: a worker cannot read other keys' kernels.
+  bool leased = false;
+  for (const std::string& id : (*worker)->leased) {
+    auto task = tasks_.find(id);
+    if (task == tasks_.end()) continue;
+    const v1::MeasureRequest& r = task->second.request;
+    if (r.artifact().hash() == request.hash() ||
+        (r.has_reference_artifact() && r.reference_artifact().hash() == request.hash())) {
+      leased = true;
+      break;
+    }
+  }
   auto it = artifacts_.find(request.hash());
-  if (it == artifacts_.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("artifact ", request.hash(), " is not referenced by any pending request"));
+  if (!leased || it == artifacts_.end()) {
+    return absl::NotFoundError(absl::StrCat("artifact ", request.hash(),
+                                            " is not part of any request leased to this worker"));
   }
   (*worker)->artifacts_sent.insert(request.hash());
   v1::Artifact artifact;
@@ -388,10 +430,15 @@ absl::StatusOr<v1::CancelResponse> TrackerCore::Cancel(const v1::CancelRequest& 
   return response;
 }
 
-void TrackerCore::AcceptResultLocked(const std::string& worker_id, v1::MeasureResult result) {
+void TrackerCore::AcceptResultLocked(const std::string& worker_id, const std::string& holder,
+                                     v1::MeasureResult result) {
   auto it = tasks_.find(result.request_id());
   if (it == tasks_.end()) return;  // duplicate, cancelled, or from before a tracker restart
   Task& task = it->second;
+  if (!task.holders.contains(holder)) {
+    ++results_refused_;  // a worker reporting on a request it was never given
+    return;
+  }
   KeyQueue& queue = QueueOfLocked(task.key);
   if (task.worker_id.empty()) {
     // Re-queued (lease expired) but the first worker answered after all: take its result.
@@ -610,6 +657,7 @@ v1::FarmSummary TrackerCore::Summary() const {
       std::min(absl::ToDoubleSeconds(now - started_), absl::ToDoubleSeconds(kThroughputWindow));
   summary.set_results_per_second(window > 0 ? recent / window : 0);
   summary.set_results_total(results_total_);
+  summary.set_results_refused(results_refused_);
   summary.set_draining(draining_);
   return summary;
 }

@@ -3,7 +3,13 @@
 //
 // Delivery is at least once towards workers and exactly once towards clients: a request whose
 // lease expires or whose worker disappears goes back to the front of its job's queue, and the
-// first result reported for a request id wins; later ones are dropped. A result stays with the
+// first result reported for a request id by a worker that was leased it wins; later ones, and
+// results from workers never leased that request, are dropped.
+//
+// A registration is a worker_id, the worker's incarnation (one per process start) and a session
+// key the tracker draws at random. Every worker call carries all three. Only the holder of the
+// session key can renew or replace a live registration; the id is free again once the worker
+// is lost or has left. A result stays with the
 // tracker until the client acknowledges it (FetchResultsRequest.ack), so a lost reply loses
 // nothing; a job whose requests are all finished and acknowledged is forgotten.
 //
@@ -75,25 +81,29 @@ class TrackerCore {
 
   // ---- Worker side ----
 
-  // Registers a worker. A known worker_id with a new incarnation replaces the old one (its
-  // leases are re-queued); the same incarnation re-registering (e.g. after being marked lost)
-  // keeps its state.
-  // Errors: InvalidArgument (empty worker_id, incarnation or device key).
+  // Registers a worker and issues its session key. An id held by a live worker is taken only
+  // with that registration's session key: the same incarnation renews it (keeping its leases
+  // and key), a new incarnation replaces it (the old leases are re-queued). An id that is free,
+  // or whose worker was lost, is registered afresh with a new key.
+  // Errors: InvalidArgument (empty worker_id, incarnation or device key), AlreadyExists (a live
+  // worker holds the id and the session key is missing or wrong).
   absl::StatusOr<v1::RegisterResponse> Register(const v1::RegisterRequest& request);
 
   // Records liveness and the worker's noise level.
   // Errors: NotFound (unknown or lost worker: register again), Aborted (incarnation mismatch:
-  // a newer process of this worker registered).
+  // a newer process of this worker registered), PermissionDenied (wrong session key).
   absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request);
 
   // Accepts results and returned requests, then waits up to wait_ms for up to max_tasks new
-  // requests of the worker's key. Results are accepted before the worker checks, so a worker
+  // requests of the worker's key. A result counts only for a request this worker incarnation
+  // was leased at some point and that is not finished yet (a late result after a re-lease is
+  // still a measurement of that request); any other is dropped and counted in Summary. A worker
   // answered NotFound keeps its results and sends them again after registering.
-  // Errors: NotFound, Aborted (as Heartbeat); Unavailable (tracker shutting down).
+  // Errors: NotFound, Aborted, PermissionDenied (as Heartbeat); Unavailable (shutting down).
   absl::StatusOr<v1::LeaseResponse> Lease(const v1::LeaseRequest& request);
 
-  // The content of an artifact a worker was leased but no longer holds.
-  // Errors: NotFound (unknown worker, or no pending request references the hash).
+  // The content of an artifact of a request leased to this worker, which it no longer holds.
+  // Errors: as Heartbeat; NotFound (no request leased to this worker references the hash).
   absl::StatusOr<v1::Artifact> FetchArtifact(const v1::FetchArtifactRequest& request);
 
   // ---- Client side ----
@@ -145,6 +155,8 @@ class TrackerCore {
     int attempts = 0;
     std::string worker_id;  // empty while queued
     absl::Time deadline;
+    // Every registration (HolderId) this request was ever leased to.
+    absl::flat_hash_set<std::string> holders;
   };
   struct Job {
     int priority = 0;
@@ -167,6 +179,7 @@ class TrackerCore {
   };
   struct Worker {
     std::string incarnation;
+    std::string session_key;
     v1::DeviceDescription device;
     absl::Time last_heartbeat;
     double noise_cv = 0;
@@ -184,10 +197,13 @@ class TrackerCore {
 
   absl::Status ValidateRequestLocked(const v1::MeasureRequest& r) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<Worker*> FindWorkerLocked(const std::string& id, const std::string& incarnation)
+  // The live worker `id` if `incarnation` and `session_key` are its own.
+  absl::StatusOr<Worker*> FindWorkerLocked(const std::string& id, const std::string& incarnation,
+                                           const std::string& session_key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AcceptResultLocked(const std::string& worker_id, v1::MeasureResult result)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Completes the request of `result` if the registration `holder` was ever leased it.
+  void AcceptResultLocked(const std::string& worker_id, const std::string& holder,
+                          v1::MeasureResult result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Puts a leased task back at the front of its job queue; `count_attempt` charges it to the
   // failure budget (lost worker, expired lease) and answers DEVICE_LOST past max_attempts.
   void RequeueLocked(const std::string& request_id, bool count_attempt)
@@ -230,6 +246,8 @@ class TrackerCore {
   // Completion times of the last minute, for the throughput in Summary.
   std::deque<absl::Time> recent_completions_ ABSL_GUARDED_BY(mu_);
   int64_t results_total_ ABSL_GUARDED_BY(mu_) = 0;
+  // Results dropped because their worker was never leased the request.
+  int64_t results_refused_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace tunefarm

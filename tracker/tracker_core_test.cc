@@ -3,6 +3,7 @@
 #include "tracker/tracker_core.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -26,12 +27,32 @@ class TrackerCoreTest : public ::testing::Test {
     return o;
   }
 
-  void Register(const std::string& id, const std::string& incarnation = "i1") {
+  // Registers `id`, presenting the session key it holds (if any), and keeps the new key.
+  absl::Status TryRegister(const std::string& id, const std::string& incarnation = "i1",
+                           const std::string& key = "") {
     v1::RegisterRequest r;
     r.set_worker_id(id);
     r.set_incarnation(incarnation);
+    r.set_session_key(key);
     r.mutable_device()->set_key(kKey);
-    ASSERT_TRUE(core_.Register(r).ok());
+    auto response = core_.Register(r);
+    if (!response.ok()) return response.status();
+    EXPECT_EQ(response->session_key().size(), 32u);
+    keys_[id] = response->session_key();
+    return absl::OkStatus();
+  }
+  void Register(const std::string& id, const std::string& incarnation = "i1") {
+    ASSERT_TRUE(TryRegister(id, incarnation).ok());
+  }
+
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const std::string& id, double noise_cv = 0,
+                                                  const std::string& incarnation = "i1") {
+    v1::HeartbeatRequest hb;
+    hb.set_worker_id(id);
+    hb.set_incarnation(incarnation);
+    hb.set_session_key(keys_[id]);
+    hb.set_noise_cv(noise_cv);
+    return core_.Heartbeat(hb);
   }
 
   static v1::MeasureRequest Request(const std::string& id) {
@@ -60,6 +81,7 @@ class TrackerCoreTest : public ::testing::Test {
     v1::LeaseRequest l;
     l.set_worker_id(worker);
     l.set_incarnation(incarnation);
+    l.set_session_key(keys_[worker]);
     l.set_max_tasks(max_tasks);
     for (const std::string& id : done) {
       v1::MeasureResult* r = l.add_results();
@@ -84,6 +106,8 @@ class TrackerCoreTest : public ::testing::Test {
 
   FakeClock clock_;
   TrackerCore core_;
+  // The session key each worker id holds.
+  std::map<std::string, std::string> keys_;
 };
 
 TEST_F(TrackerCoreTest, Submit_UnknownKey_NotFound) {
@@ -148,7 +172,9 @@ TEST(TrackerCoreLimits, FinishedIds_OldestForgotten) {
   reg.set_worker_id("w");
   reg.set_incarnation("i");
   reg.mutable_device()->set_key("k");
-  ASSERT_TRUE(core.Register(reg).ok());
+  auto registered = core.Register(reg);
+  ASSERT_TRUE(registered.ok());
+  const std::string key = registered->session_key();
   auto run = [&](const std::string& id) {
     v1::SubmitRequest s;
     s.set_job_id("j");
@@ -166,11 +192,13 @@ TEST(TrackerCoreLimits, FinishedIds_OldestForgotten) {
     v1::LeaseRequest l;
     l.set_worker_id("w");
     l.set_incarnation("i");
+    l.set_session_key(key);
     l.set_max_tasks(1);
     ASSERT_EQ(core.Lease(l)->tasks_size(), 1);
     v1::LeaseRequest report;
     report.set_worker_id("w");
     report.set_incarnation("i");
+    report.set_session_key(key);
     report.add_results()->set_request_id(id);
     ASSERT_TRUE(core.Lease(report).ok());
   };
@@ -217,10 +245,7 @@ TEST_F(TrackerCoreTest, CheckLiveness_SilentWorker_RequeuedToOther) {
   ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
   ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
   clock_.Advance(absl::Seconds(11));
-  v1::HeartbeatRequest hb;
-  hb.set_worker_id("w2");
-  hb.set_incarnation("i1");
-  ASSERT_TRUE(core_.Heartbeat(hb).ok());
+  ASSERT_TRUE(Heartbeat("w2").ok());
   core_.CheckLiveness();
   auto lease = Lease("w2", 1);
   ASSERT_EQ(lease->tasks_size(), 1);
@@ -236,10 +261,7 @@ TEST_F(TrackerCoreTest, CheckLiveness_LeaseExpires_LateResultStillCountsOnce) {
   ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
   ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
   clock_.Advance(absl::Seconds(7));  // past timeout 1 s + grace 5 s
-  v1::HeartbeatRequest hb;
-  hb.set_worker_id("w1");
-  hb.set_incarnation("i1");
-  ASSERT_TRUE(core_.Heartbeat(hb).ok());
+  ASSERT_TRUE(Heartbeat("w1").ok());
   core_.CheckLiveness();
   ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());  // the late result arrives
   EXPECT_EQ(Fetch("j").size(), 1u);
@@ -252,10 +274,7 @@ TEST_F(TrackerCoreTest, Requeue_TooManyAttempts_DeviceLost) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
     clock_.Advance(absl::Seconds(7));
-    v1::HeartbeatRequest hb;
-    hb.set_worker_id("w1");
-    hb.set_incarnation("i1");
-    ASSERT_TRUE(core_.Heartbeat(hb).ok());
+    ASSERT_TRUE(Heartbeat("w1").ok());
     core_.CheckLiveness();
   }
   v1::FetchResultsRequest f;
@@ -269,13 +288,97 @@ TEST_F(TrackerCoreTest, Register_NewIncarnation_OldAbortedAndWorkRequeued) {
   Register("w1", "i1");
   ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
   ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
-  Register("w1", "i2");
+  const std::string old_key = keys_["w1"];
+  // The holder of the key may hand the id to a new process of itself.
+  ASSERT_TRUE(TryRegister("w1", "i2", old_key).ok());
+  EXPECT_NE(keys_["w1"], old_key);
   EXPECT_EQ(Lease("w1", 1, {}, "i1").status().code(), absl::StatusCode::kAborted);
-  v1::HeartbeatRequest hb;
-  hb.set_worker_id("w1");
-  hb.set_incarnation("i1");
-  EXPECT_EQ(core_.Heartbeat(hb).status().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(Heartbeat("w1", 0, "i1").status().code(), absl::StatusCode::kAborted);
   EXPECT_EQ(Lease("w1", 1, {}, "i2")->tasks_size(), 1);
+}
+
+TEST_F(TrackerCoreTest, Register_LiveIdWithoutItsKey_AlreadyExists) {
+  Register("w1", "i1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+  const std::string key = keys_["w1"];
+  // Neither a new process nor one claiming the same incarnation takes a live worker's id
+  // without its session key; a wrong key is no better.
+  EXPECT_EQ(TryRegister("w1", "i2").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(TryRegister("w1", "i1").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(TryRegister("w1", "i2", std::string(32, '0')).code(), absl::StatusCode::kAlreadyExists);
+  // The holder still works, with its key, and renewing keeps both its key and its lease.
+  keys_["w1"] = key;
+  ASSERT_TRUE(TryRegister("w1", "i1", key).ok());
+  EXPECT_EQ(keys_["w1"], key);
+  EXPECT_EQ(core_.Summary().device_status(0).leased(), 1);
+  // Once the worker is lost, the id is free; the lost process's key is worth nothing.
+  clock_.Advance(absl::Seconds(11));
+  core_.CheckLiveness();
+  ASSERT_TRUE(TryRegister("w1", "i2").ok());
+  EXPECT_NE(keys_["w1"], key);
+  EXPECT_EQ(Lease("w1", 1, {}, "i2")->tasks_size(), 1);
+}
+
+TEST_F(TrackerCoreTest, WrongSessionKey_PermissionDenied) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  keys_["w1"] = std::string(32, 'f');
+  EXPECT_EQ(Lease("w1", 1).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(Heartbeat("w1").status().code(), absl::StatusCode::kPermissionDenied);
+  keys_["w1"] = "";
+  EXPECT_EQ(Lease("w1", 1).status().code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(TrackerCoreTest, Result_FromWorkerNeverLeasedIt_Refused) {
+  Register("w1");
+  Register("w2");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+  // w2, a registered worker, forges a result for w1's request.
+  ASSERT_TRUE(Lease("w2", 0, {"a"}).ok());
+  EXPECT_EQ(core_.Summary().results_refused(), 1);
+  EXPECT_EQ(core_.Summary().results_total(), 0);
+  // w1's own result counts.
+  ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
+  EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});
+}
+
+TEST_F(TrackerCoreTest, LateResult_PreviousHolderAfterRelease_Accepted) {
+  Register("w1");
+  Register("w2");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
+  // w1 falls silent and is lost; w2 takes the request over.
+  clock_.Advance(absl::Seconds(11));
+  ASSERT_TRUE(Heartbeat("w2").ok());
+  core_.CheckLiveness();
+  ASSERT_EQ(Lease("w2", 1)->tasks_size(), 1);
+  // w1 comes back (same process), registers again and reports: its measurement of "a" is
+  // real, so the first result wins and w2's later one is a duplicate.
+  Register("w1");
+  ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
+  ASSERT_TRUE(Lease("w2", 0, {"a"}).ok());
+  EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});
+  EXPECT_EQ(core_.Summary().results_refused(), 0);
+  EXPECT_EQ(core_.Summary().results_total(), 1);
+}
+
+TEST_F(TrackerCoreTest, FetchArtifact_OnlyOfOwnLeases) {
+  Register("w1");
+  Register("w2");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  auto lease = Lease("w1", 1);
+  ASSERT_EQ(lease->tasks_size(), 1);
+  v1::FetchArtifactRequest fetch;
+  fetch.set_worker_id("w2");
+  fetch.set_incarnation("i1");
+  fetch.set_session_key(keys_["w2"]);
+  fetch.set_hash(lease->tasks(0).artifact().hash());
+  EXPECT_EQ(core_.FetchArtifact(fetch).status().code(), absl::StatusCode::kNotFound);
+  fetch.set_worker_id("w1");
+  fetch.set_session_key(keys_["w1"]);
+  EXPECT_TRUE(core_.FetchArtifact(fetch).ok());
 }
 
 TEST_F(TrackerCoreTest, Lease_Priorities_HigherFirstThenRoundRobin) {
@@ -300,15 +403,10 @@ TEST_F(TrackerCoreTest, Lease_Priorities_HigherFirstThenRoundRobin) {
 TEST_F(TrackerCoreTest, Heartbeat_Noisy_NoWorkUntilRecovered) {
   Register("w1");
   ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
-  v1::HeartbeatRequest hb;
-  hb.set_worker_id("w1");
-  hb.set_incarnation("i1");
-  hb.set_noise_cv(0.5);
-  EXPECT_TRUE(core_.Heartbeat(hb)->noisy());
+  EXPECT_TRUE(Heartbeat("w1", 0.5)->noisy());
   EXPECT_EQ(Lease("w1", 1)->tasks_size(), 0);
   EXPECT_EQ(core_.Summary().device_status(0).state(), v1::DEVICE_STATE_NOISY);
-  hb.set_noise_cv(0.01);
-  EXPECT_FALSE(core_.Heartbeat(hb)->noisy());
+  EXPECT_FALSE(Heartbeat("w1", 0.01)->noisy());
   EXPECT_EQ(Lease("w1", 1)->tasks_size(), 1);
 }
 
@@ -330,6 +428,7 @@ TEST_F(TrackerCoreTest, Lease_ArtifactSentOncePerWorker) {
   v1::FetchArtifactRequest fetch;
   fetch.set_worker_id("w1");
   fetch.set_incarnation("i1");
+  fetch.set_session_key(keys_["w1"]);
   fetch.set_hash(second->tasks(0).artifact().hash());
   EXPECT_TRUE(core_.FetchArtifact(fetch).ok());
 }
@@ -371,7 +470,9 @@ class AvoidWorkerTest : public ::testing::Test {
     r.set_worker_id(id);
     r.set_incarnation("i1");
     r.mutable_device()->set_key("cpu-test");
-    ASSERT_TRUE(core_->Register(r).ok());
+    auto response = core_->Register(r);
+    ASSERT_TRUE(response.ok());
+    keys_[id] = response->session_key();
   }
   void SubmitAvoiding(const std::string& id, const std::string& avoid) {
     v1::SubmitRequest s;
@@ -389,6 +490,7 @@ class AvoidWorkerTest : public ::testing::Test {
     v1::LeaseRequest l;
     l.set_worker_id(worker);
     l.set_incarnation("i1");
+    l.set_session_key(keys_[worker]);
     l.set_max_tasks(4);
     l.set_wait_ms(1);
     auto r = core_->Lease(l);
@@ -397,6 +499,7 @@ class AvoidWorkerTest : public ::testing::Test {
 
   FakeClock clock_;
   std::unique_ptr<TrackerCore> core_;
+  std::map<std::string, std::string> keys_;
 };
 
 TEST_F(AvoidWorkerTest, AvoidedWorker_GetsNothing_OtherWorkerTakesIt) {

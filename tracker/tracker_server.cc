@@ -14,9 +14,9 @@ namespace {
 
 // Runs `call` on the core after the token check and converts its result.
 template <typename Response, typename Call>
-grpc::Status Serve(const grpc::ServerContext* context, const std::string& token, Call call,
-                   Response* out) {
-  if (grpc::Status auth = CheckToken(*context, token); !auth.ok()) return auth;
+grpc::Status Serve(const grpc::ServerContext* context,
+                   std::initializer_list<absl::string_view> accepted, Call call, Response* out) {
+  if (grpc::Status auth = CheckToken(*context, accepted); !auth.ok()) return auth;
   absl::StatusOr<Response> result = call();
   if (!result.ok()) return ToGrpcStatus(result.status());
   *out = std::move(*result);
@@ -27,52 +27,60 @@ grpc::Status Serve(const grpc::ServerContext* context, const std::string& token,
 
 class TrackerServer::Service final : public v1::Tracker::Service {
  public:
-  Service(TrackerCore* core, std::string token) : core_(core), token_(std::move(token)) {}
+  Service(TrackerCore* core, std::string worker_token, std::string client_token)
+      : core_(core),
+        worker_token_(std::move(worker_token)),
+        client_token_(std::move(client_token)) {}
 
+  // Worker side: the worker token.
   grpc::Status Register(grpc::ServerContext* c, const v1::RegisterRequest* r,
                         v1::RegisterResponse* out) override {
     return Serve(
-        c, token_, [&] { return core_->Register(*r); }, out);
+        c, {worker_token_}, [&] { return core_->Register(*r); }, out);
   }
   grpc::Status Heartbeat(grpc::ServerContext* c, const v1::HeartbeatRequest* r,
                          v1::HeartbeatResponse* out) override {
     return Serve(
-        c, token_, [&] { return core_->Heartbeat(*r); }, out);
+        c, {worker_token_}, [&] { return core_->Heartbeat(*r); }, out);
   }
   grpc::Status Lease(grpc::ServerContext* c, const v1::LeaseRequest* r,
                      v1::LeaseResponse* out) override {
     return Serve(
-        c, token_, [&] { return core_->Lease(*r); }, out);
+        c, {worker_token_}, [&] { return core_->Lease(*r); }, out);
   }
   grpc::Status FetchArtifact(grpc::ServerContext* c, const v1::FetchArtifactRequest* r,
                              v1::Artifact* out) override {
     return Serve(
-        c, token_, [&] { return core_->FetchArtifact(*r); }, out);
+        c, {worker_token_}, [&] { return core_->FetchArtifact(*r); }, out);
   }
+  // Client side: the client token.
   grpc::Status Submit(grpc::ServerContext* c, const v1::SubmitRequest* r,
                       v1::SubmitResponse* out) override {
     return Serve(
-        c, token_, [&] { return core_->Submit(*r); }, out);
+        c, {client_token_}, [&] { return core_->Submit(*r); }, out);
   }
   grpc::Status FetchResults(grpc::ServerContext* c, const v1::FetchResultsRequest* r,
                             v1::FetchResultsResponse* out) override {
     return Serve(
-        c, token_, [&] { return core_->FetchResults(*r); }, out);
+        c, {client_token_}, [&] { return core_->FetchResults(*r); }, out);
   }
   grpc::Status Cancel(grpc::ServerContext* c, const v1::CancelRequest* r,
                       v1::CancelResponse* out) override {
     return Serve(
-        c, token_, [&] { return core_->Cancel(*r); }, out);
+        c, {client_token_}, [&] { return core_->Cancel(*r); }, out);
   }
+  // Status: either role.
   grpc::Status Summary(grpc::ServerContext* c, const v1::SummaryRequest*,
                        v1::FarmSummary* out) override {
     return Serve(
-        c, token_, [&]() -> absl::StatusOr<v1::FarmSummary> { return core_->Summary(); }, out);
+        c, {worker_token_, client_token_},
+        [&]() -> absl::StatusOr<v1::FarmSummary> { return core_->Summary(); }, out);
   }
 
  private:
   TrackerCore* const core_;
-  const std::string token_;
+  const std::string worker_token_;
+  const std::string client_token_;
 };
 
 absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServerOptions options,
@@ -84,7 +92,9 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   std::unique_ptr<TrackerServer> server(new TrackerServer());
   server->options_ = std::move(options);
   server->core_ = std::make_unique<TrackerCore>(server->options_.core, clock);
-  server->service_ = std::make_unique<Service>(server->core_.get(), server->options_.token);
+  const TrackerServerOptions& o = server->options_;
+  server->service_ = std::make_unique<Service>(
+      server->core_.get(), RoleToken(o.worker_token, o.token), RoleToken(o.client_token, o.token));
   grpc::ServerBuilder builder;
   builder.AddListeningPort(server->options_.listen_address, *creds, &server->port_);
   builder.SetMaxReceiveMessageSize(server->options_.max_message_bytes);

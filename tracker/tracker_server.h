@@ -1,6 +1,7 @@
-// The tracker's gRPC shell: serves TrackerCore over gRPC with token authentication, optional
-// TLS, bounded message sizes, and a background liveness thread. It only translates statuses
-// and threads; all decisions live in TrackerCore.
+// The tracker's gRPC shell: serves TrackerCore over gRPC with a token per role (worker,
+// client), optional TLS (with client certificates when a client CA is given), bounded message
+// sizes, and a background liveness thread. It only translates statuses and threads; all decisions
+// live in TrackerCore.
 #ifndef TUNEFARM_TRACKER_TRACKER_SERVER_H_
 #define TUNEFARM_TRACKER_TRACKER_SERVER_H_
 
@@ -24,8 +25,12 @@ namespace tunefarm {
 struct TrackerServerOptions {
   // host:port to listen on; port 0 lets the OS choose (see TrackerServer::port()).
   std::string listen_address = "127.0.0.1:0";
-  // Shared secret required on every call; empty disables authentication.
+  // Secret of each role: workers (Register, Heartbeat, Lease, FetchArtifact) and clients
+  // (Submit, FetchResults, Cancel); Summary takes either. An empty role token falls back to
+  // `token`, the farm's shared secret; all empty disables authentication.
   std::string token;
+  std::string worker_token;
+  std::string client_token;
   TlsOptions tls;
   // Larger requests are refused with ResourceExhausted.
   int max_message_bytes = 64 << 20;

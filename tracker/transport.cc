@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "tracker/random_token.h"
 
 namespace tunefarm {
 namespace {
@@ -37,17 +38,40 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
     const TlsOptions& tls) {
-  if (tls.ca_file.empty()) return grpc::InsecureChannelCredentials();
+  if (tls.client_cert_file.empty() != tls.client_key_file.empty()) {
+    return absl::InvalidArgumentError("a client certificate needs both its file and its key");
+  }
+  if (tls.ca_file.empty()) {
+    if (!tls.client_cert_file.empty()) {
+      return absl::InvalidArgumentError(
+          "a client certificate is only sent over TLS: give the tracker's CA too (--tls_ca)");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
   absl::StatusOr<std::string> ca = ReadPem(tls.ca_file);
   if (!ca.ok()) return ca.status();
   grpc::SslCredentialsOptions options;
   options.pem_root_certs = *ca;
+  if (!tls.client_cert_file.empty()) {
+    absl::StatusOr<std::string> cert = ReadPem(tls.client_cert_file);
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = ReadPem(tls.client_key_file);
+    if (!key.ok()) return key.status();
+    options.pem_cert_chain = *cert;
+    options.pem_private_key = *key;
+  }
   return grpc::SslCredentials(options);
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     const TlsOptions& tls) {
-  if (tls.cert_file.empty() && tls.key_file.empty()) return grpc::InsecureServerCredentials();
+  if (tls.cert_file.empty() && tls.key_file.empty()) {
+    if (!tls.client_ca_file.empty()) {
+      return absl::InvalidArgumentError(
+          "client certificates need TLS: give the server's certificate and key too");
+    }
+    return grpc::InsecureServerCredentials();
+  }
   if (tls.cert_file.empty() || tls.key_file.empty()) {
     return absl::InvalidArgumentError("TLS needs both a certificate and a key file");
   }
@@ -57,6 +81,12 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   if (!key.ok()) return key.status();
   grpc::SslServerCredentialsOptions options;
   options.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!tls.client_ca_file.empty()) {
+    absl::StatusOr<std::string> client_ca = ReadPem(tls.client_ca_file);
+    if (!client_ca.ok()) return client_ca.status();
+    options.pem_root_certs = *client_ca;
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
   return grpc::SslServerCredentials(options);
 }
 
@@ -81,23 +111,23 @@ void AttachToken(grpc::ClientContext* context, absl::string_view token) {
   if (!token.empty()) context->AddMetadata(kAuthMetadata, absl::StrCat(kBearer, token));
 }
 
-grpc::Status CheckToken(const grpc::ServerContext& context, absl::string_view token) {
-  if (token.empty()) return grpc::Status::OK;
+grpc::Status CheckToken(const grpc::ServerContext& context,
+                        std::initializer_list<absl::string_view> accepted) {
+  bool any = false;
+  for (absl::string_view token : accepted) any |= !token.empty();
+  if (!any) return grpc::Status::OK;
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(kAuthMetadata);
   std::string presented;
   if (it != metadata.end()) presented.assign(it->second.data(), it->second.size());
-  std::string expected = absl::StrCat(kBearer, token);
-  // Constant-time comparison: the time taken does not reveal a matching prefix.
-  unsigned char diff = presented.size() != expected.size();
-  for (size_t i = 0; i < presented.size() && i < expected.size(); ++i) {
-    diff |= static_cast<unsigned char>(presented[i] ^ expected[i]);
+  for (absl::string_view token : accepted) {
+    if (!token.empty() && SecretEquals(presented, absl::StrCat(kBearer, token))) {
+      return grpc::Status::OK;
+    }
   }
-  if (diff != 0) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        "missing or invalid token (pass --token or set TUNEFARM_TOKEN)");
-  }
-  return grpc::Status::OK;
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                      "missing or invalid token for this call (pass --token or set "
+                      "TUNEFARM_TOKEN; workers and clients may have separate tokens)");
 }
 
 }  // namespace tunefarm

@@ -6,6 +6,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -39,8 +40,10 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ad
 // Attaches the shared token to a call (no-op when empty).
 void AttachToken(grpc::ClientContext* context, absl::string_view token);
 
-// Checks the token of an incoming call in constant time. OK when `token` is empty.
-grpc::Status CheckToken(const grpc::ServerContext& context, absl::string_view token);
+// Checks the token of an incoming call in constant time against each of `accepted` that is
+// set. OK when none is set (authentication off for this call).
+grpc::Status CheckToken(const grpc::ServerContext& context,
+                        std::initializer_list<absl::string_view> accepted);
 
 }  // namespace tunefarm
 

@@ -17,7 +17,7 @@ class JobServer::Service final : public v1::JobService::Service {
 
   grpc::Status SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req,
                          v1::SubmitJobResponse* resp) override {
-    if (grpc::Status s = CheckToken(*ctx, token_); !s.ok()) return s;
+    if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
     auto id = manager_->Submit(req->spec());
     if (!id.ok()) return ToGrpcStatus(id.status());
     resp->set_job_id(*id);
@@ -26,7 +26,7 @@ class JobServer::Service final : public v1::JobService::Service {
 
   grpc::Status GetJob(grpc::ServerContext* ctx, const v1::JobRequest* req,
                       v1::JobStatus* resp) override {
-    if (grpc::Status s = CheckToken(*ctx, token_); !s.ok()) return s;
+    if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
     auto st = manager_->Get(req->job_id());
     if (!st.ok()) return ToGrpcStatus(st.status());
     *resp = *st;
@@ -35,7 +35,7 @@ class JobServer::Service final : public v1::JobService::Service {
 
   grpc::Status WatchJob(grpc::ServerContext* ctx, const v1::JobRequest* req,
                         grpc::ServerWriter<v1::JobStatus>* writer) override {
-    if (grpc::Status s = CheckToken(*ctx, token_); !s.ok()) return s;
+    if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
     int64_t version = 0;
     while (!ctx->IsCancelled()) {
       auto st = manager_->WaitForChange(req->job_id(), version, absl::Seconds(1));
@@ -51,7 +51,7 @@ class JobServer::Service final : public v1::JobService::Service {
 
   grpc::Status CancelJob(grpc::ServerContext* ctx, const v1::JobRequest* req,
                          v1::JobStatus* resp) override {
-    if (grpc::Status s = CheckToken(*ctx, token_); !s.ok()) return s;
+    if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
     auto st = manager_->Cancel(req->job_id());
     if (!st.ok()) return ToGrpcStatus(st.status());
     *resp = *st;
@@ -60,14 +60,14 @@ class JobServer::Service final : public v1::JobService::Service {
 
   grpc::Status ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest*,
                         v1::ListJobsResponse* resp) override {
-    if (grpc::Status s = CheckToken(*ctx, token_); !s.ok()) return s;
+    if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
     for (const v1::JobStatus& st : manager_->List()) *resp->add_jobs() = st;
     return grpc::Status::OK;
   }
 
   grpc::Status QueryBest(grpc::ServerContext* ctx, const v1::QueryBestRequest* req,
                          v1::QueryBestResponse* resp) override {
-    if (grpc::Status s = CheckToken(*ctx, token_); !s.ok()) return s;
+    if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
     if (log_ == nullptr) {
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                           "this job service runs without a tuning log (--db)");
