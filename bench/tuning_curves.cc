@@ -57,9 +57,11 @@ absl::StatusOr<Table> Sweep(const tuner::TuneTask& task, tuner::Measurer& measur
     std::vector<int64_t> batch;
     for (int64_t i = start; i < std::min(n, start + kBatch); ++i) batch.push_back(i);
     auto builds = tuner::BuildAll(task, batch, threads);
-    auto results = measurer.Measure(builds, reference, {});
-    if (!results.ok()) return results.status();
-    for (size_t i = 0; i < batch.size(); ++i) table[batch[i]] = tuner::ResultCost((*results)[i]);
+    tuner::MeasuredBatch measured = measurer.Measure(builds, reference, {});
+    if (!measured.status.ok()) return measured.status;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      table[batch[i]] = tuner::ResultCost(measured.results[i]);
+    }
     std::fprintf(stderr, "\r  sweep %s: %lld/%lld configs   ", task.workload.ToString().c_str(),
                  static_cast<long long>(std::min(n, start + kBatch)), static_cast<long long>(n));
   }

@@ -340,6 +340,31 @@ TEST_F(BadRequestTest, OversizedRequest_ResourceExhausted) {
   EXPECT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted) << s.status();
 }
 
+// An oversized request is an error at once, not back-pressure to wait out until the batch's
+// timeout; a full queue is back-pressure.
+TEST_F(BadRequestTest, OversizedRequestInBatch_ErrorNotBackPressure) {
+  std::string huge(2 << 20, 'x');
+  auto s = Client(kToken)->MeasureBatch("j", kKey, 0, {VaddRequest("big", huge, huge)},
+                                        absl::Seconds(30));
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted) << s.status();
+  EXPECT_FALSE(IsBackPressure(s.status()));
+}
+
+TEST(BackPressureTest, QueueFull_MarkedAsBackPressure) {
+  TrackerServerOptions options;
+  options.core.known_keys = {kKey};
+  options.core.max_queue_per_key = 1;
+  auto tracker = TrackerServer::Start(options);
+  ASSERT_TRUE(tracker.ok());
+  auto client = TrackerClient::Connect({.address = (*tracker)->address()});
+  ASSERT_TRUE(client.ok());
+  const std::string vadd = KernelBytes("vadd");
+  ASSERT_TRUE((*client)->Submit("j", kKey, 0, {VaddRequest("a", vadd, vadd)}).ok());
+  auto full = (*client)->Submit("j", kKey, 0, {VaddRequest("b", vadd, vadd)});
+  EXPECT_EQ(full.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(IsBackPressure(full.status())) << full.status();
+}
+
 TEST_F(BadRequestTest, MalformedRequest_InvalidArgument) {
   v1::MeasureRequest r;  // no id, no artifact
   EXPECT_EQ(Client(kToken)->Submit("j", kKey, 0, {r}).status().code(),

@@ -30,6 +30,10 @@ bool Transient(const absl::Status& s) {
 
 }  // namespace
 
+bool IsBackPressure(const absl::Status& status) {
+  return absl::IsResourceExhausted(status) && status.GetPayload(kBackPressurePayload).has_value();
+}
+
 struct TrackerClient::Impl {
   TrackerClientOptions options;
   std::unique_ptr<v1::Tracker::Stub> stub;
@@ -64,10 +68,15 @@ absl::StatusOr<v1::SubmitResponse> TrackerClient::Submit(
   request.set_device_key(device_key);
   request.set_priority(priority);
   for (const v1::MeasureRequest& r : requests) *request.add_requests() = r;
+  if (request.ByteSizeLong() > static_cast<size_t>(impl_->options.max_message_bytes)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "Submit of ", request.ByteSizeLong(), " bytes exceeds the message limit of ",
+        impl_->options.max_message_bytes, " bytes; send fewer or smaller requests per call"));
+  }
   grpc::ClientContext context;
   impl_->Prepare(&context);
   v1::SubmitResponse response;
-  absl::Status status = FromGrpcStatus(impl_->stub->Submit(&context, request, &response));
+  absl::Status status = FromGrpcCall(impl_->stub->Submit(&context, request, &response), context);
   if (!status.ok()) return status;
   return response;
 }
@@ -124,10 +133,20 @@ absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
     if (!to_submit.empty()) {
       std::vector<v1::MeasureRequest> chunk;
       std::vector<size_t> chunk_indices;
+      // At most kSubmitChunk requests and half the message limit per call (one request alone
+      // may take more; the tracker then refuses it as too large, an error).
+      size_t chunk_bytes = 0;
+      const size_t byte_budget = static_cast<size_t>(impl_->options.max_message_bytes) / 2;
       while (!to_submit.empty() && chunk.size() < static_cast<size_t>(kSubmitChunk)) {
         size_t index = to_submit.back();
+        if (!wanted.contains(requests[index].request_id())) {
+          to_submit.pop_back();
+          continue;
+        }
+        const size_t bytes = requests[index].ByteSizeLong();
+        if (!chunk.empty() && chunk_bytes + bytes > byte_budget) break;
         to_submit.pop_back();
-        if (!wanted.contains(requests[index].request_id())) continue;
+        chunk_bytes += bytes;
         chunk.push_back(requests[index]);
         chunk_indices.push_back(index);
       }
@@ -146,8 +165,9 @@ absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
         wait_and_retry();
         continue;
       }
-      if (!absl::IsResourceExhausted(s)) return s;
-      // Back-pressure: collect results until the queue has room again.
+      // A full queue: collect results until it has room again. Anything else, an oversized
+      // message included, is an error that waiting cannot cure.
+      if (!IsBackPressure(s)) return s;
     }
     absl::StatusOr<v1::FetchResultsResponse> got = FetchResults(job_id, kFetchWait, ack);
     if (!got.ok()) {

@@ -37,6 +37,11 @@ struct TrackerClientOptions {
   int max_message_bytes = 64 << 20;
 };
 
+// True for the tracker's "queue full" answer to Submit (a ResourceExhausted that asks the
+// caller to fetch results and retry); false for every other status, including the
+// ResourceExhausted of a message over the size limit.
+bool IsBackPressure(const absl::Status& status);
+
 class TrackerClient {
  public:
   // Creates a client; does not contact the tracker. Errors: NotFound/InvalidArgument (TLS).
@@ -46,7 +51,8 @@ class TrackerClient {
   // Queues `requests` for devices of `device_key` under `job_id`. Higher `priority` runs first;
   // jobs of equal priority share devices round robin.
   // Errors: InvalidArgument (malformed request), NotFound (no device of that key),
-  // ResourceExhausted (queue full: fetch results, then retry), Unauthenticated (bad token),
+  // ResourceExhausted (queue full: fetch results, then retry; IsBackPressure() is true — or,
+  // without that mark, a message over the size limit: an error), Unauthenticated (bad token),
   // Unavailable (tracker down or draining), DeadlineExceeded.
   absl::StatusOr<v1::SubmitResponse> Submit(const std::string& job_id,
                                             const std::string& device_key, int priority,
@@ -69,7 +75,9 @@ class TrackerClient {
   // for, under the same ids; it acknowledges each result only once it holds it, so none is
   // lost on the way. Errors: InvalidArgument, Unauthenticated and the like from the tracker;
   // NotFound (no device of that key, before the tracker ever accepted one of these requests);
-  // DeadlineExceeded when `timeout` passes first.
+  // ResourceExhausted (one request is larger than a message may be); DeadlineExceeded when
+  // `timeout` passes first. On an error `on_result` has seen every result that did arrive:
+  // a caller that keeps them there loses no measurement.
   absl::StatusOr<std::vector<v1::MeasureResult>> MeasureBatch(
       const std::string& job_id, const std::string& device_key, int priority,
       const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,

@@ -13,11 +13,13 @@ namespace tunefarm {
 namespace {
 
 // Runs `call` on the core after the token check and converts its result.
+// The core's only ResourceExhausted is a full queue: marked as back-pressure for the client.
 template <typename Response, typename Call>
-grpc::Status Serve(const grpc::ServerContext* context,
-                   std::initializer_list<absl::string_view> accepted, Call call, Response* out) {
+grpc::Status Serve(grpc::ServerContext* context, std::initializer_list<absl::string_view> accepted,
+                   Call call, Response* out) {
   if (grpc::Status auth = CheckToken(*context, accepted); !auth.ok()) return auth;
   absl::StatusOr<Response> result = call();
+  if (absl::IsResourceExhausted(result.status())) MarkBackPressure(context);
   if (!result.ok()) return ToGrpcStatus(result.status());
   *out = std::move(*result);
   return grpc::Status::OK;
@@ -97,8 +99,7 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
       server->core_.get(), RoleToken(o.worker_token, o.token), RoleToken(o.client_token, o.token));
   grpc::ServerBuilder builder;
   builder.AddListeningPort(server->options_.listen_address, *creds, &server->port_);
-  builder.SetMaxReceiveMessageSize(server->options_.max_message_bytes);
-  builder.SetMaxSendMessageSize(server->options_.max_message_bytes);
+  ConfigureServerBuilder(builder, server->options_.max_message_bytes);
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {

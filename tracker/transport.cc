@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tracker/random_token.h"
@@ -13,6 +14,8 @@ namespace {
 
 constexpr char kAuthMetadata[] = "authorization";
 constexpr char kBearer[] = "Bearer ";
+// Trailing metadata of a back-pressure error.
+constexpr char kBackPressureMetadata[] = "tunefarm-back-pressure";
 
 absl::StatusOr<std::string> ReadPem(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -98,6 +101,10 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ad
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(max_message_bytes);
   args.SetMaxSendMessageSize(max_message_bytes);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   // Reconnect quickly after a tracker restart instead of backing off for minutes.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
@@ -105,6 +112,30 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ad
     args.SetSslTargetNameOverride(tls.server_name_override);
   }
   return grpc::CreateCustomChannel(address, *creds, args);
+}
+
+void ConfigureServerBuilder(grpc::ServerBuilder& builder, int max_message_bytes) {
+  builder.SetMaxReceiveMessageSize(max_message_bytes);
+  builder.SetMaxSendMessageSize(max_message_bytes);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 3 * kKeepaliveTimeMs);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                             kKeepaliveTimeMs / 2);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+}
+
+void MarkBackPressure(grpc::ServerContext* context) {
+  context->AddTrailingMetadata(kBackPressureMetadata, "queue-full");
+}
+
+absl::Status FromGrpcCall(const grpc::Status& status, const grpc::ClientContext& context) {
+  absl::Status s = FromGrpcStatus(status);
+  if (absl::IsResourceExhausted(s) &&
+      context.GetServerTrailingMetadata().count(kBackPressureMetadata) > 0) {
+    s.SetPayload(kBackPressurePayload, absl::Cord("1"));
+  }
+  return s;
 }
 
 void AttachToken(grpc::ClientContext* context, absl::string_view token) {

@@ -32,7 +32,28 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     const TlsOptions& tls);
 
-// A channel to `address` with bounded message sizes.
+// Keepalive of every channel and server: a client pings an idle connection this often and
+// drops it when no answer comes within the timeout, so a silently broken link (a partition, a
+// host gone) fails calls in seconds instead of hanging until their deadlines.
+inline constexpr int kKeepaliveTimeMs = 10000;
+inline constexpr int kKeepaliveTimeoutMs = 5000;
+
+// Bounded message sizes and keepalive for a server: it pings idle clients, accepts their
+// pings down to half of kKeepaliveTimeMs apart, even between calls.
+void ConfigureServerBuilder(grpc::ServerBuilder& builder, int max_message_bytes);
+
+// Marks a server's error as back-pressure (the tracker's queue is full: fetch results, then
+// retry), as opposed to a ResourceExhausted that gRPC itself raises for an oversized message.
+void MarkBackPressure(grpc::ServerContext* context);
+
+// The absl::Status payload of a back-pressure error on the client side.
+inline constexpr char kBackPressurePayload[] = "type.tunefarm.dev/back-pressure";
+
+// FromGrpcStatus for a finished client call; a status the server marked as back-pressure
+// carries the kBackPressurePayload (see IsBackPressure in tracker_client.h).
+absl::Status FromGrpcCall(const grpc::Status& status, const grpc::ClientContext& context);
+
+// A channel to `address` with bounded message sizes and keepalive.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& address,
                                                            const TlsOptions& tls,
                                                            int max_message_bytes);

@@ -13,19 +13,22 @@ TrackerMeasurer::TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions o
   nonce_ = absl::StrCat(absl::Hex(static_cast<uint64_t>(rd()) << 32 | rd()));
 }
 
-absl::StatusOr<std::vector<v1::MeasureResult>> TrackerMeasurer::Measure(
-    const std::vector<BuildResult>& builds, const BuildResult& reference,
-    const std::vector<std::string>& avoid_workers) {
-  std::vector<v1::MeasureResult> out(builds.size());
+MeasuredBatch TrackerMeasurer::Measure(const std::vector<BuildResult>& builds,
+                                       const BuildResult& reference,
+                                       const std::vector<std::string>& avoid_workers) {
+  MeasuredBatch out;
+  out.results.resize(builds.size());
+  out.arrived.assign(builds.size(), false);
   std::vector<v1::MeasureRequest> requests;
   std::map<std::string, size_t> slot;
   for (size_t i = 0; i < builds.size(); ++i) {
     const BuildResult& b = builds[i];
     std::string id = absl::StrCat(options_.job_id, "/", nonce_, "/", next_request_++);
     if (!b.status.ok()) {
-      out[i].set_request_id(id);
-      out[i].set_error(v1::BUILD_ERROR);
-      out[i].set_message(std::string(b.status.message()));
+      out.results[i].set_request_id(id);
+      out.results[i].set_error(v1::BUILD_ERROR);
+      out.results[i].set_message(std::string(b.status.message()));
+      out.arrived[i] = true;
       continue;
     }
     v1::MeasureRequest r;
@@ -44,13 +47,16 @@ absl::StatusOr<std::vector<v1::MeasureResult>> TrackerMeasurer::Measure(
     requests.push_back(std::move(r));
   }
   if (requests.empty()) return out;
-  auto results = client_->MeasureBatch(options_.job_id, options_.device_key, options_.priority,
-                                       requests, options_.batch_timeout);
-  if (!results.ok()) return results.status();
-  for (v1::MeasureResult& r : *results) {
-    auto it = slot.find(r.request_id());
-    if (it != slot.end()) out[it->second] = std::move(r);
-  }
+  // Each result is kept as it arrives, so a batch that fails part-way loses none of them.
+  auto results =
+      client_->MeasureBatch(options_.job_id, options_.device_key, options_.priority, requests,
+                            options_.batch_timeout, [&](const v1::MeasureResult& r) {
+                              auto it = slot.find(r.request_id());
+                              if (it == slot.end()) return;
+                              out.results[it->second] = r;
+                              out.arrived[it->second] = true;
+                            });
+  if (!results.ok()) out.status = results.status();
   return out;
 }
 

@@ -19,18 +19,30 @@
 
 namespace tunefarm::tuner {
 
+// What one Measure call brought back.
+struct MeasuredBatch {
+  // One per build, in build order; results[i] is empty where arrived[i] is false.
+  std::vector<v1::MeasureResult> results;
+  std::vector<bool> arrived;
+  // OK when every result arrived. Otherwise why the others did not (the farm unreachable past
+  // the batch timeout, the job refused); the results that did arrive are real measurements and
+  // are to be recorded all the same.
+  absl::Status status;
+};
+
 class Measurer {
  public:
   virtual ~Measurer() = default;
   // One result per build, in the same order. Builds that failed come back as BUILD_ERROR
   // without reaching a device; `reference` (the unscheduled program) checks correctness.
-  // Errors: the farm is unreachable or refuses the job (Unavailable, NotFound for an unknown
-  // device key, Unauthenticated); per-config failures are results, not errors.
+  // Errors (in MeasuredBatch::status): the farm is unreachable or refuses the job
+  // (Unavailable, NotFound for an unknown device key, Unauthenticated, DeadlineExceeded);
+  // per-config failures are results, not errors.
   // `avoid_workers` (empty, or one per build; "" = any) asks the farm to measure each build on
   // another device than the named one when it has one (top-k re-measurement).
-  virtual absl::StatusOr<std::vector<v1::MeasureResult>> Measure(
-      const std::vector<BuildResult>& builds, const BuildResult& reference,
-      const std::vector<std::string>& avoid_workers) = 0;
+  virtual MeasuredBatch Measure(const std::vector<BuildResult>& builds,
+                                const BuildResult& reference,
+                                const std::vector<std::string>& avoid_workers) = 0;
   // Live devices that can measure (for deciding whether top-k re-measurement has a second
   // device).
   virtual absl::StatusOr<int> LiveDevices() = 0;
@@ -59,9 +71,8 @@ class TrackerMeasurer : public Measurer {
  public:
   // `client` must outlive the measurer.
   TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions options);
-  absl::StatusOr<std::vector<v1::MeasureResult>> Measure(
-      const std::vector<BuildResult>& builds, const BuildResult& reference,
-      const std::vector<std::string>& avoid_workers) override;
+  MeasuredBatch Measure(const std::vector<BuildResult>& builds, const BuildResult& reference,
+                        const std::vector<std::string>& avoid_workers) override;
   absl::StatusOr<int> LiveDevices() override;
   void Cancel() override;
   std::optional<v1::DeviceDescription> Describe(const std::string& worker_id) override;

@@ -191,20 +191,21 @@ absl::Status TuningSession::Step() {
   std::vector<BuildResult> builds = BuildAll(task_, *batch, options_.build_threads);
   result_.time.build_s += build_watch.Seconds();
   Stopwatch measure_watch;
-  auto measured = measurer_->Measure(builds, reference_, {});
+  MeasuredBatch measured = measurer_->Measure(builds, reference_, {});
   result_.time.measure_s += measure_watch.Seconds();
-  if (!measured.ok()) return measured.status();
 
+  // Whatever arrived is recorded and learnt from, even when the farm failed part-way.
   std::vector<db::Record> records;
   std::vector<MeasuredPoint> points;
   std::vector<std::string> workers;
   for (size_t i = 0; i < batch->size(); ++i) {
-    workers.push_back((*measured)[i].worker_id());
-    const v1::MeasureResult& r = (*measured)[i];
+    if (!measured.arrived[i]) continue;
+    const v1::MeasureResult& r = measured.results[i];
+    workers.push_back(r.worker_id());
     points.push_back(MeasuredPoint{(*batch)[i], ResultCost(r)});
     if (log_ != nullptr) records.push_back(MakeRecord(task_, (*batch)[i], r, options_, *measurer_));
   }
-  if (log_ != nullptr) {
+  if (log_ != nullptr && !records.empty()) {
     Stopwatch record_watch;
     auto ids = log_->Insert(records);
     result_.time.record_s += record_watch.Seconds();
@@ -212,6 +213,7 @@ absl::Status TuningSession::Step() {
   }
   for (size_t i = 0; i < points.size(); ++i) Observe(points[i].index, points[i].cost_s, workers[i]);
   result_.measured += static_cast<int>(points.size());
+  if (!measured.status.ok()) return measured.status;
   Stopwatch update_watch;
   absl::Status u = strategy_->Update(points);
   result_.time.search_s += update_watch.Seconds();
@@ -260,9 +262,21 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
     result_.time.build_s += build_watch.Seconds();
     Stopwatch measure_watch;
     // On a second device when the farm has one: a config's lead must hold across devices.
-    auto again = measurer_->Measure(builds, reference_, first_workers);
+    MeasuredBatch again = measurer_->Measure(builds, reference_, first_workers);
     result_.time.measure_s += measure_watch.Seconds();
-    if (!again.ok()) return again.status();
+    if (!again.status.ok()) {
+      // Keep the re-measurements that arrived, then report why the others did not.
+      std::vector<db::Record> arrived;
+      for (size_t i = 0; i < top.size() && log_ != nullptr; ++i) {
+        if (again.arrived[i]) {
+          arrived.push_back(MakeRecord(task_, top[i], again.results[i], options_, *measurer_));
+        }
+      }
+      if (!arrived.empty()) {
+        if (auto ids = log_->Insert(arrived); !ids.ok()) return ids.status();
+      }
+      return again.status;
+    }
     std::vector<db::Record> records;
     for (size_t i = 0; i < top.size(); ++i) {
       RemeasuredConfig rc;
@@ -270,12 +284,12 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       auto cfg = task_.space->Get(top[i]);
       rc.config = cfg.ok() ? cfg->ToJson() : "";
       rc.first_cost_s = ranked[i].first;
-      rc.second_cost_s = ResultCost((*again)[i]);
+      rc.second_cost_s = ResultCost(again.results[i]);
       rc.first_worker = first_workers[i];
-      rc.second_worker = (*again)[i].worker_id();
+      rc.second_worker = again.results[i].worker_id();
       result_.top_k.push_back(rc);
       if (log_ != nullptr) {
-        records.push_back(MakeRecord(task_, top[i], (*again)[i], options_, *measurer_));
+        records.push_back(MakeRecord(task_, top[i], again.results[i], options_, *measurer_));
       }
     }
     if (log_ != nullptr && !records.empty()) {

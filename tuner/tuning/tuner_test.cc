@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "db/tuning_log.h"
 #include "gtest/gtest.h"
 
 namespace tunefarm::tuner {
@@ -32,11 +33,19 @@ class FakeMeasurer : public Measurer {
   std::map<int64_t, double> table;
   double jitter = 0;
   int calls = 0;
-  absl::StatusOr<std::vector<v1::MeasureResult>> Measure(const std::vector<BuildResult>& builds,
-                                                         const BuildResult&,
-                                                         const std::vector<std::string>&) override {
-    std::vector<v1::MeasureResult> out;
+  // After this many results the farm "fails": the rest of that batch never arrives.
+  int fail_after = -1;
+  MeasuredBatch Measure(const std::vector<BuildResult>& builds, const BuildResult&,
+                        const std::vector<std::string>&) override {
+    MeasuredBatch out;
     for (const BuildResult& b : builds) {
+      if (fail_after == 0) {
+        out.results.emplace_back();
+        out.arrived.push_back(false);
+        out.status = absl::DeadlineExceededError("farm unreachable");
+        continue;
+      }
+      if (fail_after > 0) --fail_after;
       v1::MeasureResult r;
       if (!b.status.ok()) {
         r.set_error(v1::BUILD_ERROR);
@@ -46,7 +55,8 @@ class FakeMeasurer : public Measurer {
         if (++seen_[b.index] % 2 == 0) cost *= 1 + jitter;
         r.add_costs_s(cost);
       }
-      out.push_back(r);
+      out.results.push_back(r);
+      out.arrived.push_back(true);
     }
     ++calls;
     return out;
@@ -80,6 +90,22 @@ TEST(Tune, TiesWithinNoise_SmallestIndexWins_Repeatably) {
     EXPECT_EQ(r->top_k.size(), 3u);
     EXPECT_EQ(r->best_index, 3);  // 3 and 5 tie within 2%; 3 is smaller.
   }
+}
+
+TEST(Tune, FarmFailsPartWay_ArrivedResultsRecordedThenError) {
+  TuneTask task = SmallTask();
+  auto log = db::TuningLog::Open(::testing::TempDir() + "/partial.db");
+  ASSERT_TRUE(log.ok()) << log.status();
+  FakeMeasurer m;
+  m.fail_after = 6;  // the second batch of 4 gets 2 results, then the farm is gone
+  Sequential s(task.space->size());
+  TuneOptions o;
+  o.trials = 12;
+  o.batch_size = 4;
+  o.top_k = 0;
+  auto r = Tune(task, s, m, log->get(), o);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+  EXPECT_EQ(*(*log)->CountRecords(), 6);
 }
 
 TEST(Tune, ClearLeader_WinsOverSmallerIndex) {
