@@ -57,7 +57,7 @@ absl::StatusOr<Table> Sweep(const tuner::TuneTask& task, tuner::Measurer& measur
     std::vector<int64_t> batch;
     for (int64_t i = start; i < std::min(n, start + kBatch); ++i) batch.push_back(i);
     auto builds = tuner::BuildAll(task, batch, threads);
-    tuner::MeasuredBatch measured = measurer.Measure(builds, reference, {});
+    tuner::MeasuredBatch measured = measurer.Measure(builds, reference, {}, nullptr);
     if (!measured.status.ok()) return measured.status;
     for (size_t i = 0; i < batch.size(); ++i) {
       table[batch[i]] = tuner::ResultCost(measured.results[i]);

@@ -81,9 +81,26 @@ CREATE INDEX records_job ON records(job_id, id) WHERE job_id IS NOT NULL;
 CREATE INDEX records_device ON records(device_key);
 )sql";
 
+// Version 3: exactly-once recording and the job service's own state. A record may carry the
+// farm's request id; no two records share one, so a result delivered twice is stored once.
+// service_jobs holds the job service's jobs (db/job_store.h), so a restarted service resumes
+// them. Existing records get no request id.
+constexpr char kSchemaV3[] = R"sql(
+ALTER TABLE records ADD COLUMN request_id TEXT;
+CREATE UNIQUE INDEX records_request ON records(request_id) WHERE request_id IS NOT NULL;
+CREATE TABLE service_jobs(
+  job_id TEXT PRIMARY KEY,           -- the job service's id, e.g. "job-7"
+  seq INTEGER NOT NULL,              -- submission order
+  status BLOB NOT NULL,              -- tunefarm.v1.JobStatus (protobuf), the spec included
+  terminal INTEGER NOT NULL,         -- 1 once the job succeeded, failed or was cancelled
+  updated_at REAL NOT NULL
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
+    {3, kSchemaV3},
 };
 static_assert(std::size(kMigrations) == kCurrentSchemaVersion, "one migration per schema version");
 

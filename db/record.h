@@ -117,6 +117,9 @@ struct Record {
   std::string tuner_version;
   // Unix time of the measurement in seconds.
   double timestamp = 0;
+  // The farm's id of the measurement request; empty when unknown (imported, older logs). The
+  // log stores each request id at most once.
+  std::string request_id;
 
   // A record is valid (may win best-k) iff error == kOk and it has at least one positive,
   // finite cost.

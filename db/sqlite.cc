@@ -55,6 +55,12 @@ Statement& Statement::BindText(int index, absl::string_view value) {
   return *this;
 }
 
+Statement& Statement::BindBlob(int index, absl::string_view bytes) {
+  NoteBind(sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
+                             SQLITE_TRANSIENT));
+  return *this;
+}
+
 Statement& Statement::BindNull(int index) {
   NoteBind(sqlite3_bind_null(stmt_, index));
   return *this;
@@ -80,6 +86,12 @@ std::string Statement::ColumnText(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return "";
   return std::string(reinterpret_cast<const char*>(text), sqlite3_column_bytes(stmt_, column));
+}
+
+std::string Statement::ColumnBlob(int column) const {
+  const void* bytes = sqlite3_column_blob(stmt_, column);
+  if (bytes == nullptr) return "";
+  return std::string(static_cast<const char*>(bytes), sqlite3_column_bytes(stmt_, column));
 }
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,

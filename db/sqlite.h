@@ -41,6 +41,8 @@ class Statement {
   Statement& BindDouble(int index, double value);
   Statement& BindText(int index, absl::string_view value);
   Statement& BindNull(int index);
+  // Arbitrary bytes (e.g. a serialized protobuf), stored as a BLOB.
+  Statement& BindBlob(int index, absl::string_view bytes);
 
   // Steps once. Returns true when a row is available, false when done.
   // Unavailable: the database stayed busy past the busy timeout. DataLoss: corrupt file.
@@ -52,6 +54,7 @@ class Statement {
   int64_t ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
   double ColumnDouble(int column) const { return sqlite3_column_double(stmt_, column); }
   std::string ColumnText(int column) const;
+  std::string ColumnBlob(int column) const;
   bool ColumnIsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
  private:

@@ -21,7 +21,8 @@ namespace {
   "COALESCE(d.cpu_model, ''), COALESCE(d.gpu_model, ''), COALESCE(d.cores, 0), "   \
   "COALESCE(d.driver_version, ''), COALESCE(d.compiler_version, ''), "             \
   "COALESCE(r.job_id, 0), r.config_index, r.config_json, r.costs, r.error_class, " \
-  "r.error_message, r.tuner_version, r.timestamp, r.mean_cost "                    \
+  "r.error_message, r.tuner_version, r.timestamp, r.mean_cost, "                   \
+  "COALESCE(r.request_id, '') "                                                    \
   "FROM records r JOIN workloads w ON w.id = r.workload_id "                       \
   "JOIN targets t ON t.id = r.target_id LEFT JOIN devices d ON d.id = r.device_id "
 
@@ -65,8 +66,9 @@ constexpr char kUpsertDevice[] =
 constexpr char kSelectDevice[] = "SELECT id FROM devices WHERE key = ?1 AND fingerprint = ?2";
 constexpr char kInsertRecord[] =
     "INSERT INTO records(workload_id, target_id, device_key, device_id, job_id, config_index, "
-    "config_json, costs, mean_cost, error_class, error_message, tuner_version, timestamp) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    "config_json, costs, mean_cost, error_class, error_message, tuner_version, timestamp, "
+    "request_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+constexpr char kRecordOfRequest[] = "SELECT id FROM records WHERE request_id = ?1";
 constexpr char kInsertJob[] =
     "INSERT INTO jobs(name, created_at, target, device_key, tuner_version, trials) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
@@ -114,6 +116,7 @@ absl::StatusOr<Record> ReadRecord(const Statement& s) {
   r.error_message = s.ColumnText(16);
   r.tuner_version = s.ColumnText(17);
   r.timestamp = s.ColumnDouble(18);
+  r.request_id = s.ColumnText(20);
   return r;
 }
 
@@ -317,6 +320,18 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::InsertLocked(
   ids.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
+    if (!r.request_id.empty()) {
+      // Delivered before (a result sent again after a lost acknowledgement): stored once.
+      absl::StatusOr<Statement> seen = writer_->Prepare(kRecordOfRequest);
+      if (!seen.ok()) return seen.status();
+      seen->BindText(1, r.request_id);
+      absl::StatusOr<bool> row = seen->Step();
+      if (!row.ok()) return row.status();
+      if (*row) {
+        ids.push_back(seen->ColumnInt(0));
+        continue;
+      }
+    }
     absl::StatusOr<int64_t> workload_id = WorkloadId(r.workload);
     if (!workload_id.ok()) return workload_id.status();
     absl::StatusOr<int64_t> target_id = TargetId(r.target);
@@ -340,6 +355,11 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::InsertLocked(
       s->BindInt(5, r.job_id);
     } else {
       s->BindNull(5);
+    }
+    if (!r.request_id.empty()) {
+      s->BindText(14, r.request_id);
+    } else {
+      s->BindNull(14);
     }
     if (std::optional<double> mean = r.MeanCost(); mean.has_value()) {
       s->BindDouble(9, *mean);

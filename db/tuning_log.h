@@ -140,7 +140,9 @@ class TuningLog {
   // FailedPrecondition: opened read_only. Unavailable/Internal: SQLite errors.
   absl::StatusOr<int64_t> CreateJob(const JobInfo& job);
 
-  // Inserts `records` in one transaction (all or nothing) and returns their ids in order.
+  // Inserts `records` in one transaction (all or nothing) and returns their ids in order. A
+  // record whose request_id the log already holds is not stored again: its id is the stored
+  // record's (exactly once per measurement request).
   // Record::id is ignored; config_json is stored canonicalized. Workloads, targets and devices are
   // created on first use. InvalidArgument: a record has no template, target or device key, args
   // that are not a

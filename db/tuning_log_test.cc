@@ -118,6 +118,36 @@ TEST_F(TuningLogTest, Insert_OneMalformedRecord_NothingWritten) {
   EXPECT_EQ(*log_->CountRecords(), 0);
 }
 
+TEST_F(TuningLogTest, Insert_SameRequestIdTwice_StoredOnce) {
+  Workload w = DenseWorkload(64, 64, 64);
+  Record first = MakeRecord(w, 1, 0.1);
+  first.request_id = "job-1/abc/0";
+  Record again = MakeRecord(w, 1, 0.2);  // the same result delivered twice
+  again.request_id = first.request_id;
+  Record other = MakeRecord(w, 2, 0.3);
+  other.request_id = "job-1/abc/1";
+  auto ids = log_->Insert({first, other});
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  auto repeated = log_->Insert({again, MakeRecord(w, 3, 0.4)});
+  ASSERT_TRUE(repeated.ok()) << repeated.status();
+  EXPECT_EQ((*repeated)[0], (*ids)[0]);  // the stored record's id
+  EXPECT_EQ(*log_->CountRecords(), 3);
+  // Within one batch too, and records without a request id are never merged.
+  Record twice = MakeRecord(w, 4, 0.5);
+  twice.request_id = "job-1/abc/2";
+  ASSERT_TRUE(log_->Insert({twice, twice, MakeRecord(w, 3, 0.4)}).ok());
+  EXPECT_EQ(*log_->CountRecords(), 5);
+  std::vector<std::string> request_ids;
+  ASSERT_TRUE(log_->ForEachRecord({},
+                                  [&](const Record& r) {
+                                    request_ids.push_back(r.request_id);
+                                    return absl::OkStatus();
+                                  })
+                  .ok());
+  EXPECT_EQ(request_ids,
+            (std::vector<std::string>{"job-1/abc/0", "job-1/abc/1", "", "job-1/abc/2", ""}));
+}
+
 TEST_F(TuningLogTest, Insert_RoundTrip_IdenticalRecords) {
   Workload w = DenseWorkload(16, 32, 64);
   int64_t job = *log_->CreateJob({0, "job", "llvm -mcpu=znver4", "cpu-znver4", "t", 10, 1.0});

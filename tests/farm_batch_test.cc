@@ -47,9 +47,11 @@ TEST_F(FarmBatchTest, MeasureBatch_200Artifacts_ExactlyOneResultEach) {
     batch.push_back(VaddRequest(absl::StrCat("batch/", i), Variant(candidate, i), reference));
   }
   std::map<std::string, int> seen;
-  absl::StatusOr<std::vector<v1::MeasureResult>> results =
-      client_->MeasureBatch("job-batch", "cpu-test", 0, batch, absl::Seconds(120),
-                            [&](const v1::MeasureResult& r) { ++seen[r.request_id()]; });
+  absl::StatusOr<std::vector<v1::MeasureResult>> results = client_->MeasureBatch(
+      "job-batch", "cpu-test", 0, batch, absl::Seconds(120), [&](const v1::MeasureResult& r) {
+        ++seen[r.request_id()];
+        return absl::OkStatus();
+      });
   ASSERT_TRUE(results.ok()) << results.status();
   ASSERT_EQ(results->size(), 200u);
   std::set<std::string> workers;

@@ -105,6 +105,7 @@ TEST(FarmFault, ServerKilledMidBatch_WorkRequeued_NothingLostOrDoubled) {
                                              kill(pids[0], SIGKILL);
                                              killed = true;
                                            }
+                                           return absl::OkStatus();
                                          });
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_TRUE(killed);
@@ -228,6 +229,7 @@ TEST(FarmFault, TrackerRestartsMidBatch_BatchCompletesExactlyOnce) {
                                         if (++seen[r.request_id()] == 1 && seen.size() == 5) {
                                           restart.Notify();
                                         }
+                                        return absl::OkStatus();
                                       });
   });
   EXPECT_TRUE(restart.WaitForNotificationWithTimeout(absl::Seconds(60)));

@@ -98,7 +98,7 @@ absl::StatusOr<v1::FetchResultsResponse> TrackerClient::FetchResults(
 absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
     const std::string& job_id, const std::string& device_key, int priority,
     const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,
-    const std::function<void(const v1::MeasureResult&)>& on_result) {
+    const std::function<absl::Status(const v1::MeasureResult&)>& on_result) {
   const absl::Time deadline = absl::Now() + timeout;
   // Indices of requests still without a result, and of those to (re)submit.
   absl::flat_hash_map<std::string, size_t> wanted;
@@ -188,11 +188,17 @@ absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
     note_incarnation(got->tracker_incarnation());
     for (v1::MeasureResult& r : *got->mutable_results()) {
       if (!batch.contains(r.request_id())) continue;  // another caller's: not ours to take
-      ack.push_back(r.request_id());
       auto it = wanted.find(r.request_id());
-      if (it == wanted.end()) continue;  // held already (an acknowledgement was lost)
+      if (it == wanted.end()) {
+        ack.push_back(r.request_id());  // held already (an acknowledgement was lost)
+        continue;
+      }
+      // Taken over only once the caller has it: acknowledged with the next call.
+      if (on_result) {
+        if (absl::Status s = on_result(r); !s.ok()) return s;
+      }
+      ack.push_back(r.request_id());
       wanted.erase(it);
-      if (on_result) on_result(r);
       results.push_back(std::move(r));
     }
   }

@@ -68,7 +68,10 @@ class TrackerClient {
                                                         const std::vector<std::string>& ack = {});
 
   // Submits `requests` (in chunks, retrying on back-pressure) and collects exactly one result
-  // per request; `on_result` (optional) sees each as it arrives. Results come back in arrival
+  // per request; `on_result` (optional) sees each as it arrives, before the tracker is told it
+  // was received: a result is acknowledged only after `on_result` returned OK for it, so a
+  // callback that makes results durable gets each exactly once even if this process dies (an
+  // error from it ends the batch with that error, unacknowledged). Results come back in arrival
   // order. A job survives the farm: while the tracker is unreachable (Unavailable,
   // DeadlineExceeded of one call) it retries with backoff; when the tracker restarted (a new
   // incarnation, or it no longer knows the job) it resubmits every request it still waits
@@ -81,7 +84,7 @@ class TrackerClient {
   absl::StatusOr<std::vector<v1::MeasureResult>> MeasureBatch(
       const std::string& job_id, const std::string& device_key, int priority,
       const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,
-      const std::function<void(const v1::MeasureResult&)>& on_result = nullptr);
+      const std::function<absl::Status(const v1::MeasureResult&)>& on_result = nullptr);
 
   // Drops the job's queued and leased requests; returns how many. Errors: NotFound.
   absl::StatusOr<int> Cancel(const std::string& job_id);

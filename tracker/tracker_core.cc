@@ -423,8 +423,14 @@ absl::StatusOr<v1::CancelResponse> TrackerCore::Cancel(const v1::CancelRequest& 
     ++cancelled;
   }
   for (auto& [key, queue] : queues_) queue.jobs.erase(request.job_id());
-  job_it->second.pending = 0;
-  job_it->second.ready.SignalAll();
+  // Its results go too: a cancelled job's client takes nothing more (a job service resuming
+  // a job after its own restart cancels the old run's leftovers this way).
+  Job& job = job_it->second;
+  job.pending = 0;
+  job.outbox.clear();
+  job.unacked.clear();
+  job.ready.SignalAll();
+  if (job.waiters == 0) jobs_.erase(job_it);
   v1::CancelResponse response;
   response.set_cancelled(cancelled);
   return response;

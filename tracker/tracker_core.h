@@ -122,8 +122,8 @@ class TrackerCore {
   // Errors: NotFound (unknown job: never submitted, forgotten, or lost in a tracker restart).
   absl::StatusOr<v1::FetchResultsResponse> FetchResults(const v1::FetchResultsRequest& request);
 
-  // Drops the queued and leased requests of a job; late results for them are ignored.
-  // Errors: NotFound (unknown job).
+  // Drops the queued and leased requests of a job and the results not yet acknowledged, then
+  // forgets the job; late results for it are ignored. Errors: NotFound (unknown job).
   absl::StatusOr<v1::CancelResponse> Cancel(const v1::CancelRequest& request);
 
   v1::FarmSummary Summary() const;

@@ -433,6 +433,21 @@ TEST_F(TrackerCoreTest, Lease_ArtifactSentOncePerWorker) {
   EXPECT_TRUE(core_.FetchArtifact(fetch).ok());
 }
 
+TEST_F(TrackerCoreTest, Cancel_UnacknowledgedResults_JobForgotten) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());
+  ASSERT_EQ(Lease("w1", 2)->tasks_size(), 2);
+  ASSERT_TRUE(Lease("w1", 0, {"a"}).ok());
+  EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});  // never acknowledged
+  v1::CancelRequest c;
+  c.set_job_id("j");
+  EXPECT_EQ(core_.Cancel(c)->cancelled(), 1);
+  EXPECT_EQ(core_.jobs(), 0);
+  ASSERT_TRUE(Lease("w1", 0, {"b"}).ok());  // a late result of the cancelled job
+  EXPECT_EQ(core_.jobs(), 0);
+  EXPECT_TRUE(core_.Drained());
+}
+
 TEST_F(TrackerCoreTest, Cancel_QueuedWork_Dropped) {
   Register("w1");
   ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());

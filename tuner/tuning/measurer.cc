@@ -15,7 +15,8 @@ TrackerMeasurer::TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions o
 
 MeasuredBatch TrackerMeasurer::Measure(const std::vector<BuildResult>& builds,
                                        const BuildResult& reference,
-                                       const std::vector<std::string>& avoid_workers) {
+                                       const std::vector<std::string>& avoid_workers,
+                                       const ResultSink& sink) {
   MeasuredBatch out;
   out.results.resize(builds.size());
   out.arrived.assign(builds.size(), false);
@@ -46,15 +47,26 @@ MeasuredBatch TrackerMeasurer::Measure(const std::vector<BuildResult>& builds,
     slot[id] = i;
     requests.push_back(std::move(r));
   }
+  for (size_t i = 0; i < builds.size() && sink; ++i) {
+    if (!out.arrived[i]) continue;
+    if (absl::Status s = sink(i, out.results[i]); !s.ok()) {
+      out.status = s;
+      return out;
+    }
+  }
   if (requests.empty()) return out;
   // Each result is kept as it arrives, so a batch that fails part-way loses none of them.
   auto results =
       client_->MeasureBatch(options_.job_id, options_.device_key, options_.priority, requests,
                             options_.batch_timeout, [&](const v1::MeasureResult& r) {
                               auto it = slot.find(r.request_id());
-                              if (it == slot.end()) return;
+                              if (it == slot.end()) return absl::OkStatus();
+                              if (sink) {
+                                if (absl::Status s = sink(it->second, r); !s.ok()) return s;
+                              }
                               out.results[it->second] = r;
                               out.arrived[it->second] = true;
+                              return absl::OkStatus();
                             });
   if (!results.ok()) out.status = results.status();
   return out;

@@ -4,6 +4,7 @@
 #define TUNEFARM_TUNER_TUNING_MEASURER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,6 +31,11 @@ struct MeasuredBatch {
   absl::Status status;
 };
 
+// Sees each result as it arrives (build_index: its position in the builds), before the farm
+// is told it was received. A sink that records it durably gets every measurement exactly once
+// even if the process dies mid-batch; its error ends the batch (MeasuredBatch::status).
+using ResultSink = std::function<absl::Status(size_t build_index, const v1::MeasureResult&)>;
+
 class Measurer {
  public:
   virtual ~Measurer() = default;
@@ -39,10 +45,12 @@ class Measurer {
   // (Unavailable, NotFound for an unknown device key, Unauthenticated, DeadlineExceeded);
   // per-config failures are results, not errors.
   // `avoid_workers` (empty, or one per build; "" = any) asks the farm to measure each build on
-  // another device than the named one when it has one (top-k re-measurement).
+  // another device than the named one when it has one (top-k re-measurement). `sink` (may be
+  // empty) sees every result, BUILD_ERROR ones included, as it arrives.
   virtual MeasuredBatch Measure(const std::vector<BuildResult>& builds,
                                 const BuildResult& reference,
-                                const std::vector<std::string>& avoid_workers) = 0;
+                                const std::vector<std::string>& avoid_workers,
+                                const ResultSink& sink) = 0;
   // Live devices that can measure (for deciding whether top-k re-measurement has a second
   // device).
   virtual absl::StatusOr<int> LiveDevices() = 0;
@@ -72,7 +80,8 @@ class TrackerMeasurer : public Measurer {
   // `client` must outlive the measurer.
   TrackerMeasurer(TrackerClient* client, TrackerMeasurerOptions options);
   MeasuredBatch Measure(const std::vector<BuildResult>& builds, const BuildResult& reference,
-                        const std::vector<std::string>& avoid_workers) override;
+                        const std::vector<std::string>& avoid_workers,
+                        const ResultSink& sink) override;
   absl::StatusOr<int> LiveDevices() override;
   void Cancel() override;
   std::optional<v1::DeviceDescription> Describe(const std::string& worker_id) override;

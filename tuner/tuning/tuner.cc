@@ -83,6 +83,7 @@ db::Record MakeRecord(const TuneTask& task, int64_t index, const v1::MeasureResu
   }
   rec.tuner_version = options.tuner_version;
   rec.timestamp = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  rec.request_id = r.request_id();
   return rec;
 }
 
@@ -170,6 +171,16 @@ absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTa
   return s;
 }
 
+ResultSink TuningSession::RecordInto(const std::vector<int64_t>& indices) {
+  if (log_ == nullptr) return nullptr;
+  return [this, &indices](size_t i, const v1::MeasureResult& r) -> absl::Status {
+    Stopwatch record_watch;
+    auto ids = log_->Insert({MakeRecord(task_, indices[i], r, options_, *measurer_)});
+    result_.time.record_s += record_watch.Seconds();
+    return ids.status();
+  };
+}
+
 bool TuningSession::done() const {
   return result_.trials >= options_.trials || result_.exhausted ||
          (options_.early_stopping > 0 && since_improvement_ >= options_.early_stopping &&
@@ -191,11 +202,12 @@ absl::Status TuningSession::Step() {
   std::vector<BuildResult> builds = BuildAll(task_, *batch, options_.build_threads);
   result_.time.build_s += build_watch.Seconds();
   Stopwatch measure_watch;
-  MeasuredBatch measured = measurer_->Measure(builds, reference_, {});
-  result_.time.measure_s += measure_watch.Seconds();
+  // Each result goes into the log as it arrives, before the farm forgets it.
+  const double record_before = result_.time.record_s;
+  MeasuredBatch measured = measurer_->Measure(builds, reference_, {}, RecordInto(*batch));
+  result_.time.measure_s += measure_watch.Seconds() - (result_.time.record_s - record_before);
 
-  // Whatever arrived is recorded and learnt from, even when the farm failed part-way.
-  std::vector<db::Record> records;
+  // Whatever arrived is learnt from, even when the farm failed part-way.
   std::vector<MeasuredPoint> points;
   std::vector<std::string> workers;
   for (size_t i = 0; i < batch->size(); ++i) {
@@ -203,13 +215,6 @@ absl::Status TuningSession::Step() {
     const v1::MeasureResult& r = measured.results[i];
     workers.push_back(r.worker_id());
     points.push_back(MeasuredPoint{(*batch)[i], ResultCost(r)});
-    if (log_ != nullptr) records.push_back(MakeRecord(task_, (*batch)[i], r, options_, *measurer_));
-  }
-  if (log_ != nullptr && !records.empty()) {
-    Stopwatch record_watch;
-    auto ids = log_->Insert(records);
-    result_.time.record_s += record_watch.Seconds();
-    if (!ids.ok()) return ids.status();
   }
   for (size_t i = 0; i < points.size(); ++i) Observe(points[i].index, points[i].cost_s, workers[i]);
   result_.measured += static_cast<int>(points.size());
@@ -262,22 +267,10 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
     result_.time.build_s += build_watch.Seconds();
     Stopwatch measure_watch;
     // On a second device when the farm has one: a config's lead must hold across devices.
-    MeasuredBatch again = measurer_->Measure(builds, reference_, first_workers);
-    result_.time.measure_s += measure_watch.Seconds();
-    if (!again.status.ok()) {
-      // Keep the re-measurements that arrived, then report why the others did not.
-      std::vector<db::Record> arrived;
-      for (size_t i = 0; i < top.size() && log_ != nullptr; ++i) {
-        if (again.arrived[i]) {
-          arrived.push_back(MakeRecord(task_, top[i], again.results[i], options_, *measurer_));
-        }
-      }
-      if (!arrived.empty()) {
-        if (auto ids = log_->Insert(arrived); !ids.ok()) return ids.status();
-      }
-      return again.status;
-    }
-    std::vector<db::Record> records;
+    const double record_before = result_.time.record_s;
+    MeasuredBatch again = measurer_->Measure(builds, reference_, first_workers, RecordInto(top));
+    result_.time.measure_s += measure_watch.Seconds() - (result_.time.record_s - record_before);
+    if (!again.status.ok()) return again.status;  // what arrived is in the log already
     for (size_t i = 0; i < top.size(); ++i) {
       RemeasuredConfig rc;
       rc.index = top[i];
@@ -288,13 +281,6 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       rc.first_worker = first_workers[i];
       rc.second_worker = again.results[i].worker_id();
       result_.top_k.push_back(rc);
-      if (log_ != nullptr) {
-        records.push_back(MakeRecord(task_, top[i], again.results[i], options_, *measurer_));
-      }
-    }
-    if (log_ != nullptr && !records.empty()) {
-      auto ids = log_->Insert(records);
-      if (!ids.ok()) return ids.status();
     }
     // A config's score is the mean of its two measurements, so one lucky or one disturbed run
     // does not decide alone. Configs within the noise margin of the best score tie — the

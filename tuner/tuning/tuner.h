@@ -124,6 +124,9 @@ class TuningSession {
   TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
                 db::TuningLog* log, const TuneOptions& options);
   void Observe(int64_t index, double cost, const std::string& worker = "");
+  // A sink that records each result of the configs `indices` (in build order) into the log as
+  // it arrives; empty without a log. `indices` must outlive the Measure call.
+  ResultSink RecordInto(const std::vector<int64_t>& indices);
   double Gflops(double cost) const;
 
   TuneTask task_;

@@ -36,7 +36,7 @@ class FakeMeasurer : public Measurer {
   // After this many results the farm "fails": the rest of that batch never arrives.
   int fail_after = -1;
   MeasuredBatch Measure(const std::vector<BuildResult>& builds, const BuildResult&,
-                        const std::vector<std::string>&) override {
+                        const std::vector<std::string>&, const ResultSink& sink) override {
     MeasuredBatch out;
     for (const BuildResult& b : builds) {
       if (fail_after == 0) {
@@ -54,6 +54,9 @@ class FakeMeasurer : public Measurer {
         double cost = it == table.end() ? 1e-3 : it->second;
         if (++seen_[b.index] % 2 == 0) cost *= 1 + jitter;
         r.add_costs_s(cost);
+      }
+      if (sink) {
+        if (absl::Status s = sink(out.results.size(), r); !s.ok()) out.status = s;
       }
       out.results.push_back(r);
       out.arrived.push_back(true);
