@@ -31,7 +31,13 @@ expect 2 "unknown template 'conv9d'" -- tune conv9d --shape 1,2,3
 expect 2 "must be positive" -- tune dense --shape 1,-2,3
 expect 2 "takes 3 shape arguments" -- tune dense --shape 1,2
 expect 2 "--shape is required" -- tune dense
-expect 2 "--trials must be positive" -- tune dense --shape 4,4,4 --trials 0
+expect 2 "--trials must be in \[1, 1e\+06\], got 0" -- tune dense --shape 4,4,4 --trials 0
+expect 2 "--batch must be in \[1, 1024\], got -3" -- tune dense --shape 4,4,4 --batch=-3
+expect 2 "--max_message_mb must be in \[1, 1024\], got 4096" -- tracker --max_message_mb 4096
+expect 2 "--heartbeat_timeout_s must be in" -- tracker --heartbeat_timeout_s=-1
+expect 2 "--port must be in \[-1, 65535\], got 70000" -- tracker --port 70000
+expect 2 "--memory_limit_mb must be in" -- server --memory_limit_mb 0 --key k --tracker 127.0.0.1:1
+expect 2 "--calibration_period_s must be in" -- server --calibration_period_s nan --key k --tracker 127.0.0.1:1
 expect 2 "unknown target kind" -- tune dense --shape 4,4,4 --target opencl
 expect 2 "--service is required" -- jobs
 expect 0 "--key" -- server --help

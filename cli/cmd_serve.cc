@@ -25,9 +25,15 @@ int RunServe(const std::vector<std::string>& positional) {
     return kExitUsage;
   }
   BlockTerminationSignals();
-  auto stack = StartTuningStack();
+  auto stack = StartTuningStack(/*persist_jobs=*/true);
   if (!stack.ok()) {
     absl::FPrintF(stderr, "tunefarm serve: %s\n", stack.status().ToString());
+    return kExitFailure;
+  }
+  absl::StatusOr<int> resumed = (*stack)->manager->Recover();
+  if (!resumed.ok()) {
+    absl::FPrintF(stderr, "tunefarm serve: cannot read its jobs back: %s\n",
+                  resumed.status().ToString());
     return kExitFailure;
   }
   tuner::JobServerOptions so;
@@ -40,13 +46,16 @@ int RunServe(const std::vector<std::string>& positional) {
     absl::FPrintF(stderr, "tunefarm serve: %s\n", server.status().ToString());
     return kExitFailure;
   }
-  absl::PrintF("job service listening on %s:%d (devices: %s, tuning log: %s)\n",
+  absl::PrintF("job service listening on %s:%d (devices: %s, tuning log: %s, resumed jobs: %d)\n",
                absl::GetFlag(FLAGS_host), (*server)->port(),
                (*stack)->farm != nullptr ? "embedded local farm" : "remote tracker",
-               (*stack)->log->path());
+               (*stack)->log->path(), *resumed);
   fflush(stdout);
   int sig = WaitForTerminationSignal();
-  absl::FPrintF(stderr, "signal %d: stopping (running jobs are cancelled)\n", sig);
+  absl::FPrintF(stderr,
+                "signal %d: stopping after the current round (unfinished jobs resume when the "
+                "service starts again on the same --db)\n",
+                sig);
   (*server)->Shutdown();
   return kExitOk;
 }

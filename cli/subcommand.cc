@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "cli/flag_ranges.h"
 
 namespace tunefarm::cli {
 namespace {
@@ -128,6 +129,10 @@ int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv) {
   std::vector<char*> rest =
       absl::ParseCommandLine(static_cast<int>(sub_argv.size()), sub_argv.data());
   std::vector<std::string> positional(rest.begin() + 1, rest.end());
+  if (absl::Status ranges = CheckFlagRanges(); !ranges.ok()) {
+    absl::FPrintF(stderr, "tunefarm %s: %s\n", cmd->name, ranges.message());
+    return kExitUsage;
+  }
   return cmd->run(positional);
 }
 

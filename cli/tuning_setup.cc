@@ -35,7 +35,7 @@ std::string UserPath(const std::string& path) {
   return path;
 }
 
-absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack() {
+absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs) {
   auto stack = std::make_unique<TuningStack>();
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string address = FarmTrackerAddress("");
@@ -80,9 +80,15 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack() {
   auto log = db::TuningLog::Open(UserPath(db));
   if (!log.ok()) return log.status();
   stack->log = std::move(*log);
+  if (persist_jobs) {
+    auto store = db::JobStore::Open(stack->log->path());
+    if (!store.ok()) return store.status();
+    stack->store = std::move(*store);
+  }
   tuner::JobManagerOptions mo;
   mo.client = stack->client.get();
   mo.log = stack->log.get();
+  mo.store = stack->store.get();
   mo.make_strategy = tuner::MakeStrategy;
   mo.default_device_key = stack->device_key;
   mo.build_threads =

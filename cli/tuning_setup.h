@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "db/job_store.h"
 #include "db/tuning_log.h"
 #include "proto/job.grpc.pb.h"
 #include "tracker/local_farm.h"
@@ -22,6 +23,8 @@ struct TuningStack {
   std::unique_ptr<LocalFarm> farm;  // Null with --tracker.
   std::unique_ptr<TrackerClient> client;
   std::unique_ptr<db::TuningLog> log;
+  // The job service's persisted jobs (serve only); null for `tune`.
+  std::unique_ptr<db::JobStore> store;
   std::string device_key;
   std::unique_ptr<tuner::JobManager> manager;
 };
@@ -30,8 +33,9 @@ struct TuningStack {
 // command was started from) and creates the job manager. The embedded farm measures on
 // --device (default: cuda:0 for a cuda --target, else cpu).
 // Errors: as LocalFarm::Start (e.g. InvalidArgument for a bad --device, Unavailable "no CUDA
-// device: ..."), TrackerClient::Connect and TuningLog::Open.
-absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack();
+// device: ..."), TrackerClient::Connect and TuningLog::Open. With `persist_jobs` (the job
+// service) the manager keeps its jobs in the log's file (see JobManager::Recover).
+absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs = false);
 
 // A stub for the job service at --service (with --token and TLS flags).
 // InvalidArgument: --service not given.

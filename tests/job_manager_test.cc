@@ -1,9 +1,12 @@
 // The job service in process: a two-task job shares its budget through the task scheduler on
 // the embedded local farm and lands in the tuning log; QueryBest answers over gRPC from it.
+// Bounds on what a job may ask for; a job interrupted by the service's shutdown resumes in a
+// new manager over the same store and finishes with every trial in the log exactly once.
 #include "tuner/service/job_manager.h"
 
 #include <grpcpp/grpcpp.h>
 
+#include "db/job_store.h"
 #include "db/tuning_log.h"
 #include "gtest/gtest.h"
 #include "proto/job.grpc.pb.h"
@@ -91,6 +94,149 @@ TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
   missing.set_job_id("job-404");
   v1::JobStatus ignored;
   EXPECT_EQ(stub->GetJob(&ctx2, missing, &ignored).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+// A local farm, a client and a fresh tuning log (with the job store in the same file).
+class JobManagerFarmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LocalFarmOptions fo;
+    fo.key = "cpu-test";
+    auto farm = LocalFarm::Start(fo);
+    ASSERT_TRUE(farm.ok()) << farm.status();
+    farm_ = std::move(*farm);
+    auto client = TrackerClient::Connect({.address = farm_->address(), .token = farm_->token()});
+    ASSERT_TRUE(client.ok());
+    client_ = std::move(*client);
+    path_ = ::testing::TempDir() + "/" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db";
+    std::remove(path_.c_str());
+    auto log = db::TuningLog::Open(path_);
+    ASSERT_TRUE(log.ok()) << log.status();
+    log_ = std::move(*log);
+    auto store = db::JobStore::Open(path_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+  }
+  JobManagerOptions Options() {
+    JobManagerOptions mo;
+    mo.client = client_.get();
+    mo.log = log_.get();
+    mo.store = store_.get();
+    mo.make_strategy = MakeStrategy;
+    mo.default_device_key = "cpu-test";
+    mo.timing.set_repeat(1);
+    mo.timing.set_min_repeat_ms(1);
+    return mo;
+  }
+  static v1::JobSpec DenseSpec(int trials, int m = 16) {
+    v1::JobSpec spec;
+    v1::TaskSpec* dense = spec.add_tasks();
+    dense->set_template_name("dense");
+    for (int v : {m, 32, 16}) dense->add_args(v);
+    spec.set_trials(trials);
+    spec.set_batch_size(4);
+    spec.set_strategy("random");
+    spec.set_top_k(-1);
+    return spec;
+  }
+  // Waits (bounded) until `pred` holds for the job's status; returns the last status.
+  static v1::JobStatus WaitFor(JobManager& manager, const std::string& id,
+                               const std::function<bool(const v1::JobStatus&)>& pred) {
+    v1::JobStatus status;
+    for (int i = 0; i < 600; ++i) {  // at most 10 minutes; typically seconds
+      auto s = manager.WaitForChange(id, status.version(), absl::Seconds(1));
+      EXPECT_TRUE(s.ok()) << s.status();
+      if (!s.ok()) break;
+      status = *s;
+      if (pred(status) || JobManager::IsTerminal(status.state())) break;
+    }
+    return status;
+  }
+
+  std::unique_ptr<LocalFarm> farm_;
+  std::unique_ptr<TrackerClient> client_;
+  std::string path_;
+  std::unique_ptr<db::TuningLog> log_;
+  std::unique_ptr<db::JobStore> store_;
+};
+
+TEST_F(JobManagerFarmTest, Bounds_TooManyTasksTrialsOrJobs_Refused) {
+  JobManagerOptions mo = Options();
+  mo.max_tasks_per_job = 2;
+  mo.max_trials = 100;
+  mo.max_active_jobs = 1;
+  mo.max_kept_jobs = 1;
+  JobManager manager(mo);
+  v1::JobSpec three = DenseSpec(8);
+  *three.add_tasks() = three.tasks(0);
+  *three.add_tasks() = three.tasks(0);
+  EXPECT_EQ(manager.Submit(three).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(manager.Submit(DenseSpec(101)).status().code(), absl::StatusCode::kInvalidArgument);
+  v1::JobSpec bad_weight = DenseSpec(8);
+  bad_weight.mutable_tasks(0)->set_weight(-1);
+  EXPECT_EQ(manager.Submit(bad_weight).status().code(), absl::StatusCode::kInvalidArgument);
+  auto first = manager.Submit(DenseSpec(8));
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = manager.Submit(DenseSpec(8, 32));
+  if (!second.ok()) {
+    EXPECT_EQ(second.status().code(), absl::StatusCode::kResourceExhausted) << second.status();
+  }
+  EXPECT_EQ(WaitFor(manager, *first, [](const auto&) { return false; }).state(), v1::JOB_SUCCEEDED);
+  if (second.ok()) {  // the first had ended already: wait for this one instead
+    EXPECT_EQ(WaitFor(manager, *second, [](const auto&) { return false; }).state(),
+              v1::JOB_SUCCEEDED);
+  }
+  // Two more finished jobs with max_kept_jobs 1: the oldest ones are forgotten, in memory and in
+  // the store, and their threads joined.
+  for (int m : {48, 64}) {
+    absl::StatusOr<std::string> id;
+    for (int attempt = 0; attempt < 100; ++attempt) {  // the previous job may still be ending
+      id = manager.Submit(DenseSpec(4, m));
+      if (!absl::IsResourceExhausted(id.status())) break;
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    ASSERT_TRUE(id.ok()) << id.status();
+    EXPECT_EQ(WaitFor(manager, *id, [](const auto&) { return false; }).state(), v1::JOB_SUCCEEDED);
+  }
+  EXPECT_LE(manager.List().size(), 2u);
+  EXPECT_EQ(manager.Get(*first).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_LE(store_->Load()->size(), 2u);
+}
+
+TEST_F(JobManagerFarmTest, ServiceStopsMidJob_NewManagerResumes_EveryTrialOnceInLog) {
+  constexpr int kTrials = 40;
+  std::string id;
+  {
+    JobManager first(Options());
+    ASSERT_EQ(*first.Recover(), 0);
+    auto submitted = first.Submit(DenseSpec(kTrials));
+    ASSERT_TRUE(submitted.ok()) << submitted.status();
+    id = *submitted;
+    v1::JobStatus midway =
+        WaitFor(first, id, [](const v1::JobStatus& s) { return s.trials_done() >= 8; });
+    ASSERT_FALSE(JobManager::IsTerminal(midway.state())) << midway.error();
+  }  // the service stops: the job is left unfinished in the store
+  auto rows = store_->Load();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_FALSE((*rows)[0].terminal);
+  const int64_t before = *log_->CountRecords();
+  EXPECT_GE(before, 8);
+  EXPECT_LT(before, kTrials);
+
+  JobManager second(Options());
+  ASSERT_EQ(*second.Recover(), 1);
+  v1::JobStatus done = WaitFor(second, id, [](const auto&) { return false; });
+  ASSERT_EQ(done.state(), v1::JOB_SUCCEEDED) << done.error();
+  EXPECT_EQ(done.resumed(), 1);
+  EXPECT_EQ(done.trials_done(), kTrials);
+  // Every trial once: the resumed run counted the first run's records and measured the rest.
+  EXPECT_EQ(*log_->CountRecords(), kTrials);
+  // The next job gets a fresh id.
+  auto next = second.Submit(DenseSpec(4, 32));
+  ASSERT_TRUE(next.ok());
+  EXPECT_NE(*next, id);
 }
 
 }  // namespace

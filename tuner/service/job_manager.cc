@@ -1,8 +1,11 @@
 #include "tuner/service/job_manager.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "absl/base/internal/raw_logging.h"
 #include "absl/strings/str_cat.h"
+#include "tracker/random_token.h"
 #include "tuner/service/task_scheduler.h"
 #include "tuner/tuning/tuner.h"
 
@@ -25,15 +28,16 @@ int TopK(const v1::JobSpec& spec) {
 JobManager::JobManager(JobManagerOptions options) : options_(std::move(options)) {}
 
 JobManager::~JobManager() {
-  std::vector<Job*> jobs;
+  std::vector<std::shared_ptr<Job>> jobs;
   {
     absl::MutexLock lock(&mu_);
+    stopping_ = true;
     for (auto& [id, job] : jobs_) {
       job->cancel = true;
-      jobs.push_back(job.get());
+      jobs.push_back(job);
     }
   }
-  for (Job* job : jobs) {
+  for (const std::shared_ptr<Job>& job : jobs) {
     if (job->thread.joinable()) job->thread.join();
   }
 }
@@ -42,12 +46,16 @@ bool JobManager::IsTerminal(v1::JobState state) {
   return state == v1::JOB_SUCCEEDED || state == v1::JOB_FAILED || state == v1::JOB_CANCELLED;
 }
 
-absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
-  v1::JobSpec spec = requested;
+absl::StatusOr<std::vector<TuneTask>> JobManager::Validate(v1::JobSpec& spec) const {
   if (spec.device_key().empty()) spec.set_device_key(options_.default_device_key);
   if (spec.tasks_size() == 0) return absl::InvalidArgumentError("job has no tasks");
-  if (spec.trials() <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("trials must be positive, got ", spec.trials()));
+  if (spec.tasks_size() > options_.max_tasks_per_job) {
+    return absl::InvalidArgumentError(absl::StrCat("a job has at most ", options_.max_tasks_per_job,
+                                                   " tasks, got ", spec.tasks_size()));
+  }
+  if (spec.trials() <= 0 || spec.trials() > options_.max_trials) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trials must be in [1, ", options_.max_trials, "], got ", spec.trials()));
   }
   if (spec.device_key().empty()) return absl::InvalidArgumentError("job has no device key");
   if (spec.batch_size() < 0 || spec.batch_size() > kMaxBatch) {
@@ -61,18 +69,38 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
   if (spec.early_stopping() < 0) {
     return absl::InvalidArgumentError("early_stopping must not be negative");
   }
-  auto job = std::make_unique<Job>();
+  for (const v1::TaskSpec& t : spec.tasks()) {
+    if (!std::isfinite(t.weight()) || t.weight() < 0) {
+      return absl::InvalidArgumentError("a task's weight must be finite and not negative");
+    }
+  }
+  std::vector<TuneTask> tasks;
   for (const v1::TaskSpec& t : spec.tasks()) {
     auto task =
         MakeTask(t.template_name(), {t.args().begin(), t.args().end()},
                  t.dtype().empty() ? "float32" : t.dtype(), spec.target(), spec.device_key());
     if (!task.ok()) return task.status();
-    job->tasks.push_back(*std::move(task));
+    tasks.push_back(*std::move(task));
   }
-  std::string strategy = spec.strategy().empty() ? "xgb" : spec.strategy();
+  if (spec.strategy().empty()) spec.set_strategy("xgb");
   // Check the strategy name before starting anything.
-  if (auto s = options_.make_strategy(strategy, job->tasks[0], spec.seed(), nullptr); !s.ok()) {
+  if (auto s = options_.make_strategy(spec.strategy(), tasks[0], spec.seed(), nullptr); !s.ok()) {
     return s.status();
+  }
+  return tasks;
+}
+
+absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
+  v1::JobSpec spec = requested;
+  absl::StatusOr<std::vector<TuneTask>> tasks = Validate(spec);
+  if (!tasks.ok()) return tasks.status();
+  {
+    absl::MutexLock lock(&mu_);
+    if (ActiveLocked() >= options_.max_active_jobs) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the service runs ", options_.max_active_jobs,
+                       " jobs at once already; retry when one has ended"));
+    }
   }
   auto live = options_.client->LiveDevices(spec.device_key());
   if (!live.ok() && live.status().code() != absl::StatusCode::kNotFound) return live.status();
@@ -83,8 +111,8 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
   int64_t log_job_id = 0;
   if (options_.log != nullptr) {
     db::JobInfo info;
-    info.name = spec.name().empty() ? job->tasks[0].workload.ToString() : spec.name();
-    info.target = job->tasks[0].target.str;
+    info.name = spec.name().empty() ? (*tasks)[0].workload.ToString() : spec.name();
+    info.target = (*tasks)[0].target.str;
     info.device_key = spec.device_key();
     info.tuner_version = "tunefarm 0.1.0";
     info.trials = spec.trials();
@@ -92,29 +120,140 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
     if (!id.ok()) return id.status();
     log_job_id = *id;
   }
-  Job* raw = job.get();
+  auto job = std::make_shared<Job>();
+  job->tasks = *std::move(tasks);
   std::string id;
+  std::vector<std::shared_ptr<Job>> evicted;
   {
     absl::MutexLock lock(&mu_);
-    id = absl::StrCat("job-", next_id_++);
+    job->seq = next_seq_++;
+    id = absl::StrCat("job-", job->seq);
     job->status.set_job_id(id);
     *job->status.mutable_spec() = spec;
-    job->status.mutable_spec()->set_strategy(strategy);
     job->status.set_state(v1::JOB_QUEUED);
     job->status.set_trials_total(spec.trials());
     job->status.set_log_job_id(log_job_id);
+    job->status.set_farm_job_id(absl::StrCat(id, "-", log_job_id, "-", RandomToken().substr(0, 8)));
     for (const v1::TaskSpec& t : spec.tasks()) *job->status.add_tasks()->mutable_spec() = t;
     job->status.set_version(1);
-    jobs_[id] = std::move(job);
+    jobs_[id] = job;
+    SaveLocked(job.get());
+    evicted = EvictLocked();
   }
-  raw->thread = std::thread([this, raw] { Run(raw); });
+  for (const std::shared_ptr<Job>& old : evicted) {
+    if (old->thread.joinable()) old->thread.join();
+  }
+  Start(job);
   return id;
+}
+
+void JobManager::Start(std::shared_ptr<Job> job) {
+  Job* raw = job.get();
+  raw->thread = std::thread([this, raw] {
+    Run(raw);
+    raw->exited = true;
+  });
+}
+
+absl::StatusOr<int> JobManager::Recover() {
+  if (options_.store == nullptr) return 0;
+  absl::StatusOr<std::vector<db::StoredJob>> stored = options_.store->Load();
+  if (!stored.ok()) return stored.status();
+  std::vector<std::shared_ptr<Job>> resume;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!jobs_.empty()) return absl::FailedPreconditionError("Recover() after Submit()");
+    for (const db::StoredJob& row : *stored) {
+      auto job = std::make_shared<Job>();
+      if (!job->status.ParseFromString(row.status) || job->status.job_id() != row.job_id) {
+        ABSL_RAW_LOG(WARNING, "job store: row '%s' is unreadable; skipped", row.job_id.c_str());
+        continue;
+      }
+      job->seq = row.seq;
+      next_seq_ = std::max(next_seq_, row.seq + 1);
+      jobs_[row.job_id] = job;
+      if (IsTerminal(job->status.state())) continue;
+      v1::JobSpec spec = job->status.spec();
+      absl::StatusOr<std::vector<TuneTask>> tasks = Validate(spec);
+      if (!tasks.ok()) {
+        job->status.set_state(v1::JOB_FAILED);
+        job->status.set_error(absl::StrCat("cannot resume: ", tasks.status().ToString()));
+        SaveLocked(job.get());
+        continue;
+      }
+      job->tasks = *std::move(tasks);
+      job->status.set_state(v1::JOB_QUEUED);
+      job->status.set_resumed(job->status.resumed() + 1);
+      job->status.set_version(job->status.version() + 1);
+      SaveLocked(job.get());
+      resume.push_back(job);
+    }
+  }
+  for (const std::shared_ptr<Job>& job : resume) {
+    // What the old run left queued, leased or unacknowledged on the tracker: its results never
+    // reached the log, so the resumed run measures those configs again (none is counted).
+    if (!job->status.farm_job_id().empty()) {
+      (void)options_.client->Cancel(job->status.farm_job_id());
+    }
+    Start(job);
+  }
+  return static_cast<int>(resume.size());
+}
+
+bool JobManager::Stopping() const {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
+}
+
+int JobManager::ActiveLocked() const {
+  int active = 0;
+  for (const auto& [id, job] : jobs_) active += IsTerminal(job->status.state()) ? 0 : 1;
+  return active;
+}
+
+std::vector<std::shared_ptr<JobManager::Job>> JobManager::EvictLocked() {
+  std::vector<std::shared_ptr<Job>> finished;
+  for (const auto& [id, job] : jobs_) {
+    if (IsTerminal(job->status.state()) && (job->exited || !job->thread.joinable())) {
+      finished.push_back(job);
+    }
+  }
+  const int excess = static_cast<int>(finished.size()) - std::max(options_.max_kept_jobs, 0);
+  if (excess <= 0) return {};
+  std::sort(finished.begin(), finished.end(),
+            [](const auto& a, const auto& b) { return a->seq < b->seq; });
+  finished.resize(excess);
+  for (const std::shared_ptr<Job>& job : finished) {
+    jobs_.erase(job->status.job_id());
+    if (options_.store != nullptr) {
+      absl::Status s = options_.store->Forget(job->status.job_id());
+      if (!s.ok()) ABSL_RAW_LOG(WARNING, "job store: %s", s.ToString().c_str());
+    }
+  }
+  return finished;
+}
+
+void JobManager::SaveLocked(Job* job) {
+  if (options_.store == nullptr) return;
+  db::StoredJob row;
+  row.job_id = job->status.job_id();
+  row.seq = job->seq;
+  row.status = job->status.SerializeAsString();
+  row.terminal = IsTerminal(job->status.state());
+  // The tuning log holds the measurements; a failed save only costs the resume of this status.
+  absl::Status s = options_.store->Save(row);
+  if (!s.ok()) ABSL_RAW_LOG(WARNING, "job store: %s", s.ToString().c_str());
+  job->last_saved = absl::Now();
 }
 
 void JobManager::Update(Job* job, const std::function<void(v1::JobStatus*)>& update) {
   absl::MutexLock lock(&mu_);
+  const v1::JobState before = job->status.state();
   update(&job->status);
   job->status.set_version(job->status.version() + 1);
+  if (job->status.state() != before || absl::Now() - job->last_saved >= options_.save_period) {
+    SaveLocked(job);
+  }
 }
 
 void JobManager::Run(Job* job) {
@@ -136,7 +275,11 @@ void JobManager::Run(Job* job) {
   };
   const size_t n = job->tasks.size();
   TrackerMeasurerOptions mo;
-  mo.job_id = absl::StrCat(id, "-", log_job_id);
+  {
+    absl::MutexLock lock(&mu_);
+    mo.job_id = job->status.farm_job_id();
+  }
+  if (mo.job_id.empty()) mo.job_id = absl::StrCat(id, "-", log_job_id);
   mo.device_key = spec.device_key();
   mo.timing = options_.timing;
   mo.timeout_ms = options_.measure_timeout_ms;
@@ -193,8 +336,11 @@ void JobManager::Run(Job* job) {
   bool cancelled = false;
   while (total_trials() < spec.trials()) {
     if (job->cancel) {
-      cancelled = true;
       measurer.Cancel();
+      // The service is stopping, not the user: the job stays unfinished in the store and
+      // resumes when the service starts again.
+      if (Stopping()) return;
+      cancelled = true;
       break;
     }
     std::vector<bool> done(n);
@@ -202,7 +348,10 @@ void JobManager::Run(Job* job) {
     int pick = scheduler.Pick(done);
     if (pick < 0) break;
     int before = sessions[pick]->trials();
-    if (absl::Status s = sessions[pick]->Step(); !s.ok()) return fail(s);
+    if (absl::Status s = sessions[pick]->Step(); !s.ok()) {
+      if (Stopping()) return;  // a round cut short by the shutdown: resumed later
+      return fail(s);
+    }
     scheduler.Record(pick, sessions[pick]->best_cost_s(), sessions[pick]->trials() - before);
     publish();
   }
@@ -239,7 +388,8 @@ absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_i
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job '", job_id, "'"));
-  const Job* job = it->second.get();
+  // Held while waiting: the job may be evicted meanwhile.
+  std::shared_ptr<const Job> job = it->second;
   auto changed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return job->status.version() > after_version || IsTerminal(job->status.state());
   };

@@ -1,6 +1,10 @@
 // The job service's core, with no gRPC in it: validates job specs, runs each job on its own
 // thread (several tasks share the trial budget through the TaskScheduler), and keeps every
-// job's status for Get/Watch/List. The gRPC shell is job_service.h.
+// job's status for Get/Watch/List. With a JobStore, every job's status is persisted; Recover()
+// after a restart lists the old jobs again and resumes those that had not ended (each task
+// resumes from the records the tuning log already holds). Everything a job spec may ask for
+// is bounded, and finished jobs beyond a cap are forgotten, oldest first. The gRPC shell is
+// job_service.h.
 #ifndef TUNEFARM_TUNER_SERVICE_JOB_MANAGER_H_
 #define TUNEFARM_TUNER_SERVICE_JOB_MANAGER_H_
 
@@ -15,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "db/job_store.h"
 #include "db/tuning_log.h"
 #include "proto/job.pb.h"
 #include "tracker/tracker_client.h"
@@ -32,23 +37,44 @@ struct JobManagerOptions {
   TrackerClient* client = nullptr;
   // Where every measurement is recorded; may be null (nothing recorded).
   db::TuningLog* log = nullptr;
+  // Where jobs are persisted for Recover(); may be null (jobs end with the process).
+  db::JobStore* store = nullptr;
   StrategyFactory make_strategy;
   int build_threads = 2;
   // Used for jobs that name no device key (e.g. the embedded local farm's key).
   std::string default_device_key;
   v1::TimingOptions timing;
   int measure_timeout_ms = 10000;
+  // Bounds on what the network may ask for.
+  // Jobs queued or running at once; Submit beyond it is ResourceExhausted.
+  int max_active_jobs = 16;
+  int max_tasks_per_job = 256;
+  int max_trials = 1000000;
+  // Finished jobs remembered (in memory and in the store); the oldest are forgotten first.
+  int max_kept_jobs = 1000;
+  // Least time between two saves of a running job's progress (state changes save at once).
+  absl::Duration save_period = absl::Seconds(1);
 };
 
 class JobManager {
  public:
   explicit JobManager(JobManagerOptions options);
-  // Cancels running jobs and waits for their threads.
+  // Stops every running job after its current round and waits for the threads. Jobs stopped
+  // this way stay unfinished in the store: the next Recover() resumes them.
   ~JobManager();
 
+  // Loads the store's jobs (call once, before Submit): finished ones are listed again, the
+  // others are resumed under their ids (the tracker's leftovers of the old run are cancelled
+  // first). A stored job that no longer validates (e.g. its template is gone) is marked
+  // failed with the reason; an unreadable row is skipped. Returns the number resumed.
+  // FailedPrecondition: jobs were submitted already. Errors of the store.
+  absl::StatusOr<int> Recover();
+
   // Validates and starts a job; returns its id.
-  // InvalidArgument: no tasks, unknown template, bad shape/dtype/target, trials <= 0, unknown
-  // strategy, a device key without live devices. Unavailable: the farm cannot be reached.
+  // InvalidArgument: no tasks or too many, unknown template, bad shape/dtype/target, trials
+  // <= 0 or over max_trials, unknown strategy, a device key without live devices.
+  // ResourceExhausted: max_active_jobs are queued or running. Unavailable: the farm cannot be
+  // reached.
   absl::StatusOr<std::string> Submit(const v1::JobSpec& spec);
   // NotFound: unknown job id.
   absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
@@ -65,19 +91,34 @@ class JobManager {
  private:
   struct Job {
     v1::JobStatus status;
+    int64_t seq = 0;
     std::vector<TuneTask> tasks;
     std::atomic<bool> cancel{false};
+    // Set by Run() as its last act: the thread can be joined at once.
+    std::atomic<bool> exited{false};
+    absl::Time last_saved = absl::InfinitePast();
     std::thread thread;
   };
 
+  // Checks the spec against the bounds and builds its tasks.
+  absl::StatusOr<std::vector<TuneTask>> Validate(v1::JobSpec& spec) const;
+  void Start(std::shared_ptr<Job> job);
   void Run(Job* job);
-  // Applies `update` to the job's status under the lock and bumps its version.
+  // Applies `update` to the job's status under the lock, bumps its version and persists it
+  // (state changes at once, progress at most every save_period).
   void Update(Job* job, const std::function<void(v1::JobStatus*)>& update);
+  void SaveLocked(Job* job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes finished jobs beyond max_kept_jobs, oldest first; returns them for joining.
+  std::vector<std::shared_ptr<Job>> EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int ActiveLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Stopping() const;
 
   JobManagerOptions options_;
   mutable absl::Mutex mu_;
-  std::map<std::string, std::unique_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
-  int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
+  int64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
+  // The manager is being destroyed: stopped jobs are left resumable, not cancelled.
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace tunefarm::tuner

@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "db/query_best.h"
 #include "db/record_proto.h"
@@ -12,8 +14,8 @@ namespace tunefarm::tuner {
 
 class JobServer::Service final : public v1::JobService::Service {
  public:
-  Service(JobManager* manager, const db::TuningLog* log, std::string token)
-      : manager_(manager), log_(log), token_(std::move(token)) {}
+  Service(JobManager* manager, const db::TuningLog* log, std::string token, int max_watchers)
+      : manager_(manager), log_(log), token_(std::move(token)), max_watchers_(max_watchers) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req,
                          v1::SubmitJobResponse* resp) override {
@@ -36,6 +38,16 @@ class JobServer::Service final : public v1::JobService::Service {
   grpc::Status WatchJob(grpc::ServerContext* ctx, const v1::JobRequest* req,
                         grpc::ServerWriter<v1::JobStatus>* writer) override {
     if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
+    if (watchers_.fetch_add(1) >= max_watchers_) {
+      watchers_.fetch_sub(1);
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          absl::StrCat("the service serves ", max_watchers_,
+                                       " watch streams at once; poll GetJob or retry later"));
+    }
+    struct Release {
+      std::atomic<int>* n;
+      ~Release() { n->fetch_sub(1); }
+    } release{&watchers_};
     int64_t version = 0;
     while (!ctx->IsCancelled()) {
       auto st = manager_->WaitForChange(req->job_id(), version, absl::Seconds(1));
@@ -82,6 +94,8 @@ class JobServer::Service final : public v1::JobService::Service {
   JobManager* manager_;
   const db::TuningLog* log_;
   std::string token_;
+  const int max_watchers_;
+  std::atomic<int> watchers_{0};
 };
 
 absl::StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* manager,
@@ -90,7 +104,8 @@ absl::StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* manager,
   auto creds = MakeServerCredentials(options.tls);
   if (!creds.ok()) return creds.status();
   std::unique_ptr<JobServer> server(new JobServer());
-  server->service_ = std::make_unique<Service>(manager, log, options.token);
+  server->service_ =
+      std::make_unique<Service>(manager, log, options.token, options.max_watch_streams);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.address, *creds, &server->port_);
   builder.RegisterService(server->service_.get());

@@ -23,6 +23,8 @@ struct JobServerOptions {
   // Required on every call when non-empty.
   std::string token;
   TlsOptions tls;
+  // WatchJob streams served at once; more are refused with ResourceExhausted.
+  int max_watch_streams = 64;
 };
 
 class JobServer {
