@@ -28,6 +28,9 @@ PACKAGES=(
   clang-format           # formatting check run by the test command
   python3                # small helper scripts in tests
   openssl                # certificates for the TLS test
+  iproute2               # network namespaces of the chaos test (ip netns, veth, bridge)
+  clang-16               # libFuzzer targets, coverage-guided (bazel run --config=fuzz)
+  libclang-rt-16-dev     # libFuzzer's runtime, linked by every fuzz target
 )
 
 missing=()

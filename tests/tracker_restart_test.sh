@@ -31,6 +31,14 @@ for i in 1 2; do
   pids+=("$!")
 done
 
+# Both servers registered before the job starts (a job needs a live device to be accepted).
+live=0
+for _ in $(seq 1 200); do
+  live=$("$bin" status --tracker "127.0.0.1:$port" 2>/dev/null | awk '$1 == "cpu-restart" {print $2}')
+  [[ "${live:-0}" -ge 2 ]] && break
+  sleep 0.1
+done
+[[ "${live:-0}" -ge 2 ]] || { echo "servers did not register"; cat "$tmp"/server*.out; exit 1; }
 "$bin" tune dense --shape 64,64,64 --trials "$trials" --batch 4 --strategy random --top_k "$top_k" \
   --tracker "127.0.0.1:$port" --key cpu-restart --db "$tmp/log.db" \
   > "$tmp/tune.out" 2> "$tmp/tune.err" &

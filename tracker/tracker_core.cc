@@ -311,6 +311,7 @@ absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& 
   }
   Job& job = jobs_[request.job_id()];
   job.priority = request.priority();
+  job.last_call = clock_->Now();
   JobQueue* job_queue;
   if (auto it = queue.jobs.find(request.job_id()); it != queue.jobs.end()) {
     job_queue = &it->second;
@@ -359,6 +360,7 @@ absl::StatusOr<v1::FetchResultsResponse> TrackerCore::FetchResults(
                                             "lost in a tracker restart)"));
   }
   Job& job = it->second;
+  job.last_call = clock_->Now();
   for (const std::string& id : request.ack()) job.unacked.erase(id);
   ++job.waiters;
   while (job.outbox.empty() && job.unacked.empty() && job.pending > 0 && !shutdown_) {
@@ -617,6 +619,17 @@ void TrackerCore::CheckLiveness() {
     if (!task.worker_id.empty() && now > task.deadline) expired.push_back(id);
   }
   for (const std::string& id : expired) RequeueLocked(id, /*count_attempt=*/true);
+  std::vector<std::string> idle;
+  for (const auto& [id, job] : jobs_) {
+    if (job.pending == 0 && job.waiters == 0 &&
+        now - job.last_call > options_.forget_idle_jobs_after) {
+      idle.push_back(id);
+    }
+  }
+  for (const std::string& id : idle) {
+    for (auto& [key, queue] : queues_) queue.jobs.erase(id);
+    jobs_.erase(id);
+  }
 }
 
 v1::FarmSummary TrackerCore::Summary() const {

@@ -68,6 +68,9 @@ struct TrackerOptions {
   // Ids of finished requests remembered for de-duplication (oldest forgotten first). A result
   // reported for a forgotten id is dropped all the same, as its task is gone.
   int max_finished_ids = 1000000;
+  // A job with nothing queued or leased whose client has not called for this long (it died,
+  // or moved on without acknowledging) is forgotten with its unacknowledged results.
+  absl::Duration forget_idle_jobs_after = absl::Minutes(10);
 };
 
 class TrackerCore {
@@ -137,7 +140,8 @@ class TrackerCore {
   // Jobs the tracker currently holds state for (for tests and status).
   int jobs() const;
 
-  // Marks silent workers lost and re-queues expired leases. Call periodically.
+  // Marks silent workers lost, re-queues expired leases and forgets idle finished jobs. Call
+  // periodically.
   void CheckLiveness();
 
   // Stops accepting Submit; Drained() turns true when nothing is queued, leased or unfetched.
@@ -163,8 +167,9 @@ class TrackerCore {
     // Finished results never sent, then those sent but not yet acknowledged.
     std::deque<v1::MeasureResult> outbox;
     absl::flat_hash_map<std::string, v1::MeasureResult> unacked;
-    int pending = 0;  // queued or leased
-    int waiters = 0;  // FetchResults calls blocked on `ready`
+    int pending = 0;       // queued or leased
+    int waiters = 0;       // FetchResults calls blocked on `ready`
+    absl::Time last_call;  // the client's last Submit or FetchResults
     absl::CondVar ready;
   };
   struct JobQueue {

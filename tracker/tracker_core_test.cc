@@ -448,6 +448,25 @@ TEST_F(TrackerCoreTest, Cancel_UnacknowledgedResults_JobForgotten) {
   EXPECT_TRUE(core_.Drained());
 }
 
+TEST_F(TrackerCoreTest, CheckLiveness_IdleFinishedJob_Forgotten) {
+  Register("w1");
+  ASSERT_TRUE(Submit("done", 0, {"a"}).ok());
+  ASSERT_TRUE(Submit("busy", 0, {"b", "c"}).ok());
+  ASSERT_EQ(Lease("w1", 2)->tasks_size(), 2);
+  ASSERT_TRUE(Lease("w1", 0, {"a", "b"}).ok());  // "done" finished; its client never fetches
+  clock_.Advance(absl::Minutes(11));
+  ASSERT_TRUE(Heartbeat("w1").ok());
+  core_.CheckLiveness();
+  // "done" is gone with its unacknowledged result; "busy" still has "c" leased (re-queued:
+  // the lease expired too) and stays.
+  EXPECT_EQ(core_.jobs(), 1);
+  v1::FetchResultsRequest f;
+  f.set_job_id("done");
+  EXPECT_EQ(core_.FetchResults(f).status().code(), absl::StatusCode::kNotFound);
+  f.set_job_id("busy");
+  EXPECT_TRUE(core_.FetchResults(f).ok());
+}
+
 TEST_F(TrackerCoreTest, Cancel_QueuedWork_Dropped) {
   Register("w1");
   ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());

@@ -160,6 +160,7 @@ absl::StatusOr<int> JobManager::Recover() {
   absl::StatusOr<std::vector<db::StoredJob>> stored = options_.store->Load();
   if (!stored.ok()) return stored.status();
   std::vector<std::shared_ptr<Job>> resume;
+  std::vector<std::string> old_farm_ids;
   {
     absl::MutexLock lock(&mu_);
     if (!jobs_.empty()) return absl::FailedPreconditionError("Recover() after Submit()");
@@ -184,19 +185,22 @@ absl::StatusOr<int> JobManager::Recover() {
       job->tasks = *std::move(tasks);
       job->status.set_state(v1::JOB_QUEUED);
       job->status.set_resumed(job->status.resumed() + 1);
+      old_farm_ids.push_back(job->status.farm_job_id());
+      // A new id on the tracker: leftovers of the old run can never mix with the new one's.
+      job->status.set_farm_job_id(absl::StrCat(job->status.job_id(), "-", job->status.log_job_id(),
+                                               "-", RandomToken().substr(0, 8)));
       job->status.set_version(job->status.version() + 1);
       SaveLocked(job.get());
       resume.push_back(job);
     }
   }
-  for (const std::shared_ptr<Job>& job : resume) {
-    // What the old run left queued, leased or unacknowledged on the tracker: its results never
-    // reached the log, so the resumed run measures those configs again (none is counted).
-    if (!job->status.farm_job_id().empty()) {
-      (void)options_.client->Cancel(job->status.farm_job_id());
-    }
-    Start(job);
+  // What the old runs left queued, leased or unacknowledged on the tracker: those results
+  // never reached the log, so the resumed runs measure those configs again (none was counted).
+  // Best effort: a tracker that cannot be reached forgets idle jobs by itself.
+  for (const std::string& id : old_farm_ids) {
+    if (!id.empty()) (void)options_.client->Cancel(id);
   }
+  for (const std::shared_ptr<Job>& job : resume) Start(job);
   return static_cast<int>(resume.size());
 }
 

@@ -1,0 +1,80 @@
+#include "bench/chaos_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include "absl/strings/str_cat.h"
+
+extern char** environ;
+
+namespace tunefarm::bench {
+
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const std::string& netns,
+                            const std::string& log_file) {
+  std::vector<std::string> full;
+  if (!netns.empty()) full = {"/usr/sbin/ip", "netns", "exec", netns};
+  full.insert(full.end(), argv.begin(), argv.end());
+  std::vector<char*> args;
+  for (std::string& a : full) args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return absl::InternalError(absl::StrCat("cannot start ", full[0], ": rc ", rc));
+  return pid;
+}
+
+absl::Status RunQuietly(const std::vector<std::string>& argv) {
+  absl::StatusOr<pid_t> pid = Spawn(argv, "", "/dev/null");
+  if (!pid.ok()) return pid.status();
+  int status = 0;
+  waitpid(*pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
+  std::string line;
+  for (const std::string& a : argv) absl::StrAppend(&line, line.empty() ? "" : " ", a);
+  return absl::UnavailableError(absl::StrCat("'", line, "' failed"));
+}
+
+absl::Status ChaosProcess::Start() {
+  absl::StatusOr<pid_t> pid = Spawn(argv_, netns_, log_file_);
+  if (!pid.ok()) return pid.status();
+  pid_ = *pid;
+  return absl::OkStatus();
+}
+
+void ChaosProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGCONT);  // a stopped process must not linger
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+void ChaosProcess::Stop() {
+  if (pid_ > 0) kill(pid_, SIGSTOP);
+}
+
+void ChaosProcess::Continue() {
+  if (pid_ > 0) kill(pid_, SIGCONT);
+}
+
+bool ChaosProcess::Running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tunefarm::bench

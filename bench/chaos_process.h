@@ -1,0 +1,59 @@
+// A child process of the chaos benchmark: a real `tunefarm` command, optionally inside a
+// network namespace, with its output in a file. Faults are signals sent to it.
+#ifndef TUNEFARM_BENCH_CHAOS_PROCESS_H_
+#define TUNEFARM_BENCH_CHAOS_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tunefarm::bench {
+
+// Runs `argv` (argv[0] a path) with stdout and stderr appended to `log_file`; inside network
+// namespace `netns` when it is not empty (through `ip netns exec`). Returns the pid.
+// Internal: posix_spawn failed.
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const std::string& netns,
+                            const std::string& log_file);
+
+// Runs `argv` to completion with its output discarded; OK when it exits 0.
+absl::Status RunQuietly(const std::vector<std::string>& argv);
+
+class ChaosProcess {
+ public:
+  ChaosProcess(std::string name, std::vector<std::string> argv, std::string netns,
+               std::string log_file)
+      : name_(std::move(name)),
+        argv_(std::move(argv)),
+        netns_(std::move(netns)),
+        log_file_(std::move(log_file)) {}
+  ~ChaosProcess() { Kill(); }
+  ChaosProcess(const ChaosProcess&) = delete;
+  ChaosProcess& operator=(const ChaosProcess&) = delete;
+
+  absl::Status Start();
+  // SIGKILL and reap (no-op when not running).
+  void Kill();
+  // SIGSTOP / SIGCONT.
+  void Stop();
+  void Continue();
+  // Whether it is still running (reaps it when it has exited).
+  bool Running();
+
+  const std::string& name() const { return name_; }
+  const std::string& log_file() const { return log_file_; }
+
+ private:
+  std::string name_;
+  std::vector<std::string> argv_;
+  std::string netns_;
+  std::string log_file_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace tunefarm::bench
+
+#endif  // TUNEFARM_BENCH_CHAOS_PROCESS_H_
