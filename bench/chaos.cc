@@ -1,8 +1,9 @@
 // Chaos benchmark: real `tunefarm` processes — a tracker, three device servers and a job
 // service, each on its own "host" (a network namespace on a bridge) — run one tuning job while
 // faults are injected at random points: SIGKILL of a server (restarted at once), SIGKILL and
-// restart of the tracker, SIGKILL and restart of the job service, SIGSTOP of a server, and a
-// partition of a server from the tracker. The job must finish with no user action and every
+// restart of the tracker, SIGKILL and restart of the job service, SIGSTOP of a server, a
+// partition of a server from the tracker, and a partition of the job service (the tuner) from
+// the tracker. The job must finish with no user action and every
 // trial in the tuning log exactly once.
 //
 //   bazel run -c opt //bench:chaos -- [--quick] [--seed N] [--loopback]
@@ -35,7 +36,7 @@
 #include "absl/time/time.h"
 #include "bench/bench_util.h"
 #include "bench/chaos_network.h"
-#include "bench/chaos_process.h"
+#include "bench/child_process.h"
 #include "db/tuning_log.h"
 #include "proto/job.grpc.pb.h"
 
@@ -52,7 +53,14 @@ constexpr char kKey[] = "cpu-chaos";
 constexpr char kWorkerToken[] = "chaos-worker-token";
 constexpr char kClientToken[] = "chaos-client-token";
 
-enum class Fault { kKillServer, kRestartTracker, kRestartService, kStopServer, kPartition };
+enum class Fault {
+  kKillServer,
+  kRestartTracker,
+  kRestartService,
+  kStopServer,
+  kPartition,
+  kPartitionService,
+};
 
 const char* FaultName(Fault f) {
   switch (f) {
@@ -66,6 +74,8 @@ const char* FaultName(Fault f) {
       return "SIGSTOP server";
     case Fault::kPartition:
       return "partition server from tracker";
+    case Fault::kPartitionService:
+      return "partition job service from tracker";
   }
   return "?";
 }
@@ -121,7 +131,7 @@ class Chaos {
 
  private:
   absl::Status StartAll();
-  std::unique_ptr<ChaosProcess> Make(const std::string& name, const std::string& host,
+  std::unique_ptr<ChildProcess> Make(const std::string& name, const std::string& host,
                                      std::vector<std::string> args);
   absl::StatusOr<std::string> Submit();
   absl::StatusOr<v1::JobStatus> Get(const std::string& id);
@@ -137,9 +147,9 @@ class Chaos {
   std::string dir_;
   std::string tracker_address_;
   std::string service_address_;
-  std::unique_ptr<ChaosProcess> tracker_;
-  std::unique_ptr<ChaosProcess> service_;
-  std::vector<std::unique_ptr<ChaosProcess>> servers_;
+  std::unique_ptr<ChildProcess> tracker_;
+  std::unique_ptr<ChildProcess> service_;
+  std::vector<std::unique_ptr<ChildProcess>> servers_;
   std::unique_ptr<v1::JobService::Stub> stub_;
   absl::Time start_ = absl::Now();
   // Faults with an end: SIGCONT or heal at `due`.
@@ -159,10 +169,10 @@ class Chaos {
   std::vector<Injected> injected_;
 };
 
-std::unique_ptr<ChaosProcess> Chaos::Make(const std::string& name, const std::string& host,
+std::unique_ptr<ChildProcess> Chaos::Make(const std::string& name, const std::string& host,
                                           std::vector<std::string> args) {
   args.insert(args.begin(), bin_);
-  return std::make_unique<ChaosProcess>(name, std::move(args), net_.Netns(host),
+  return std::make_unique<ChildProcess>(name, std::move(args), net_.Netns(host),
                                         absl::StrCat(dir_, "/", name, ".out"));
 }
 
@@ -271,11 +281,13 @@ void Chaos::Inject(Fault fault, int trials_done) {
       pending_.push_back({absl::Now() + settings_.stop_for, fault, server});
       record.note = absl::StrCat("SIGCONT after ", absl::FormatDuration(settings_.stop_for));
       break;
-    case Fault::kPartition: {
-      record.target = servers_[server]->name();
-      absl::Status s = net_.Partition(absl::StrCat("s", server + 1));
+    case Fault::kPartition:
+    case Fault::kPartitionService: {
+      const bool service = fault == Fault::kPartitionService;
+      record.target = service ? "job service" : servers_[server]->name();
+      absl::Status s = net_.Partition(service ? "svc" : absl::StrCat("s", server + 1));
       if (s.ok()) {
-        pending_.push_back({absl::Now() + settings_.partition_for, fault, server});
+        pending_.push_back({absl::Now() + settings_.partition_for, fault, service ? -1 : server});
         record.note = absl::StrCat("healed after ", absl::FormatDuration(settings_.partition_for));
       } else {
         record.note = absl::StrCat("not injected: ", s.message());
@@ -298,10 +310,10 @@ void Chaos::ReleaseDue(bool all) {
     if (it->fault == Fault::kStopServer) {
       servers_[it->server]->Continue();
     } else {
-      (void)net_.Heal(absl::StrCat("s", it->server + 1));
+      (void)net_.Heal(it->server < 0 ? "svc" : absl::StrCat("s", it->server + 1));
     }
     std::printf("[%6.1f s] %s of %s ended\n", Seconds(), FaultName(it->fault),
-                servers_[it->server]->name().c_str());
+                it->server < 0 ? "job service" : servers_[it->server]->name().c_str());
     it = pending_.erase(it);
   }
 }
@@ -326,9 +338,9 @@ int Chaos::Run() {
     return 1;
   }
   std::vector<Fault> plan = {Fault::kKillServer, Fault::kRestartTracker, Fault::kRestartService,
-                             Fault::kStopServer, Fault::kPartition};
+                             Fault::kStopServer, Fault::kPartition,      Fault::kPartitionService};
   std::shuffle(plan.begin(), plan.end(), rng_);
-  const double fractions[] = {0.08, 0.22, 0.36, 0.5, 0.64};
+  const double fractions[] = {0.06, 0.16, 0.26, 0.36, 0.46, 0.56};
 
   int user_actions = 0;
   absl::StatusOr<std::string> job = Submit();

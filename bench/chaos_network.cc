@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
-#include "bench/chaos_process.h"
+#include "bench/child_process.h"
 
 namespace tunefarm::bench {
 namespace {

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -76,8 +77,16 @@ absl::Status ReadFrame(int fd, google::protobuf::MessageLite* message, absl::Tim
   uint32_t size =
       header[0] | (header[1] << 8) | (header[2] << 16) | (static_cast<uint32_t>(header[3]) << 24);
   if (size > kMaxFrameBytes) return absl::DataLossError("frame length out of range");
-  std::string bytes(size, '\0');
-  if (absl::Status s = ReadAll(fd, bytes.data(), size, deadline); !s.ok()) return s;
+  // The buffer grows with the bytes that actually arrive: a length prefix alone (written by a
+  // child the worker does not trust) cannot make the worker allocate and clear 256 MiB.
+  constexpr size_t kChunk = 1 << 20;
+  std::string bytes;
+  for (size_t done = 0; done < size;) {
+    const size_t chunk = std::min<size_t>(size - done, kChunk);
+    bytes.resize(done + chunk);
+    if (absl::Status s = ReadAll(fd, bytes.data() + done, chunk, deadline); !s.ok()) return s;
+    done += chunk;
+  }
   if (!message->ParseFromString(bytes)) return absl::DataLossError("cannot parse frame");
   return absl::OkStatus();
 }

@@ -16,7 +16,7 @@ want jobs_completed 1
 want records_lost 0
 want duplicates 0
 want user_actions 0
-# Every fault kind, except the partition where namespaces are refused (loopback).
-if [[ "$(value network)" == netns ]]; then want fault_kinds 5; else want fault_kinds 4; fi
+# Every fault kind, except the two partitions where namespaces are refused (loopback).
+if [[ "$(value network)" == netns ]]; then want fault_kinds 6; else want fault_kinds 4; fi
 [[ $fails -eq 0 ]] && echo "PASS ($(value network))"
 exit $fails

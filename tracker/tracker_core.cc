@@ -67,6 +67,15 @@ absl::StatusOr<v1::RegisterResponse> TrackerCore::Register(const v1::RegisterReq
         absl::FormatDuration(options_.heartbeat_timeout),
         " of silence. Give this one another --worker_id"));
   }
+  if (it == workers_.end() && static_cast<int>(workers_.size()) >= options_.max_workers) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the tracker holds ", options_.max_workers, " workers already"));
+  }
+  if (!known_keys_.contains(request.device().key()) &&
+      static_cast<int>(known_keys_.size()) >= options_.max_keys) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the tracker knows ", options_.max_keys, " device keys already"));
+  }
   if (it != workers_.end() && it->second.incarnation != request.incarnation()) {
     // A new process under the same name: the old one is gone with whatever it leased.
     RequeueAllOfWorkerLocked(it->second);

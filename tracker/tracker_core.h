@@ -68,6 +68,10 @@ struct TrackerOptions {
   // Ids of finished requests remembered for de-duplication (oldest forgotten first). A result
   // reported for a forgotten id is dropped all the same, as its task is gone.
   int max_finished_ids = 1000000;
+  // Registered workers (lost ones included until forgotten) and device keys; a registration
+  // beyond either is ResourceExhausted, so no token holder can grow the tracker without bound.
+  int max_workers = 100000;
+  int max_keys = 10000;
   // A job with nothing queued or leased whose client has not called for this long (it died,
   // or moved on without acknowledging) is forgotten with its unacknowledged results.
   absl::Duration forget_idle_jobs_after = absl::Minutes(10);
@@ -89,7 +93,8 @@ class TrackerCore {
   // and key), a new incarnation replaces it (the old leases are re-queued). An id that is free,
   // or whose worker was lost, is registered afresh with a new key.
   // Errors: InvalidArgument (empty worker_id, incarnation or device key), AlreadyExists (a live
-  // worker holds the id and the session key is missing or wrong).
+  // worker holds the id and the session key is missing or wrong), ResourceExhausted (as many
+  // workers or keys as the tracker allows).
   absl::StatusOr<v1::RegisterResponse> Register(const v1::RegisterRequest& request);
 
   // Records liveness and the worker's noise level.

@@ -91,6 +91,19 @@ class TrackerCoreTest : public ::testing::Test {
     return core_.Lease(l);
   }
 
+  // w1 and w2 register, job "j" submits "a" and w1 leases it; then w1 falls silent and is
+  // lost, and w2 leases "a". Returns w2's lease.
+  absl::StatusOr<v1::LeaseResponse> LeaseToW1ThenLoseItToW2() {
+    Register("w1");
+    Register("w2");
+    EXPECT_TRUE(Submit("j", 0, {"a"}).ok());
+    EXPECT_EQ(Lease("w1", 1)->tasks_size(), 1);
+    clock_.Advance(absl::Seconds(11));
+    EXPECT_TRUE(Heartbeat("w2").ok());
+    core_.CheckLiveness();
+    return Lease("w2", 1);
+  }
+
   // Ids of the job's unacknowledged results, after acknowledging `ack`.
   std::vector<std::string> Fetch(const std::string& job, const std::vector<std::string>& ack = {}) {
     v1::FetchResultsRequest f;
@@ -240,14 +253,7 @@ TEST_F(TrackerCoreTest, Submit_HashMismatch_InvalidArgument) {
 }
 
 TEST_F(TrackerCoreTest, CheckLiveness_SilentWorker_RequeuedToOther) {
-  Register("w1");
-  Register("w2");
-  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
-  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
-  clock_.Advance(absl::Seconds(11));
-  ASSERT_TRUE(Heartbeat("w2").ok());
-  core_.CheckLiveness();
-  auto lease = Lease("w2", 1);
+  auto lease = LeaseToW1ThenLoseItToW2();
   ASSERT_EQ(lease->tasks_size(), 1);
   EXPECT_EQ(lease->tasks(0).request_id(), "a");
   // The lost worker is told to register again.
@@ -320,6 +326,30 @@ TEST_F(TrackerCoreTest, Register_LiveIdWithoutItsKey_AlreadyExists) {
   EXPECT_EQ(Lease("w1", 1, {}, "i2")->tasks_size(), 1);
 }
 
+TEST(TrackerCoreLimits, WorkersAndKeys_Capped) {
+  FakeClock clock;
+  TrackerOptions options;
+  options.max_workers = 2;
+  options.max_keys = 2;
+  options.known_keys = {"k1"};
+  TrackerCore core(options, &clock);
+  auto reg = [&](const std::string& id, const std::string& key) {
+    v1::RegisterRequest r;
+    r.set_worker_id(id);
+    r.set_incarnation("i");
+    r.mutable_device()->set_key(key);
+    return core.Register(r).status().code();
+  };
+  EXPECT_EQ(reg("a", "k1"), absl::StatusCode::kOk);
+  EXPECT_EQ(reg("b", "k2"), absl::StatusCode::kOk);
+  EXPECT_EQ(reg("c", "k1"), absl::StatusCode::kResourceExhausted);  // third worker
+  EXPECT_EQ(reg("a", "k3"), absl::StatusCode::kAlreadyExists);      // a's id, no key
+  clock.Advance(absl::Seconds(11));
+  core.CheckLiveness();                                             // a and b lost, not forgotten
+  EXPECT_EQ(reg("a", "k3"), absl::StatusCode::kResourceExhausted);  // third key
+  EXPECT_EQ(reg("a", "k2"), absl::StatusCode::kOk);                 // a known key, a's old id
+}
+
 TEST_F(TrackerCoreTest, WrongSessionKey_PermissionDenied) {
   Register("w1");
   ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
@@ -345,15 +375,8 @@ TEST_F(TrackerCoreTest, Result_FromWorkerNeverLeasedIt_Refused) {
 }
 
 TEST_F(TrackerCoreTest, LateResult_PreviousHolderAfterRelease_Accepted) {
-  Register("w1");
-  Register("w2");
-  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
-  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);
   // w1 falls silent and is lost; w2 takes the request over.
-  clock_.Advance(absl::Seconds(11));
-  ASSERT_TRUE(Heartbeat("w2").ok());
-  core_.CheckLiveness();
-  ASSERT_EQ(Lease("w2", 1)->tasks_size(), 1);
+  ASSERT_EQ(LeaseToW1ThenLoseItToW2()->tasks_size(), 1);
   // w1 comes back (same process), registers again and reports: its measurement of "a" is
   // real, so the first result wins and w2's later one is a duplicate.
   Register("w1");

@@ -1,4 +1,4 @@
-#include "bench/chaos_process.h"
+#include "bench/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -32,25 +32,32 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const std::str
   return pid;
 }
 
-absl::Status RunQuietly(const std::vector<std::string>& argv) {
-  absl::StatusOr<pid_t> pid = Spawn(argv, "", "/dev/null");
+absl::StatusOr<int> RunToExit(const std::vector<std::string>& argv, const std::string& log_file) {
+  absl::StatusOr<pid_t> pid = Spawn(argv, "", log_file);
   if (!pid.ok()) return pid.status();
   int status = 0;
-  waitpid(*pid, &status, 0);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
+  while (waitpid(*pid, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+absl::Status RunQuietly(const std::vector<std::string>& argv) {
+  absl::StatusOr<int> code = RunToExit(argv, "/dev/null");
+  if (!code.ok()) return code.status();
+  if (*code == 0) return absl::OkStatus();
   std::string line;
   for (const std::string& a : argv) absl::StrAppend(&line, line.empty() ? "" : " ", a);
   return absl::UnavailableError(absl::StrCat("'", line, "' failed"));
 }
 
-absl::Status ChaosProcess::Start() {
+absl::Status ChildProcess::Start() {
   absl::StatusOr<pid_t> pid = Spawn(argv_, netns_, log_file_);
   if (!pid.ok()) return pid.status();
   pid_ = *pid;
   return absl::OkStatus();
 }
 
-void ChaosProcess::Kill() {
+void ChildProcess::Kill() {
   if (pid_ <= 0) return;
   kill(pid_, SIGCONT);  // a stopped process must not linger
   kill(pid_, SIGKILL);
@@ -59,15 +66,15 @@ void ChaosProcess::Kill() {
   pid_ = -1;
 }
 
-void ChaosProcess::Stop() {
+void ChildProcess::Stop() {
   if (pid_ > 0) kill(pid_, SIGSTOP);
 }
 
-void ChaosProcess::Continue() {
+void ChildProcess::Continue() {
   if (pid_ > 0) kill(pid_, SIGCONT);
 }
 
-bool ChaosProcess::Running() {
+bool ChildProcess::Running() {
   if (pid_ <= 0) return false;
   int status = 0;
   if (waitpid(pid_, &status, WNOHANG) == pid_) {

@@ -1,7 +1,7 @@
-// A child process of the chaos benchmark: a real `tunefarm` command, optionally inside a
-// network namespace, with its output in a file. Faults are signals sent to it.
-#ifndef TUNEFARM_BENCH_CHAOS_PROCESS_H_
-#define TUNEFARM_BENCH_CHAOS_PROCESS_H_
+// A child process of a benchmark (the chaos run's `tunefarm` commands, the fuzz driver's targets),
+// optionally inside a network namespace, with its output in a file; faults are signals to it.
+#ifndef TUNEFARM_BENCH_CHILD_PROCESS_H_
+#define TUNEFARM_BENCH_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -19,20 +19,24 @@ namespace tunefarm::bench {
 absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const std::string& netns,
                             const std::string& log_file);
 
+// Runs `argv` to completion with its output appended to `log_file`; returns its exit code, or
+// 128 + the signal that ended it.
+absl::StatusOr<int> RunToExit(const std::vector<std::string>& argv, const std::string& log_file);
+
 // Runs `argv` to completion with its output discarded; OK when it exits 0.
 absl::Status RunQuietly(const std::vector<std::string>& argv);
 
-class ChaosProcess {
+class ChildProcess {
  public:
-  ChaosProcess(std::string name, std::vector<std::string> argv, std::string netns,
+  ChildProcess(std::string name, std::vector<std::string> argv, std::string netns,
                std::string log_file)
       : name_(std::move(name)),
         argv_(std::move(argv)),
         netns_(std::move(netns)),
         log_file_(std::move(log_file)) {}
-  ~ChaosProcess() { Kill(); }
-  ChaosProcess(const ChaosProcess&) = delete;
-  ChaosProcess& operator=(const ChaosProcess&) = delete;
+  ~ChildProcess() { Kill(); }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
 
   absl::Status Start();
   // SIGKILL and reap (no-op when not running).
@@ -56,4 +60,4 @@ class ChaosProcess {
 
 }  // namespace tunefarm::bench
 
-#endif  // TUNEFARM_BENCH_CHAOS_PROCESS_H_
+#endif  // TUNEFARM_BENCH_CHILD_PROCESS_H_
