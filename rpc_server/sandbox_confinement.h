@@ -43,6 +43,11 @@ struct ConfinementOptions {
   bool forbid_file_writes = true;
   // Allow AF_UNIX sockets (the CUDA driver's helpers). Off for CPU.
   bool allow_unix_sockets = false;
+  // The seccomp filter allows only the system calls kernels and the harness need (memory,
+  // threads, time, read-only files, the frame channel) and traps every other. Off for CUDA,
+  // whose driver's needs are not known (no GPU has run this code): a denylist of dangerous
+  // calls applies there instead.
+  bool syscall_allowlist = true;
 };
 
 // Confines the calling process as described above; records what is in force in

@@ -128,7 +128,8 @@ int ServeCuda(int64_t memory_limit_mb, int ordinal, SandboxStatusPage* page) {
   // No RLIMIT_AS with the CUDA driver (see the file comment); it needs its device files
   // opened read-write, its JIT cache and its helpers' AF_UNIX sockets.
   ConfineOrExit(ConfinementOptions{/*memory_limit_mb=*/0, /*isolate_network=*/false,
-                                   /*forbid_file_writes=*/false, /*allow_unix_sockets=*/true},
+                                   /*forbid_file_writes=*/false, /*allow_unix_sockets=*/true,
+                                   /*syscall_allowlist=*/false},
                 page);
   absl::StatusOr<std::unique_ptr<CudaHarness>> harness =
       CudaHarness::Create(ordinal, MaxTensorBytes(memory_limit_mb));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compiler/abi/kernel_abi.h"
@@ -104,6 +105,11 @@ int32_t kernel(DLTensor* const* args, int32_t num_args) {
   /* Tries to start a process; ends the child (forbidden system call). */
   pid_t pid = fork();
   if (pid == 0) _exit(0);
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i];
+#elif defined(KERNEL_UNLISTED)
+  /* A call no kernel needs but no denylist would name (it only reads the execution domain):
+   * the allowlist ends the child all the same. */
+  syscall(SYS_personality, 0xffffffffUL);
   for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i];
 #elif defined(KERNEL_SOCKET)
   /* Tries to open a TCP socket; ends the child (forbidden system call). */
