@@ -18,8 +18,7 @@ int RunStatus(const std::vector<std::string>& positional) {
   }
   TrackerClientOptions options;
   options.address = FarmTrackerAddress("127.0.0.1:9190");
-  // Either role may read the farm's status.
-  options.token = FarmClientToken().empty() ? FarmWorkerToken() : FarmClientToken();
+  options.token = FarmClientToken();
   options.tls = FarmTls();
   options.rpc_timeout = absl::Seconds(5);
   absl::StatusOr<std::unique_ptr<TrackerClient>> client = TrackerClient::Connect(options);

@@ -26,20 +26,22 @@ tracker_port() {  # tracker_port OUTFILE: the port the tracker printed, waiting 
   [[ -n "$p" ]] || { echo "tracker did not start" >&2; cat "$1" >&2; return 1; }
   echo "$p"
 }
+registered() {  # registered KEY OUTFILE STATUS-FLAGS...: waits up to 10 s for KEY in `status`
+  local key="$1" out="$2"
+  shift 2
+  for _ in $(seq 1 100); do
+    "$bin" status "$@" > "$out" 2>&1 && grep -q "$key" "$out" && return 0
+    sleep 0.1
+  done
+  return 1
+}
 port=$(tracker_port tracker.out) || exit 1
 grep -q "tls: on\|tls: yes\|tls: enabled" tracker.out || { echo "tracker does not report TLS"; cat tracker.out; exit 1; }
 addr="127.0.0.1:$port"
-"$bin" server --tracker "$addr" --key cpu-tls --tls_ca cert.pem > server.out 2>&1 &
+"$bin" server --tracker "$addr" --key cpu-tls --tls_ca cert.pem --calibration_period_s 0 > server.out 2>&1 &
 server_pid=$!
-ok=""
-for _ in $(seq 1 100); do
-  if "$bin" status --tracker "$addr" --tls_ca cert.pem > status.out 2>&1 && grep -q "cpu-tls" status.out; then
-    ok=1
-    break
-  fi
-  sleep 0.1
-done
-[[ -n "$ok" ]] || { echo "server did not register over TLS"; cat status.out server.out; exit 1; }
+registered cpu-tls status.out --tracker "$addr" --tls_ca cert.pem \
+  || { echo "server did not register over TLS"; cat status.out server.out; exit 1; }
 echo "ok: server registered over TLS"
 if "$bin" status --tracker "$addr" > plain.out 2>&1; then
   echo "FAIL: a plaintext client reached the TLS tracker"; exit 1
@@ -75,20 +77,12 @@ port=$(tracker_port mtracker.out) || exit 1
 grep -q "auth: token per role, tls: on, client certificates required" mtracker.out \
   || { echo "tracker does not report mTLS and role tokens"; cat mtracker.out; exit 1; }
 addr="127.0.0.1:$port"
-TUNEFARM_WORKER_TOKEN=wt "$bin" server --tracker "$addr" --key cpu-mtls --tls_ca ca.pem \
+TUNEFARM_WORKER_TOKEN=wt "$bin" server --tracker "$addr" --key cpu-mtls --tls_ca ca.pem --calibration_period_s 0 \
   --tls_client_cert device.pem --tls_client_key device.key > mserver.out 2>&1 &
 server_pid=$!
-ok=""
-for _ in $(seq 1 100); do
-  if TUNEFARM_CLIENT_TOKEN=ct "$bin" status --tracker "$addr" --tls_ca ca.pem \
-      --tls_client_cert tuner.pem --tls_client_key tuner.key > mstatus.out 2>&1 \
-      && grep -q "cpu-mtls" mstatus.out; then
-    ok=1
-    break
-  fi
-  sleep 0.1
-done
-[[ -n "$ok" ]] || { echo "server did not register over mTLS"; cat mstatus.out mserver.out; exit 1; }
+TUNEFARM_CLIENT_TOKEN=ct registered cpu-mtls mstatus.out --tracker "$addr" --tls_ca ca.pem \
+  --tls_client_cert tuner.pem --tls_client_key tuner.key \
+  || { echo "server did not register over mTLS"; cat mstatus.out mserver.out; exit 1; }
 echo "ok: server registered over mutual TLS with the worker token"
 if TUNEFARM_CLIENT_TOKEN=ct "$bin" status --tracker "$addr" --tls_ca ca.pem > nocert.out 2>&1; then
   echo "FAIL: a client without a certificate reached the mTLS tracker"; exit 1

@@ -71,12 +71,12 @@ class TrackerServer::Service final : public v1::Tracker::Service {
     return Serve(
         c, {client_token_}, [&] { return core_->Cancel(*r); }, out);
   }
-  // Status: either role.
+  // Status (devices, queues, throughput): a client call; workers do not read the farm.
   grpc::Status Summary(grpc::ServerContext* c, const v1::SummaryRequest*,
                        v1::FarmSummary* out) override {
     return Serve(
-        c, {worker_token_, client_token_},
-        [&]() -> absl::StatusOr<v1::FarmSummary> { return core_->Summary(); }, out);
+        c, {client_token_}, [&]() -> absl::StatusOr<v1::FarmSummary> { return core_->Summary(); },
+        out);
   }
 
  private:

@@ -26,7 +26,7 @@ struct TrackerServerOptions {
   // host:port to listen on; port 0 lets the OS choose (see TrackerServer::port()).
   std::string listen_address = "127.0.0.1:0";
   // Secret of each role: workers (Register, Heartbeat, Lease, FetchArtifact) and clients
-  // (Submit, FetchResults, Cancel); Summary takes either. An empty role token falls back to
+  // (Submit, FetchResults, Cancel, Summary). An empty role token falls back to
   // `token`, the farm's shared secret; all empty disables authentication.
   std::string token;
   std::string worker_token;
