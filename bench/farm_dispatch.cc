@@ -22,14 +22,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "common/content_hash.h"
 #include "compiler/abi/kernel_abi.h"
+#include "farm/tracker_client.h"
 #include "rpc_server/cpu_backend.h"
 #include "rpc_server/device_backend.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/timing.h"
 #include "rpc_server/worker.h"
-#include "tracker/content_hash.h"
-#include "tracker/tracker_client.h"
 #include "tracker/tracker_server.h"
 
 namespace tunefarm {

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "compiler/lower/lower.h"
-#include "tracker/local_farm.h"
-#include "tracker/tracker_client.h"
+#include "farm/local_farm.h"
+#include "farm/tracker_client.h"
 #include "tuner/tuning/builder.h"
 #include "tuner/tuning/strategy_factory.h"
 

@@ -7,7 +7,7 @@
 #include "cli/job_display.h"
 #include "cli/subcommand.h"
 #include "cli/tuning_setup.h"
-#include "tracker/transport.h"
+#include "common/transport.h"
 
 namespace tunefarm::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include "cli/commands.h"
 #include "cli/farm_flags.h"
 #include "cli/subcommand.h"
+#include "farm/tracker_client.h"
 #include "tracker/summary_table.h"
-#include "tracker/tracker_client.h"
 
 namespace tunefarm::cli {
 

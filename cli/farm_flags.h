@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "tracker/tls_options.h"
+#include "common/tls_options.h"
 
 namespace tunefarm::cli {
 

@@ -10,7 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/farm_flags.h"
-#include "tracker/transport.h"
+#include "common/transport.h"
 #include "tuner/tuning/strategy_factory.h"
 
 ABSL_DECLARE_FLAG(std::string, db);

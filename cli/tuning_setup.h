@@ -10,9 +10,9 @@
 #include "absl/status/statusor.h"
 #include "db/job_store.h"
 #include "db/tuning_log.h"
+#include "farm/local_farm.h"
+#include "farm/tracker_client.h"
 #include "proto/job.grpc.pb.h"
-#include "tracker/local_farm.h"
-#include "tracker/tracker_client.h"
 #include "tuner/service/job_manager.h"
 
 namespace tunefarm::cli {

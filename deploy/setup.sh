@@ -20,6 +20,7 @@ PACKAGES=(
   libxgboost-dev         # XGBoost C API: the cost model
   libsqlite3-dev         # the tuning log
   libseccomp-dev         # the kernel sandbox's system-call filter
+  libssl-dev             # libcrypto: artifact hashes, session keys
   libgtest-dev           # GoogleTest
   libgmock-dev           # GoogleMock
   libopenblas-dev        # GEMM baseline for benchmarks

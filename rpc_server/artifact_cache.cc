@@ -14,7 +14,7 @@
 #include "absl/base/internal/raw_logging.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "tracker/content_hash.h"
+#include "common/content_hash.h"
 
 namespace tunefarm {
 namespace {

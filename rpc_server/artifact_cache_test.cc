@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/content_hash.h"
 #include "gtest/gtest.h"
-#include "tracker/content_hash.h"
 
 namespace tunefarm {
 namespace {

@@ -10,9 +10,9 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/transport.h"
 #include "proto/tracker.grpc.pb.h"
 #include "rpc_server/artifact_cache.h"
-#include "tracker/transport.h"
 
 namespace tunefarm {
 

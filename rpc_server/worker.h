@@ -15,9 +15,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/tls_options.h"
 #include "proto/common.pb.h"
 #include "rpc_server/device_backend.h"
-#include "tracker/tls_options.h"
 
 namespace tunefarm {
 

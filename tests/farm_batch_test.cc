@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "farm/local_farm.h"
+#include "farm/tracker_client.h"
 #include "gtest/gtest.h"
 #include "tests/farm_test_util.h"
-#include "tracker/local_farm.h"
 #include "tracker/summary_table.h"
-#include "tracker/tracker_client.h"
 
 namespace tunefarm {
 namespace {

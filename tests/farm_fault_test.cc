@@ -18,13 +18,13 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "farm/tracker_client.h"
 #include "gtest/gtest.h"
 #include "proto/tracker.grpc.pb.h"
 #include "rpc_server/cpu_backend.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
 #include "tests/farm_test_util.h"
-#include "tracker/tracker_client.h"
 #include "tracker/tracker_server.h"
 
 extern char** environ;

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/content_hash.h"
 #include "proto/measure.pb.h"
-#include "tracker/content_hash.h"
 
 namespace tunefarm::testing {
 

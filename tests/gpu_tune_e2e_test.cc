@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "db/tuning_log.h"
+#include "farm/local_farm.h"
+#include "farm/tracker_client.h"
 #include "gtest/gtest.h"
-#include "tracker/local_farm.h"
-#include "tracker/tracker_client.h"
 #include "tuner/tuning/strategy_factory.h"
 #include "tuner/tuning/tuner.h"
 

@@ -8,10 +8,10 @@
 
 #include "db/job_store.h"
 #include "db/tuning_log.h"
+#include "farm/local_farm.h"
+#include "farm/tracker_client.h"
 #include "gtest/gtest.h"
 #include "proto/job.grpc.pb.h"
-#include "tracker/local_farm.h"
-#include "tracker/tracker_client.h"
 #include "tuner/service/job_service.h"
 #include "tuner/tuning/strategy_factory.h"
 

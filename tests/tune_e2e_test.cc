@@ -5,9 +5,9 @@
 #include <set>
 
 #include "db/tuning_log.h"
+#include "farm/local_farm.h"
+#include "farm/tracker_client.h"
 #include "gtest/gtest.h"
-#include "tracker/local_farm.h"
-#include "tracker/tracker_client.h"
 #include "tuner/tuning/tuner.h"
 
 namespace tunefarm::tuner {

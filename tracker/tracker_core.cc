@@ -7,8 +7,8 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "tracker/content_hash.h"
-#include "tracker/random_token.h"
+#include "common/content_hash.h"
+#include "common/random_token.h"
 
 namespace tunefarm {
 namespace {

@@ -39,8 +39,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "proto/tracker.pb.h"
-#include "tracker/clock.h"
 
 namespace tunefarm {
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
+#include "common/content_hash.h"
 #include "gtest/gtest.h"
-#include "tracker/content_hash.h"
 
 namespace tunefarm {
 namespace {

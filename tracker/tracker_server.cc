@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/transport.h"
 #include "proto/tracker.grpc.pb.h"
-#include "tracker/transport.h"
 
 namespace tunefarm {
 namespace {

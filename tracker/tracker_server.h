@@ -12,8 +12,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "tracker/clock.h"
-#include "tracker/tls_options.h"
+#include "common/clock.h"
+#include "common/tls_options.h"
 #include "tracker/tracker_core.h"
 
 namespace grpc {

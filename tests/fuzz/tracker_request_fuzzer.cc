@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "common/clock.h"
 #include "proto/tracker.pb.h"
-#include "tracker/clock.h"
 #include "tracker/tracker_core.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -5,7 +5,7 @@
 
 #include "absl/base/internal/raw_logging.h"
 #include "absl/strings/str_cat.h"
-#include "tracker/random_token.h"
+#include "common/random_token.h"
 #include "tuner/service/task_scheduler.h"
 #include "tuner/tuning/tuner.h"
 

@@ -21,8 +21,8 @@
 #include "absl/time/time.h"
 #include "db/job_store.h"
 #include "db/tuning_log.h"
+#include "farm/tracker_client.h"
 #include "proto/job.pb.h"
-#include "tracker/tracker_client.h"
 #include "tuner/search/search_strategy.h"
 #include "tuner/tuning/task.h"
 

@@ -5,10 +5,10 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "common/transport.h"
 #include "db/query_best.h"
 #include "db/record_proto.h"
 #include "proto/job.grpc.pb.h"
-#include "tracker/transport.h"
 
 namespace tunefarm::tuner {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/tls_options.h"
 #include "db/tuning_log.h"
-#include "tracker/tls_options.h"
 #include "tuner/service/job_manager.h"
 
 namespace grpc {

@@ -5,11 +5,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/content_hash.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
 #include "compiler/lower/lower.h"
 #include "proto/gpu_module.pb.h"
-#include "tracker/content_hash.h"
 
 namespace tunefarm::tuner {
 namespace {

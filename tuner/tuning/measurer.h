@@ -13,9 +13,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "farm/tracker_client.h"
 #include "proto/measure.pb.h"
 #include "proto/tracker.pb.h"
-#include "tracker/tracker_client.h"
 #include "tuner/tuning/builder.h"
 
 namespace tunefarm::tuner {

@@ -9,8 +9,8 @@
 // Every request gets exactly one result (possibly an error class such as TIMEOUT or
 // DEVICE_LOST). Submission is idempotent per request id, so MeasureBatch resubmits after a
 // tracker restart without doubling work.
-#ifndef TUNEFARM_TRACKER_TRACKER_CLIENT_H_
-#define TUNEFARM_TRACKER_TRACKER_CLIENT_H_
+#ifndef TUNEFARM_FARM_TRACKER_CLIENT_H_
+#define TUNEFARM_FARM_TRACKER_CLIENT_H_
 
 #include <functional>
 #include <memory>
@@ -20,8 +20,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/tls_options.h"
 #include "proto/tracker.pb.h"
-#include "tracker/tls_options.h"
 
 namespace tunefarm {
 
@@ -103,4 +103,4 @@ class TrackerClient {
 
 }  // namespace tunefarm
 
-#endif  // TUNEFARM_TRACKER_TRACKER_CLIENT_H_
+#endif  // TUNEFARM_FARM_TRACKER_CLIENT_H_

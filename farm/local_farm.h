@@ -6,8 +6,8 @@
 //   absl::StatusOr<std::unique_ptr<LocalFarm>> farm = LocalFarm::Start({.num_workers = 2});
 //   auto client = TrackerClient::Connect({.address = (*farm)->address(),
 //                                         .token = (*farm)->token()});
-#ifndef TUNEFARM_TRACKER_LOCAL_FARM_H_
-#define TUNEFARM_TRACKER_LOCAL_FARM_H_
+#ifndef TUNEFARM_FARM_LOCAL_FARM_H_
+#define TUNEFARM_FARM_LOCAL_FARM_H_
 
 #include <memory>
 #include <string>
@@ -68,4 +68,4 @@ class LocalFarm {
 
 }  // namespace tunefarm
 
-#endif  // TUNEFARM_TRACKER_LOCAL_FARM_H_
+#endif  // TUNEFARM_FARM_LOCAL_FARM_H_

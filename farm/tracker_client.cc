@@ -1,4 +1,4 @@
-#include "tracker/tracker_client.h"
+#include "farm/tracker_client.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -7,8 +7,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "common/transport.h"
 #include "proto/tracker.grpc.pb.h"
-#include "tracker/transport.h"
 
 namespace tunefarm {
 namespace {

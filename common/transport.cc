@@ -1,4 +1,4 @@
-#include "tracker/transport.h"
+#include "common/transport.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "tracker/random_token.h"
+#include "common/random_token.h"
 
 namespace tunefarm {
 namespace {

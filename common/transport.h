@@ -1,8 +1,8 @@
 // gRPC plumbing shared by the tracker's server shell, its client library and the device
 // worker: status conversion (one helper each way), credentials (token, optional TLS) and
 // channel construction. Nothing outside the thin gRPC shells includes this header.
-#ifndef TUNEFARM_TRACKER_TRANSPORT_H_
-#define TUNEFARM_TRACKER_TRANSPORT_H_
+#ifndef TUNEFARM_COMMON_TRANSPORT_H_
+#define TUNEFARM_COMMON_TRANSPORT_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "tracker/tls_options.h"
+#include "common/tls_options.h"
 
 namespace tunefarm {
 
@@ -68,4 +68,4 @@ grpc::Status CheckToken(const grpc::ServerContext& context,
 
 }  // namespace tunefarm
 
-#endif  // TUNEFARM_TRACKER_TRANSPORT_H_
+#endif  // TUNEFARM_COMMON_TRANSPORT_H_

@@ -1,6 +1,6 @@
 // Transport security and authentication settings, free of gRPC types.
-#ifndef TUNEFARM_TRACKER_TLS_OPTIONS_H_
-#define TUNEFARM_TRACKER_TLS_OPTIONS_H_
+#ifndef TUNEFARM_COMMON_TLS_OPTIONS_H_
+#define TUNEFARM_COMMON_TLS_OPTIONS_H_
 
 #include <string>
 
@@ -40,4 +40,4 @@ std::string RoleToken(absl::string_view role_token, absl::string_view token);
 
 }  // namespace tunefarm
 
-#endif  // TUNEFARM_TRACKER_TLS_OPTIONS_H_
+#endif  // TUNEFARM_COMMON_TLS_OPTIONS_H_

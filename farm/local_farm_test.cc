@@ -2,7 +2,7 @@
 // (without a GPU, a cuda farm must fail with "no CUDA device" before anything starts), and as
 // local_farm_fake_gpu_test on the fake driver of rpc_server/testdata/fake_libcuda.c, where a
 // cuda farm's workers register with the GPU's description.
-#include "tracker/local_farm.h"
+#include "farm/local_farm.h"
 
 #include <cstdlib>
 #include <string>

@@ -1,4 +1,4 @@
-#include "tracker/tls_options.h"
+#include "common/tls_options.h"
 
 #include <cstdlib>
 

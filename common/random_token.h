@@ -1,6 +1,6 @@
 // Unguessable secrets: session keys of worker registrations, the embedded farm's token.
-#ifndef TUNEFARM_TRACKER_RANDOM_TOKEN_H_
-#define TUNEFARM_TRACKER_RANDOM_TOKEN_H_
+#ifndef TUNEFARM_COMMON_RANDOM_TOKEN_H_
+#define TUNEFARM_COMMON_RANDOM_TOKEN_H_
 
 #include <string>
 
@@ -14,4 +14,4 @@ bool SecretEquals(const std::string& a, const std::string& b);
 
 }  // namespace tunefarm
 
-#endif  // TUNEFARM_TRACKER_RANDOM_TOKEN_H_
+#endif  // TUNEFARM_COMMON_RANDOM_TOKEN_H_

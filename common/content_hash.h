@@ -1,6 +1,6 @@
 // Content hashes of artifacts: lower-case hex SHA-256. Artifacts travel once per hash.
-#ifndef TUNEFARM_TRACKER_CONTENT_HASH_H_
-#define TUNEFARM_TRACKER_CONTENT_HASH_H_
+#ifndef TUNEFARM_COMMON_CONTENT_HASH_H_
+#define TUNEFARM_COMMON_CONTENT_HASH_H_
 
 #include <string>
 
@@ -13,4 +13,4 @@ std::string ContentHash(absl::string_view bytes);
 
 }  // namespace tunefarm
 
-#endif  // TUNEFARM_TRACKER_CONTENT_HASH_H_
+#endif  // TUNEFARM_COMMON_CONTENT_HASH_H_

@@ -1,4 +1,4 @@
-#include "tracker/content_hash.h"
+#include "common/content_hash.h"
 
 #include <openssl/sha.h>
 

@@ -1,4 +1,4 @@
-#include "tracker/random_token.h"
+#include "common/random_token.h"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>

@@ -1,6 +1,6 @@
 // An injectable clock, so tests drive lease expiry and heartbeat staleness instead of sleeping.
-#ifndef TUNEFARM_TRACKER_CLOCK_H_
-#define TUNEFARM_TRACKER_CLOCK_H_
+#ifndef TUNEFARM_COMMON_CLOCK_H_
+#define TUNEFARM_COMMON_CLOCK_H_
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -47,4 +47,4 @@ class FakeClock final : public Clock {
 
 }  // namespace tunefarm
 
-#endif  // TUNEFARM_TRACKER_CLOCK_H_
+#endif  // TUNEFARM_COMMON_CLOCK_H_

@@ -1,12 +1,12 @@
-#include "tracker/local_farm.h"
+#include "farm/local_farm.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/random_token.h"
 #include "rpc_server/backend_factory.h"
 #include "rpc_server/cuda_driver.h"
 #include "rpc_server/device_spec.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
-#include "tracker/random_token.h"
 #include "tracker/tracker_server.h"
 
 namespace tunefarm {
