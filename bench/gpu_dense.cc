@@ -28,8 +28,7 @@
 #include "bench/bench_util.h"
 #include "bench/cublas.h"
 #include "bench/gpu_runner.h"
-#include "farm/local_farm.h"
-#include "farm/tracker_client.h"
+#include "farm/farm_setup.h"
 #include "rpc_server/tensors.h"
 #include "tuner/tuning/builder.h"
 #include "tuner/tuning/measurer.h"
@@ -52,15 +51,12 @@ struct Outcome {
 };
 
 absl::StatusOr<tuner::TuneResult> TuneOnGpu(const tuner::TuneTask& task, int trials) {
-  LocalFarmOptions fo;
-  fo.num_workers = 1;
+  FarmSetupOptions fo;
   fo.key = task.device_key;
   fo.target = task.target.str;
   fo.device = "cuda:0";
-  auto farm = LocalFarm::Start(fo);
+  auto farm = StartFarm(fo);
   if (!farm.ok()) return farm.status();
-  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
-  if (!client.ok()) return client.status();
   auto strategy = tuner::MakeStrategy("xgb", task, /*seed=*/0, nullptr);
   if (!strategy.ok()) return strategy.status();
   tuner::TrackerMeasurerOptions mo;
@@ -68,7 +64,7 @@ absl::StatusOr<tuner::TuneResult> TuneOnGpu(const tuner::TuneTask& task, int tri
   mo.device_key = task.device_key;
   mo.timing.set_repeat(3);
   mo.timing.set_min_repeat_ms(5);
-  tuner::TrackerMeasurer measurer(client->get(), mo);
+  tuner::TrackerMeasurer measurer((*farm)->client.get(), mo);
   tuner::TuneOptions to;
   to.trials = trials;
   to.batch_size = 16;

@@ -1,15 +1,12 @@
 #include "bench/tune_common.h"
 
-#include <stdlib.h>
-
 #include <cstdio>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "compiler/lower/lower.h"
-#include "farm/local_farm.h"
-#include "farm/tracker_client.h"
+#include "farm/farm_setup.h"
 #include "tuner/tuning/builder.h"
 #include "tuner/tuning/strategy_factory.h"
 
@@ -21,15 +18,13 @@ absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
                                         const std::vector<int64_t>& args,
                                         const TuneBenchOptions& options) {
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  setenv("OMP_NUM_THREADS", absl::StrCat(options.threads).c_str(), 1);
+  // The kernel timed in this process after tuning uses as many threads as the farm's did.
   omp_set_num_threads(options.threads);
-  LocalFarmOptions fo;
-  fo.num_workers = std::max(1, cores / options.threads);
+  FarmSetupOptions fo;
   fo.key = "cpu-bench";
-  auto farm = LocalFarm::Start(fo);
+  fo.threads_per_worker = options.threads;
+  auto farm = StartFarm(fo);
   if (!farm.ok()) return farm.status();
-  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
-  if (!client.ok()) return client.status();
   auto task = tuner::MakeTask(template_name, args, "float32", "llvm", fo.key);
   if (!task.ok()) return task.status();
   auto strategy = tuner::MakeStrategy(options.strategy, *task, options.seed, nullptr);
@@ -39,7 +34,7 @@ absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
   mo.device_key = fo.key;
   mo.timing.set_repeat(3);
   mo.timing.set_min_repeat_ms(10);
-  tuner::TrackerMeasurer measurer(client->get(), mo);
+  tuner::TrackerMeasurer measurer((*farm)->client.get(), mo);
   tuner::TuneOptions to;
   to.trials = options.trials;
   to.batch_size = options.batch;

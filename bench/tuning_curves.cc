@@ -30,8 +30,7 @@
 #include "bench/bench_util.h"
 #include "db/svg_plot.h"
 #include "db/tuning_log.h"
-#include "farm/local_farm.h"
-#include "farm/tracker_client.h"
+#include "farm/farm_setup.h"
 #include "tuner/search/replay.h"
 #include "tuner/tuning/strategy_factory.h"
 #include "tuner/tuning/tuner.h"
@@ -94,20 +93,18 @@ int Run(bool quick) {
   const std::vector<std::vector<int64_t>> history_shapes = {
       {s / 2, s, s}, {s, s / 2, s}, {s, s, s / 2}};
   const int trials = quick ? 300 : 1000;
-  setenv("OMP_NUM_THREADS", "1", 1);
-  LocalFarmOptions fo;
+  FarmSetupOptions fo;
   fo.num_workers = cores;
+  fo.threads_per_worker = 1;
   fo.key = "cpu-curves";
-  auto farm = LocalFarm::Start(fo);
+  auto farm = StartFarm(fo);
   if (!farm.ok()) return std::fprintf(stderr, "%s\n", farm.status().ToString().c_str()), 1;
-  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
-  if (!client.ok()) return 1;
   tuner::TrackerMeasurerOptions mo;
   mo.job_id = "curves";
   mo.device_key = fo.key;
   mo.timing.set_repeat(3);
   mo.timing.set_min_repeat_ms(quick ? 2 : 5);
-  tuner::TrackerMeasurer measurer(client->get(), mo);
+  tuner::TrackerMeasurer measurer((*farm)->client.get(), mo);
 
   auto task = tuner::MakeTask("dense", target_shape, "float32", "llvm", fo.key);
   if (!task.ok()) return 1;

@@ -48,7 +48,7 @@ int RunServe(const std::vector<std::string>& positional) {
   }
   absl::PrintF("job service listening on %s:%d (devices: %s, tuning log: %s, resumed jobs: %d)\n",
                absl::GetFlag(FLAGS_host), (*server)->port(),
-               (*stack)->farm != nullptr ? "embedded local farm" : "remote tracker",
+               (*stack)->farm->local != nullptr ? "embedded local farm" : "remote tracker",
                (*stack)->log->path(), *resumed);
   fflush(stdout);
   int sig = WaitForTerminationSignal();

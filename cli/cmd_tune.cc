@@ -85,15 +85,16 @@ int RunLocal(v1::JobSpec spec) {
     absl::FPrintF(stderr, "tunefarm tune: %s\n", stack.status().ToString());
     return kExitFailure;
   }
-  spec.set_device_key((*stack)->device_key);
+  spec.set_device_key((*stack)->farm->device_key);
   auto id = (*stack)->manager->Submit(spec);
   if (!id.ok()) {
     absl::FPrintF(stderr, "tunefarm tune: %s\n", id.status().ToString());
     return id.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
-  if ((*stack)->farm != nullptr) {
+  if ((*stack)->farm->local != nullptr) {
     absl::FPrintF(stderr, "embedded local farm: %s, key %s; tuning log: %s\n",
-                  (*stack)->farm->address(), (*stack)->device_key, (*stack)->log->path());
+                  (*stack)->farm->local->address(), (*stack)->farm->device_key,
+                  (*stack)->log->path());
   }
   std::atomic<bool> done{false};
   std::thread interrupt([&] {

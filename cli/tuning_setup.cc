@@ -38,44 +38,20 @@ std::string UserPath(const std::string& path) {
 absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs) {
   auto stack = std::make_unique<TuningStack>();
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string address = FarmTrackerAddress("");
-  std::string token = FarmClientToken();
-  if (address.empty()) {
-    int threads = std::max(1, absl::GetFlag(FLAGS_threads_per_worker));
-    // Kernels measured by the local farm's sandboxes use this many OpenMP threads each.
-    setenv("OMP_NUM_THREADS", absl::StrCat(threads).c_str(), 1);
-    LocalFarmOptions fo;
-    fo.target = absl::GetFlag(FLAGS_target).empty() ? "llvm" : absl::GetFlag(FLAGS_target);
-    // A cuda target is measured on the first GPU unless --device says otherwise.
-    fo.device = absl::GetFlag(FLAGS_device);
-    if (fo.device.empty()) fo.device = absl::StartsWith(fo.target, "cuda") ? "cuda:0" : "cpu";
-    const bool gpu = fo.device != "cpu";
-    // Workers on one GPU would disturb each other's timings: one by default.
-    fo.num_workers = absl::GetFlag(FLAGS_workers) > 0 ? absl::GetFlag(FLAGS_workers)
-                     : gpu                            ? 1
-                                                      : std::max(1, cores / threads);
-    fo.key = absl::GetFlag(FLAGS_key);
-    if (fo.key.empty()) fo.key = gpu ? "gpu-local" : "cpu-local";
-    fo.token = token;
-    auto farm = LocalFarm::Start(fo);
-    if (!farm.ok()) return farm.status();
-    stack->farm = std::move(*farm);
-    address = stack->farm->address();
-    token = stack->farm->token();
-    stack->device_key = fo.key;
-  } else {
-    stack->device_key = absl::GetFlag(FLAGS_key);
-    if (stack->device_key.empty()) {
-      return absl::InvalidArgumentError("--key is required with --tracker");
-    }
-  }
-  TrackerClientOptions co;
-  co.address = address;
-  co.token = token;
-  if (stack->farm == nullptr) co.tls = FarmTls();
-  auto client = TrackerClient::Connect(co);
-  if (!client.ok()) return client.status();
-  stack->client = std::move(*client);
+  FarmSetupOptions fo;
+  fo.tracker_address = FarmTrackerAddress("");
+  fo.token = FarmClientToken();
+  fo.tls = FarmTls();
+  fo.key = absl::GetFlag(FLAGS_key);
+  fo.target = absl::GetFlag(FLAGS_target).empty() ? "llvm" : absl::GetFlag(FLAGS_target);
+  // A cuda target is measured on the first GPU unless --device says otherwise.
+  fo.device = absl::GetFlag(FLAGS_device);
+  if (fo.device.empty()) fo.device = absl::StartsWith(fo.target, "cuda") ? "cuda:0" : "cpu";
+  fo.num_workers = absl::GetFlag(FLAGS_workers);
+  fo.threads_per_worker = absl::GetFlag(FLAGS_threads_per_worker);
+  auto farm = StartFarm(fo);
+  if (!farm.ok()) return farm.status();
+  stack->farm = std::move(*farm);
   std::string db = absl::GetFlag(FLAGS_db).empty() ? "tuning.db" : absl::GetFlag(FLAGS_db);
   auto log = db::TuningLog::Open(UserPath(db));
   if (!log.ok()) return log.status();
@@ -86,11 +62,11 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs)
     stack->store = std::move(*store);
   }
   tuner::JobManagerOptions mo;
-  mo.client = stack->client.get();
+  mo.client = stack->farm->client.get();
   mo.log = stack->log.get();
   mo.store = stack->store.get();
   mo.make_strategy = tuner::MakeStrategy;
-  mo.default_device_key = stack->device_key;
+  mo.default_device_key = stack->farm->device_key;
   mo.build_threads =
       absl::GetFlag(FLAGS_build_threads) > 0 ? absl::GetFlag(FLAGS_build_threads) : cores;
   mo.timing.set_repeat(absl::GetFlag(FLAGS_repeat));

@@ -10,8 +10,7 @@
 #include "absl/status/statusor.h"
 #include "db/job_store.h"
 #include "db/tuning_log.h"
-#include "farm/local_farm.h"
-#include "farm/tracker_client.h"
+#include "farm/farm_setup.h"
 #include "proto/job.grpc.pb.h"
 #include "tuner/service/job_manager.h"
 
@@ -20,12 +19,11 @@ namespace tunefarm::cli {
 // Everything a tuning job runs on. Members are destroyed in reverse order: the manager (which
 // cancels and joins its jobs) before the client and the farm it uses.
 struct TuningStack {
-  std::unique_ptr<LocalFarm> farm;  // Null with --tracker.
-  std::unique_ptr<TrackerClient> client;
+  // The embedded local farm (farm->local) or a remote tracker, and its client.
+  std::unique_ptr<Farm> farm;
   std::unique_ptr<db::TuningLog> log;
   // The job service's persisted jobs (serve only); null for `tune`.
   std::unique_ptr<db::JobStore> store;
-  std::string device_key;
   std::unique_ptr<tuner::JobManager> manager;
 };
 

@@ -37,9 +37,10 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(LocalFarmOptions opt
   // Backends first: a missing GPU is reported before a tracker is started for nothing.
   std::vector<std::unique_ptr<DeviceBackend>> backends;
   for (int i = 0; i < options.num_workers; ++i) {
-    absl::StatusOr<std::unique_ptr<DeviceBackend>> backend = CreateDeviceBackend(
-        (*devices)[static_cast<size_t>(i) % devices->size()],
-        SandboxOptions{options.sandbox_binary, options.sandbox_memory_limit_mb});
+    absl::StatusOr<std::unique_ptr<DeviceBackend>> backend =
+        CreateDeviceBackend((*devices)[static_cast<size_t>(i) % devices->size()],
+                            SandboxOptions{options.sandbox_binary, options.sandbox_memory_limit_mb,
+                                           /*device=*/"", std::max(1, options.threads_per_worker)});
     if (!backend.ok()) return backend.status();
     backends.push_back(*std::move(backend));
   }

@@ -40,6 +40,8 @@ struct LocalFarmOptions {
   std::string device = "cpu";
   // Calibration period of the workers (zero disables).
   absl::Duration calibration_period = absl::ZeroDuration();
+  // Threads each measured kernel may use (its sandbox's OMP_NUM_THREADS).
+  int threads_per_worker = 1;
   TrackerOptions tracker;
 };
 

@@ -1,6 +1,7 @@
 #include "rpc_server/sandbox_environment.h"
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
 namespace tunefarm {
@@ -23,14 +24,17 @@ bool Allowed(absl::string_view name) {
 
 }  // namespace
 
-std::vector<std::string> SandboxEnvironment(char* const* environ) {
+std::vector<std::string> SandboxEnvironment(char* const* environ, int kernel_threads) {
   std::vector<std::string> out;
   for (char* const* e = environ; e != nullptr && *e != nullptr; ++e) {
     absl::string_view entry(*e);
     size_t eq = entry.find('=');
     if (eq == absl::string_view::npos) continue;
-    if (Allowed(entry.substr(0, eq))) out.emplace_back(entry);
+    absl::string_view name = entry.substr(0, eq);
+    if (kernel_threads > 0 && name == "OMP_NUM_THREADS") continue;
+    if (Allowed(name)) out.emplace_back(entry);
   }
+  if (kernel_threads > 0) out.push_back(absl::StrCat("OMP_NUM_THREADS=", kernel_threads));
   return out;
 }
 

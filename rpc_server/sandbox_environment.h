@@ -11,7 +11,8 @@ namespace tunefarm {
 // The "NAME=value" entries of `environ` (null-terminated) that a kernel may see: PATH, HOME,
 // TMPDIR, LANG, LC_ALL, TZ, LD_LIBRARY_PATH, TUNEFARM_LIBCUDA (the driver to load), and the
 // OpenMP (OMP_*, GOMP_*) and CUDA (CUDA_*) runtime settings. Everything else is dropped.
-std::vector<std::string> SandboxEnvironment(char* const* environ);
+// `kernel_threads` > 0 sets OMP_NUM_THREADS to it, whatever the worker's own value.
+std::vector<std::string> SandboxEnvironment(char* const* environ, int kernel_threads = 0);
 
 }  // namespace tunefarm
 

@@ -25,6 +25,15 @@ TEST(SandboxEnvironment, SecretsDropped_RuntimeSettingsKept) {
                           "CUDA_VISIBLE_DEVICES=0", "TUNEFARM_LIBCUDA=/x/libcuda.so"));
 }
 
+TEST(SandboxEnvironment, KernelThreads_OverrideTheWorkersSetting) {
+  char* env[] = {const_cast<char*>("OMP_NUM_THREADS=7"), const_cast<char*>("PATH=/usr/bin"),
+                 nullptr};
+  EXPECT_THAT(SandboxEnvironment(env, 2), ElementsAre("PATH=/usr/bin", "OMP_NUM_THREADS=2"));
+  EXPECT_THAT(SandboxEnvironment(env, 0), ElementsAre("OMP_NUM_THREADS=7", "PATH=/usr/bin"));
+  char* none[] = {nullptr};
+  EXPECT_THAT(SandboxEnvironment(none, 3), ElementsAre("OMP_NUM_THREADS=3"));
+}
+
 TEST(SandboxEnvironment, EmptyOrNull_Empty) {
   char* env[] = {nullptr};
   EXPECT_TRUE(SandboxEnvironment(env).empty());

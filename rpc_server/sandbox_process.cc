@@ -135,7 +135,7 @@ absl::Status SandboxProcess::EnsureStarted() {
   std::string limit = absl::StrCat(options_.memory_limit_mb);
   std::string device = options_.device.empty() ? "cpu" : options_.device;
   char* argv[] = {const_cast<char*>(options_.binary.c_str()), limit.data(), device.data(), nullptr};
-  std::vector<std::string> env = SandboxEnvironment(environ);
+  std::vector<std::string> env = SandboxEnvironment(environ, options_.kernel_threads);
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

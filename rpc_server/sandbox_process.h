@@ -35,6 +35,8 @@ struct SandboxOptions {
   // What the child measures on: "cpu" (or empty) for host kernels, "cuda:N" for GPU kernels
   // (see device_spec.h); passed as the child's second argument.
   std::string device;
+  // Threads a kernel may use (the child's OMP_NUM_THREADS); 0 leaves the worker's own setting.
+  int kernel_threads = 0;
 };
 
 // Not thread-safe: one caller at a time (the worker's measurement loop).

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "farm/local_farm.h"
+#include "farm/farm_setup.h"
 #include "farm/tracker_client.h"
 #include "gtest/gtest.h"
 #include "tests/farm_test_util.h"
@@ -23,19 +23,17 @@ using ::tunefarm::testing::Variant;
 class FarmBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalFarmOptions options;
+    FarmSetupOptions options;
     options.num_workers = 3;
     options.key = "cpu-test";
     options.sandbox_memory_limit_mb = 1024;
-    absl::StatusOr<std::unique_ptr<LocalFarm>> farm = LocalFarm::Start(options);
+    absl::StatusOr<std::unique_ptr<Farm>> farm = StartFarm(options);
     ASSERT_TRUE(farm.ok()) << farm.status();
     farm_ = std::move(*farm);
-    auto client = TrackerClient::Connect({.address = farm_->address(), .token = farm_->token()});
-    ASSERT_TRUE(client.ok());
-    client_ = std::move(*client);
+    client_ = farm_->client.get();
   }
-  std::unique_ptr<LocalFarm> farm_;
-  std::unique_ptr<TrackerClient> client_;
+  std::unique_ptr<Farm> farm_;
+  TrackerClient* client_ = nullptr;
 };
 
 TEST_F(FarmBatchTest, MeasureBatch_200Artifacts_ExactlyOneResultEach) {

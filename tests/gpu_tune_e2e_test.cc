@@ -6,8 +6,7 @@
 #include <cstdio>
 
 #include "db/tuning_log.h"
-#include "farm/local_farm.h"
-#include "farm/tracker_client.h"
+#include "farm/farm_setup.h"
 #include "gtest/gtest.h"
 #include "tuner/tuning/strategy_factory.h"
 #include "tuner/tuning/tuner.h"
@@ -16,17 +15,14 @@ namespace tunefarm::tuner {
 namespace {
 
 TEST(GpuTuneEndToEnd, DenseFp32AndFp16_OnLocalGpuWorker) {
-  LocalFarmOptions fo;
-  fo.num_workers = 1;
+  FarmSetupOptions fo;
   fo.key = "gpu-test";
   fo.device = "cuda:0";
-  auto farm = LocalFarm::Start(fo);
+  auto farm = StartFarm(fo);
   if (farm.status().code() == absl::StatusCode::kUnavailable) {
     GTEST_SKIP() << farm.status().message();
   }
   ASSERT_TRUE(farm.ok()) << farm.status();
-  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
-  ASSERT_TRUE(client.ok());
   std::string db_path = ::testing::TempDir() + "/gpu_tune_e2e.db";
   std::remove(db_path.c_str());
   auto log = db::TuningLog::Open(db_path);
@@ -41,7 +37,7 @@ TEST(GpuTuneEndToEnd, DenseFp32AndFp16_OnLocalGpuWorker) {
     mo.device_key = "gpu-test";
     mo.timing.set_repeat(2);
     mo.timing.set_min_repeat_ms(1);
-    TrackerMeasurer measurer(client->get(), mo);
+    TrackerMeasurer measurer((*farm)->client.get(), mo);
     TuneOptions options;
     options.trials = 24;
     options.batch_size = 8;

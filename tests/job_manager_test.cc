@@ -8,8 +8,7 @@
 
 #include "db/job_store.h"
 #include "db/tuning_log.h"
-#include "farm/local_farm.h"
-#include "farm/tracker_client.h"
+#include "farm/farm_setup.h"
 #include "gtest/gtest.h"
 #include "proto/job.grpc.pb.h"
 #include "tuner/service/job_service.h"
@@ -19,19 +18,18 @@ namespace tunefarm::tuner {
 namespace {
 
 TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
-  LocalFarmOptions fo;
+  FarmSetupOptions fo;
   fo.key = "cpu-test";
-  auto farm = LocalFarm::Start(fo);
+  fo.num_workers = 1;
+  auto farm = StartFarm(fo);
   ASSERT_TRUE(farm.ok()) << farm.status();
-  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
-  ASSERT_TRUE(client.ok());
   std::string db_path = ::testing::TempDir() + "/job_manager.db";
   std::remove(db_path.c_str());
   auto log = db::TuningLog::Open(db_path);
   ASSERT_TRUE(log.ok());
 
   JobManagerOptions mo;
-  mo.client = client->get();
+  mo.client = (*farm)->client.get();
   mo.log = log->get();
   mo.make_strategy = MakeStrategy;
   mo.default_device_key = "cpu-test";
@@ -100,14 +98,12 @@ TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
 class JobManagerFarmTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalFarmOptions fo;
+    FarmSetupOptions fo;
     fo.key = "cpu-test";
-    auto farm = LocalFarm::Start(fo);
+    fo.num_workers = 1;
+    auto farm = StartFarm(fo);
     ASSERT_TRUE(farm.ok()) << farm.status();
     farm_ = std::move(*farm);
-    auto client = TrackerClient::Connect({.address = farm_->address(), .token = farm_->token()});
-    ASSERT_TRUE(client.ok());
-    client_ = std::move(*client);
     path_ = ::testing::TempDir() + "/" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db";
     std::remove(path_.c_str());
@@ -120,7 +116,7 @@ class JobManagerFarmTest : public ::testing::Test {
   }
   JobManagerOptions Options() {
     JobManagerOptions mo;
-    mo.client = client_.get();
+    mo.client = farm_->client.get();
     mo.log = log_.get();
     mo.store = store_.get();
     mo.make_strategy = MakeStrategy;
@@ -154,8 +150,7 @@ class JobManagerFarmTest : public ::testing::Test {
     return status;
   }
 
-  std::unique_ptr<LocalFarm> farm_;
-  std::unique_ptr<TrackerClient> client_;
+  std::unique_ptr<Farm> farm_;
   std::string path_;
   std::unique_ptr<db::TuningLog> log_;
   std::unique_ptr<db::JobStore> store_;

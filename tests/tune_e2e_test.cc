@@ -5,8 +5,7 @@
 #include <set>
 
 #include "db/tuning_log.h"
-#include "farm/local_farm.h"
-#include "farm/tracker_client.h"
+#include "farm/farm_setup.h"
 #include "gtest/gtest.h"
 #include "tuner/tuning/tuner.h"
 
@@ -38,14 +37,12 @@ class TestRandomSearch : public SearchStrategy {
 };
 
 TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
-  LocalFarmOptions farm_options;
+  FarmSetupOptions farm_options;
   farm_options.num_workers = 2;
   farm_options.key = "cpu-test";
   farm_options.sandbox_memory_limit_mb = 2048;
-  auto farm = LocalFarm::Start(farm_options);
+  auto farm = StartFarm(farm_options);
   ASSERT_TRUE(farm.ok()) << farm.status();
-  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
-  ASSERT_TRUE(client.ok());
 
   auto task = MakeTask("dense", {32, 64, 48}, "float32", "llvm", "cpu-test");
   ASSERT_TRUE(task.ok()) << task.status();
@@ -59,7 +56,7 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
   mo.device_key = "cpu-test";
   mo.timing.set_repeat(2);
   mo.timing.set_min_repeat_ms(1);
-  TrackerMeasurer measurer(client->get(), mo);
+  TrackerMeasurer measurer((*farm)->client.get(), mo);
   TuneOptions options;
   options.trials = 24;
   options.batch_size = 8;
@@ -95,15 +92,14 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
 }
 
 TEST(TuneEndToEnd, UnknownDeviceKey_NotFound) {
-  LocalFarmOptions farm_options;
+  FarmSetupOptions farm_options;
   farm_options.key = "cpu-test";
-  auto farm = LocalFarm::Start(farm_options);
+  farm_options.num_workers = 1;
+  auto farm = StartFarm(farm_options);
   ASSERT_TRUE(farm.ok()) << farm.status();
-  auto client = TrackerClient::Connect({.address = (*farm)->address(), .token = (*farm)->token()});
-  ASSERT_TRUE(client.ok());
   auto task = MakeTask("dense", {8, 16, 8}, "float32", "llvm", "gpu-nope");
   ASSERT_TRUE(task.ok());
-  TrackerMeasurer measurer(client->get(), {.job_id = "nokey", .device_key = "gpu-nope"});
+  TrackerMeasurer measurer((*farm)->client.get(), {.job_id = "nokey", .device_key = "gpu-nope"});
   TestRandomSearch search(task->space.get(), 1);
   TuneOptions options;
   options.trials = 4;
