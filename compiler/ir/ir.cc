@@ -17,8 +17,10 @@ Var::Var(const Expr& e) : Expr(e) {
   ABSL_RAW_CHECK(e.as<VarNode>() != nullptr, "Var() wraps only a VarNode");
 }
 
-Buffer MakeBuffer(std::string name, DataType dtype, std::vector<Expr> shape, std::string scope) {
-  return std::make_shared<BufferNode>(std::move(name), dtype, std::move(shape), std::move(scope));
+Buffer MakeBuffer(std::string name, DataType dtype, std::vector<Expr> shape, std::string scope,
+                  std::vector<Expr> strides) {
+  return std::make_shared<BufferNode>(std::move(name), dtype, std::move(shape), std::move(scope),
+                                      std::move(strides));
 }
 
 Expr IntImmNode::Make(DataType t, int64_t v) { return Expr(std::make_shared<IntImmNode>(t, v)); }

@@ -140,9 +140,16 @@ struct Range {
 
 // A multi-dimensional array in some storage scope. Identity is the node. Tensor-expression
 // operations derive from it: the node that computes a tensor is also the storage it writes.
+// A named, typed region of memory that loads and stores address. Immutable once made, like
+// every IR node: passes that need another layout make another buffer.
 struct BufferNode {
-  BufferNode(std::string n, DataType t, std::vector<Expr> s, std::string sc)
-      : name(std::move(n)), dtype(t), shape(std::move(s)), scope(std::move(sc)) {}
+  BufferNode(std::string n, DataType t, std::vector<Expr> s, std::string sc,
+             std::vector<Expr> st = {})
+      : name(std::move(n)),
+        dtype(t),
+        shape(std::move(s)),
+        scope(std::move(sc)),
+        strides(std::move(st)) {}
   virtual ~BufferNode() = default;
   const std::string name;
   const DataType dtype;
@@ -150,14 +157,14 @@ struct BufferNode {
   const std::vector<Expr> shape;
   // "global" (kernel arguments and heap temporaries), "local" (registers/stack), "shared" (GPU).
   const std::string scope;
-  // Row strides in elements; empty means compact row-major. Set by storage_align.
-  std::vector<Expr> strides;
+  // Row strides in elements; empty means compact row-major. Given by storage_align.
+  const std::vector<Expr> strides;
 };
-using Buffer = std::shared_ptr<BufferNode>;
+using Buffer = std::shared_ptr<const BufferNode>;
 
-// Makes a buffer; `scope` defaults to global memory.
+// Makes a buffer; `scope` defaults to global memory, `strides` to compact row-major.
 Buffer MakeBuffer(std::string name, DataType dtype, std::vector<Expr> shape,
-                  std::string scope = "global");
+                  std::string scope = "global", std::vector<Expr> strides = {});
 
 // ---------------------------------------------------------------------------------------------
 // Expressions.

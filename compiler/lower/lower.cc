@@ -72,9 +72,7 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::Schedule& sch,
   LoweredFunc func;
   func.name = name;
   for (const te::Tensor& t : args) {
-    FuncArg arg{ir::Buffer(std::const_pointer_cast<te::OperationNode>(t.op_ptr()),
-                           const_cast<te::OperationNode*>(t.op())),
-                {}};
+    FuncArg arg{ir::Buffer(t.op_ptr()), {}};
     for (size_t d = 0; d < t.ndim(); ++d) {
       auto ext = te::ConstExtent(ir::Substitute(t.shape()[d], bindings),
                                  absl::StrCat("dimension ", d, " of argument '", t.name(), "'"));

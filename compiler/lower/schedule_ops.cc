@@ -38,15 +38,12 @@ class RealizeLoads : public ir::IRMutator {
   const std::vector<Expr>& mins_;
 };
 
-ir::Buffer AsBuffer(const std::shared_ptr<const te::OperationNode>& op) {
-  return ir::Buffer(std::const_pointer_cast<te::OperationNode>(op),
-                    const_cast<te::OperationNode*>(op.get()));
-}
+ir::Buffer AsBuffer(const std::shared_ptr<const te::OperationNode>& op) { return op; }
 
-// Applies storage_align to a buffer's strides.
-void AlignStrides(const schedule::Stage& stage, const std::vector<int64_t>& extents,
-                  ir::BufferNode* buffer) {
-  if (stage.storage_aligns().empty()) return;
+// The strides storage_align asks for (empty: compact row-major).
+std::vector<Expr> AlignedStrides(const schedule::Stage& stage,
+                                 const std::vector<int64_t>& extents) {
+  if (stage.storage_aligns().empty()) return {};
   std::vector<int64_t> strides(extents.size(), 1);
   for (int d = static_cast<int>(extents.size()) - 2; d >= 0; --d) {
     strides[d] = strides[d + 1] * extents[d + 1];
@@ -54,7 +51,9 @@ void AlignStrides(const schedule::Stage& stage, const std::vector<int64_t>& exte
       if (a.axis == d) strides[d] += ((a.offset - strides[d] % a.factor) + a.factor) % a.factor;
     }
   }
-  for (int64_t s : strides) buffer->strides.push_back(Expr(static_cast<int>(s)));
+  std::vector<Expr> out;
+  for (int64_t s : strides) out.push_back(Expr(static_cast<int>(s)));
+  return out;
 }
 
 class NestBuilder {
@@ -294,8 +293,8 @@ class NestBuilder {
       const RootDomain& dom = domains_.at(p.op());
       std::vector<Expr> shape;
       for (int64_t e : dom.extent) shape.push_back(Expr(static_cast<int>(e)));
-      ir::Buffer realized = ir::MakeBuffer(p.op()->name, p.op()->dtype, shape, p.scope());
-      AlignStrides(p, dom.extent, realized.get());
+      ir::Buffer realized = ir::MakeBuffer(p.op()->name, p.op()->dtype, shape, p.scope(),
+                                           AlignedStrides(p, dom.extent));
       auto nest = BuildStage(p, realized);
       if (!nest.ok()) return nest.status();
       inner = RealizeLoads(p.op(), realized, dom.min).Mutate(inner);

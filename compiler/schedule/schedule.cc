@@ -37,10 +37,8 @@ class ReplaceLoads : public ir::IRMutator {
   ir::Buffer to_;
 };
 
-ir::Buffer AsBuffer(const std::shared_ptr<const te::OperationNode>& op) {
-  return ir::Buffer(std::const_pointer_cast<te::OperationNode>(op),
-                    const_cast<te::OperationNode*>(op.get()));
-}
+// An operation is its own buffer.
+ir::Buffer AsBuffer(const std::shared_ptr<const te::OperationNode>& op) { return op; }
 
 bool ValidThreadTag(const std::string& tag) {
   static const std::set<std::string> kTags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",

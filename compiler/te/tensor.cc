@@ -67,10 +67,8 @@ const ComputeOpNode* Tensor::compute() const {
 }
 
 Expr Tensor::operator()(std::vector<Expr> indices) const {
-  // The shared_ptr aliases the operation as its buffer.
-  ir::Buffer buffer(std::const_pointer_cast<OperationNode>(op_),
-                    const_cast<OperationNode*>(op_.get()));
-  return ir::LoadNode::Make(std::move(buffer), std::move(indices));
+  // The operation is its own buffer.
+  return ir::LoadNode::Make(ir::Buffer(op_), std::move(indices));
 }
 
 const OperationNode* AsOperation(const ir::Buffer& buffer) {
