@@ -9,15 +9,13 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/subcommand.h"
+#include "common/version.h"
 #include "google/protobuf/stubs/common.h"
 #include "llvm/Config/llvm-config.h"
 
 ABSL_FLAG(bool, short, false, "Print only the tunefarm version.");
 
 namespace tunefarm::cli {
-
-// Bumped by hand on each release; the tuning log records it with every measurement.
-inline constexpr char kTunefarmVersion[] = "0.1.0";
 
 int RunVersion(const std::vector<std::string>& positional) {
   if (!positional.empty()) {

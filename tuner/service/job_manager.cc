@@ -6,6 +6,7 @@
 #include "absl/base/internal/raw_logging.h"
 #include "absl/strings/str_cat.h"
 #include "common/random_token.h"
+#include "common/version.h"
 #include "tuner/service/task_scheduler.h"
 #include "tuner/tuning/tuner.h"
 
@@ -114,7 +115,7 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
     info.name = spec.name().empty() ? (*tasks)[0].workload.ToString() : spec.name();
     info.target = (*tasks)[0].target.str;
     info.device_key = spec.device_key();
-    info.tuner_version = "tunefarm 0.1.0";
+    info.tuner_version = kTunerVersion;
     info.trials = spec.trials();
     auto id = options_.log->CreateJob(info);
     if (!id.ok()) return id.status();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/version.h"
 #include "db/tuning_log.h"
 #include "tuner/search/search_strategy.h"
 #include "tuner/tuning/measurer.h"
@@ -38,7 +39,7 @@ struct TuneOptions {
   int build_threads = 2;
   // Job id the records carry in the tuning log (0: none).
   int64_t db_job_id = 0;
-  std::string tuner_version = "tunefarm 0.1.0";
+  std::string tuner_version = kTunerVersion;
   // Load earlier records of this workload/target/device key from the log (never re-measure).
   bool resume = true;
 };
