@@ -13,6 +13,7 @@
 #include "tuner/search/model_based_search.h"
 #include "tuner/search/random_search.h"
 #include "tuner/tuning/builder.h"
+#include "tuner/tuning/tuner.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -71,7 +72,7 @@ TransferHistory LoadHistory(const TuneTask& task, db::TuningLog* log, size_t fea
     auto x = ConfigFeaturesOf(*it->second, r.config_index);
     if (!x.ok() || x->size() != feature_len) continue;
     h.x.push_back(*std::move(x));
-    h.cost_s.push_back(r.valid() ? *r.MeanCost() : std::numeric_limits<double>::infinity());
+    h.cost_s.push_back(RecordCost(r));
     h.group.push_back(groups.at(r.workload.args));
   }
   return h;

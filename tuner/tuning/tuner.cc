@@ -102,6 +102,8 @@ double ResultCost(const v1::MeasureResult& r) {
   return Median(std::vector<double>(r.costs_s().begin(), r.costs_s().end()));
 }
 
+double RecordCost(const db::Record& r) { return r.valid() ? Median(r.costs) : kInf; }
+
 TuningSession::TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
                              db::TuningLog* log, const TuneOptions& options)
     : task_(task),
@@ -156,7 +158,7 @@ absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTa
     absl::Status st = log->ForEachRecord(filter, [&](const db::Record& r) {
       // A record from another version of the template's space cannot be replayed here.
       if (r.config_index < 0 || r.config_index >= task.space->size()) return absl::OkStatus();
-      double cost = r.valid() ? *r.MeanCost() : kInf;
+      double cost = RecordCost(r);
       history.push_back(MeasuredPoint{r.config_index, cost});
       s->Observe(r.config_index, cost);
       return absl::OkStatus();

@@ -158,6 +158,9 @@ absl::StatusOr<TuneResult> Tune(const TuneTask& task, SearchStrategy& strategy, 
 
 // The cost of a result in seconds: the median of its repeats; +inf when it failed.
 double ResultCost(const v1::MeasureResult& r);
+// The same statistic for a record of the tuning log (median of its repeats; inf when invalid),
+// so resumed and transferred history ranks configs exactly as fresh measurements do.
+double RecordCost(const db::Record& r);
 
 }  // namespace tunefarm::tuner
 
