@@ -524,24 +524,52 @@ absl::Status ForEachRow(Statement& s, absl::FunctionRef<absl::Status(const Recor
 
 }  // namespace
 
+absl::Status TuningLog::WithReader(const char* sql,
+                                   absl::FunctionRef<absl::Status(Statement&)> fn) const {
+  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
+  if (!leased.ok()) return leased.status();
+  ReaderLease lease(this, *std::move(leased));
+  absl::StatusOr<Statement> s = (*lease).Prepare(sql);
+  if (!s.ok()) return s.status();
+  return fn(*s);
+}
+
+namespace {
+
+// Binds a RecordFilter to ?1..?4 of kStats and kAllRecords.
+void BindFilter(Statement& s, const RecordFilter& filter) {
+  s.BindText(1, filter.template_name)
+      .BindText(2, filter.target)
+      .BindText(3, filter.device_key)
+      .BindText(4, filter.args);
+}
+
+// Every record `s` returns.
+absl::StatusOr<std::vector<Record>> AllRows(Statement& s) {
+  std::vector<Record> out;
+  absl::Status st = ForEachRow(s, [&](const Record& r) {
+    out.push_back(r);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Record>> TuningLog::TemplateHistory(
     const TemplateHistoryQuery& query) const {
   if (query.template_name.empty() || query.device_key.empty()) {
     return absl::InvalidArgumentError("template history: template and device key are required");
   }
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  absl::StatusOr<Statement> s = (*lease).Prepare(kTemplateHistory);
-  if (!s.ok()) return s.status();
-  s->BindText(1, query.device_key)
-      .BindText(2, query.template_name)
-      .BindText(3, query.target)
-      .BindInt(4, query.include_invalid ? 1 : 0)
-      .BindInt(5, query.limit > 0 ? query.limit : -1);
-  std::vector<Record> out;
-  absl::Status st = ForEachRow(*s, [&](const Record& r) {
-    out.push_back(r);
+  absl::StatusOr<std::vector<Record>> out;
+  absl::Status st = WithReader(kTemplateHistory, [&](Statement& s) {
+    s.BindText(1, query.device_key)
+        .BindText(2, query.template_name)
+        .BindText(3, query.target)
+        .BindInt(4, query.include_invalid ? 1 : 0)
+        .BindInt(5, query.limit > 0 ? query.limit : -1);
+    out = AllRows(s);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
@@ -549,15 +577,10 @@ absl::StatusOr<std::vector<Record>> TuningLog::TemplateHistory(
 }
 
 absl::StatusOr<std::vector<Record>> TuningLog::JobHistory(int64_t job_id) const {
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  absl::StatusOr<Statement> s = (*lease).Prepare(kJobHistory);
-  if (!s.ok()) return s.status();
-  s->BindInt(1, job_id);
-  std::vector<Record> out;
-  absl::Status st = ForEachRow(*s, [&](const Record& r) {
-    out.push_back(r);
+  absl::StatusOr<std::vector<Record>> out;
+  absl::Status st = WithReader(kJobHistory, [&](Statement& s) {
+    s.BindInt(1, job_id);
+    out = AllRows(s);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
@@ -565,97 +588,84 @@ absl::StatusOr<std::vector<Record>> TuningLog::JobHistory(int64_t job_id) const 
 }
 
 absl::StatusOr<JobInfo> TuningLog::GetJob(int64_t job_id) const {
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  absl::StatusOr<Statement> s = (*lease).Prepare(kSelectJob);
-  if (!s.ok()) return s.status();
-  s->BindInt(1, job_id);
-  absl::StatusOr<bool> row = s->Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return absl::NotFoundError(absl::StrCat("no job with id ", job_id, " in ", path_));
   JobInfo job;
-  job.id = s->ColumnInt(0);
-  job.name = s->ColumnText(1);
-  job.created_at = s->ColumnDouble(2);
-  job.target = s->ColumnText(3);
-  job.device_key = s->ColumnText(4);
-  job.tuner_version = s->ColumnText(5);
-  job.trials = s->ColumnInt(6);
+  absl::Status st = WithReader(kSelectJob, [&](Statement& s) -> absl::Status {
+    s.BindInt(1, job_id);
+    absl::StatusOr<bool> row = s.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return absl::NotFoundError(absl::StrCat("no job with id ", job_id, " in ", path_));
+    job.id = s.ColumnInt(0);
+    job.name = s.ColumnText(1);
+    job.created_at = s.ColumnDouble(2);
+    job.target = s.ColumnText(3);
+    job.device_key = s.ColumnText(4);
+    job.tuner_version = s.ColumnText(5);
+    job.trials = s.ColumnInt(6);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
   return job;
 }
 
 absl::StatusOr<std::vector<WorkloadStats>> TuningLog::Stats(const RecordFilter& filter) const {
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  absl::StatusOr<Statement> s = (*lease).Prepare(kStats);
-  if (!s.ok()) return s.status();
-  s->BindText(1, filter.template_name)
-      .BindText(2, filter.target)
-      .BindText(3, filter.device_key)
-      .BindText(4, filter.args);
   std::vector<WorkloadStats> out;
-  while (true) {
-    absl::StatusOr<bool> row = s->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    WorkloadStats st;
-    st.workload.template_name = s->ColumnText(0);
-    st.workload.args = s->ColumnText(1);
-    st.workload.flop = s->ColumnDouble(2);
-    st.target = s->ColumnText(3);
-    st.records = s->ColumnInt(4);
-    st.valid_records = s->ColumnInt(5);
-    st.best_mean_cost = s->ColumnDouble(6);
-    st.best_gflops = st.best_mean_cost > 0 && st.workload.flop > 0
-                         ? st.workload.flop / st.best_mean_cost / 1e9
-                         : 0;
-    st.first_timestamp = s->ColumnDouble(7);
-    st.last_timestamp = s->ColumnDouble(8);
-    out.push_back(std::move(st));
-  }
+  absl::Status st = WithReader(kStats, [&](Statement& s) -> absl::Status {
+    BindFilter(s, filter);
+    while (true) {
+      absl::StatusOr<bool> row = s.Step();
+      if (!row.ok()) return row.status();
+      if (!*row) return absl::OkStatus();
+      WorkloadStats w;
+      w.workload.template_name = s.ColumnText(0);
+      w.workload.args = s.ColumnText(1);
+      w.workload.flop = s.ColumnDouble(2);
+      w.target = s.ColumnText(3);
+      w.records = s.ColumnInt(4);
+      w.valid_records = s.ColumnInt(5);
+      w.best_mean_cost = s.ColumnDouble(6);
+      w.best_gflops = w.best_mean_cost > 0 && w.workload.flop > 0
+                          ? w.workload.flop / w.best_mean_cost / 1e9
+                          : 0;
+      w.first_timestamp = s.ColumnDouble(7);
+      w.last_timestamp = s.ColumnDouble(8);
+      out.push_back(std::move(w));
+    }
+  });
+  if (!st.ok()) return st;
   return out;
 }
 
 absl::Status TuningLog::ForEachRecord(const RecordFilter& filter,
                                       absl::FunctionRef<absl::Status(const Record&)> fn) const {
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  absl::StatusOr<Statement> s = (*lease).Prepare(kAllRecords);
-  if (!s.ok()) return s.status();
-  s->BindText(1, filter.template_name)
-      .BindText(2, filter.target)
-      .BindText(3, filter.device_key)
-      .BindText(4, filter.args);
-  return ForEachRow(*s, fn);
+  return WithReader(kAllRecords, [&](Statement& s) {
+    BindFilter(s, filter);
+    return ForEachRow(s, fn);
+  });
 }
 
 absl::StatusOr<int64_t> TuningLog::CountRecords() const {
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  absl::StatusOr<Statement> s = (*lease).Prepare(kCount);
-  if (!s.ok()) return s.status();
-  absl::StatusOr<bool> row = s->Step();
-  if (!row.ok()) return row.status();
-  return s->ColumnInt(0);
+  int64_t count = 0;
+  absl::Status st = WithReader(kCount, [&](Statement& s) -> absl::Status {
+    absl::StatusOr<bool> row = s.Step();
+    if (!row.ok()) return row.status();
+    count = s.ColumnInt(0);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return count;
 }
 
 absl::Status TuningLog::CheckIntegrity() const {
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  absl::StatusOr<Statement> s = (*lease).Prepare(kIntegrity);
-  if (!s.ok()) return s.status();
   std::string report;
-  while (true) {
-    absl::StatusOr<bool> row = s->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    absl::StrAppend(&report, report.empty() ? "" : "; ", s->ColumnText(0));
-  }
+  absl::Status st = WithReader(kIntegrity, [&](Statement& s) -> absl::Status {
+    while (true) {
+      absl::StatusOr<bool> row = s.Step();
+      if (!row.ok()) return row.status();
+      if (!*row) return absl::OkStatus();
+      absl::StrAppend(&report, report.empty() ? "" : "; ", s.ColumnText(0));
+    }
+  });
+  if (!st.ok()) return st;
   if (report != "ok") {
     return absl::DataLossError(absl::StrCat(path_, ": integrity_check: ", report));
   }

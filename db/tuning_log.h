@@ -188,6 +188,8 @@ class TuningLog {
 
   TuningLog(std::string path, const TuningLogOptions& options, std::unique_ptr<Connection> writer);
 
+  // Runs `fn` on the prepared constant `sql` of a pooled reader connection.
+  absl::Status WithReader(const char* sql, absl::FunctionRef<absl::Status(Statement&)> fn) const;
   // Borrows an idle reader connection or opens a new one.
   absl::StatusOr<std::unique_ptr<Connection>> AcquireReader() const;
   void ReleaseReader(std::unique_ptr<Connection> conn) const;
