@@ -133,17 +133,10 @@ class Simplifier : public ir::IRMutator {
         break;
     }
     if (a.same_as(op->a) && b.same_as(op->b)) {
-      // Still fold constants of floats etc.
-      switch (op->op) {
-        case BinaryOp::kAdd:
-          return a + b;
-        case BinaryOp::kSub:
-          return a - b;
-        case BinaryOp::kMul:
-          return a * b;
-        default:
-          return self;
-      }
+      // Still fold constants of floats etc. (the operators fold what they can).
+      const bool folds =
+          op->op == BinaryOp::kAdd || op->op == BinaryOp::kSub || op->op == BinaryOp::kMul;
+      if (!folds) return self;
     }
     return Rebuild(op->op, a, b);
   }
