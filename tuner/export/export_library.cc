@@ -159,8 +159,9 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
     if (!task.ok()) return task.status();
     std::optional<int64_t> index = b.record.config_index;
     if (!b.exact) {
-      // The nearest shape's config indexes another space: rebuild it by knob values when
-      // the spaces match, else fall back to the unscheduled program.
+      // The nearest shape's config indexes another shape's space, and its knob values are not
+      // transplanted (a split that divides that shape need not divide this one): the kernel
+      // is the unscheduled program, and the header and table say it is untuned.
       index = std::nullopt;
     }
     auto f = LowerConfig(*task, index);
