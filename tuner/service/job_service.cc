@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/transport.h"
 #include "db/query_best.h"
-#include "db/record_proto.h"
 #include "proto/job.grpc.pb.h"
+#include "tuner/service/record_proto.h"
 
 namespace tunefarm::tuner {
 
@@ -84,9 +84,9 @@ class JobServer::Service final : public v1::JobService::Service {
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                           "this job service runs without a tuning log (--db)");
     }
-    auto best = db::QueryBest(*log_, db::FromProto(*req));
+    auto best = db::QueryBest(*log_, FromProto(*req));
     if (!best.ok()) return ToGrpcStatus(best.status());
-    *resp = db::ToProto(*best);
+    *resp = ToProto(*best);
     return grpc::Status::OK;
   }
 

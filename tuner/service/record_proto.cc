@@ -1,6 +1,11 @@
-#include "db/record_proto.h"
+#include "tuner/service/record_proto.h"
 
-namespace tunefarm::db {
+namespace tunefarm::tuner {
+
+using db::BestQuery;
+using db::BestRecord;
+using db::ErrorClass;
+using db::Record;
 
 void ToProto(const Record& r, v1::Record* out) {
   out->set_id(r.id);
@@ -26,7 +31,7 @@ void ToProto(const Record& r, v1::Record* out) {
 }
 
 absl::StatusOr<Record> FromProto(const v1::Record& p) {
-  absl::StatusOr<ErrorClass> error = ErrorClassFromInt(p.error());
+  absl::StatusOr<ErrorClass> error = db::ErrorClassFromInt(p.error());
   if (!error.ok()) return error.status();
   Record r;
   r.id = p.id();
@@ -76,4 +81,4 @@ v1::QueryBestResponse ToProto(const std::vector<BestRecord>& best) {
   return response;
 }
 
-}  // namespace tunefarm::db
+}  // namespace tunefarm::tuner

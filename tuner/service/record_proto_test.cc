@@ -1,11 +1,16 @@
 // Record <-> proto conversions round-trip.
-#include "db/record_proto.h"
+#include "tuner/service/record_proto.h"
 
 #include "db/test_records.h"
 #include "gtest/gtest.h"
 
-namespace tunefarm::db {
+namespace tunefarm::tuner {
 namespace {
+
+using db::BestRecord;
+using db::ErrorClass;
+using db::Record;
+namespace testing = db::testing;
 
 TEST(RecordProto, Record_RoundTrips) {
   Record r = testing::MakeRecord(testing::DenseWorkload(8, 16, 32), 5, 0.25, 7);
@@ -42,4 +47,4 @@ TEST(RecordProto, QueryBestRequest_ZeroKIsOne) {
 }
 
 }  // namespace
-}  // namespace tunefarm::db
+}  // namespace tunefarm::tuner
