@@ -157,16 +157,20 @@ class TrackerCore {
   void Shutdown();
 
  private:
+  // One submitted request, from Submit until its result (or its job's cancellation).
   struct Task {
     v1::MeasureRequest request;  // artifact contents stripped (kept in artifacts_)
     std::string job_id;
     std::string key;
+    // Leases so far; past max_attempts lost ones the request is answered DEVICE_LOST.
     int attempts = 0;
     std::string worker_id;  // empty while queued
+    // When the current lease expires (request timeout + lease_grace).
     absl::Time deadline;
     // Every registration (HolderId) this request was ever leased to.
     absl::flat_hash_set<std::string> holders;
   };
+  // A client's job: what it waits for and what it has not taken over yet.
   struct Job {
     int priority = 0;
     // Finished results never sent, then those sent but not yet acknowledged.
@@ -177,34 +181,50 @@ class TrackerCore {
     absl::Time last_call;  // the client's last Submit or FetchResults
     absl::CondVar ready;
   };
+  // One job's requests waiting for a device of one key.
   struct JobQueue {
-    std::deque<std::string> queued;  // request ids
+    std::deque<std::string> queued;  // request ids; re-queued ones go to the front
+    // Requests handed out so far: fair share picks the least served job of a priority.
     int64_t served = 0;
   };
+  // Everything waiting for devices of one key.
   struct KeyQueue {
     absl::flat_hash_map<std::string, JobQueue> jobs;
+    // Requests queued and leased across the key's jobs (queued is bounded by
+    // max_queue_per_key).
     int queued = 0;
     int leased = 0;
+    // Signalled when work arrives or a worker becomes eligible; Lease long polls wait on it.
     absl::CondVar work;
   };
+  // One registration of a worker process.
   struct Worker {
     std::string incarnation;
     std::string session_key;
     v1::DeviceDescription device;
+    // Liveness: silent past heartbeat_timeout means lost (its leases re-queued); lost workers
+    // are forgotten after forget_lost_after.
     absl::Time last_heartbeat;
-    double noise_cv = 0;
-    bool noisy = false;
     bool lost = false;
     absl::Time lost_since;
+    // The noise gate: the calibration kernel's spread, and whether it keeps the worker idle.
+    double noise_cv = 0;
+    bool noisy = false;
+    // Request ids it holds now, and artifact hashes whose bytes it has been sent (they are sent
+    // once per registration).
     absl::flat_hash_set<std::string> leased;
     absl::flat_hash_set<std::string> artifacts_sent;
+    // Results it reported that counted.
     int64_t completed = 0;
   };
+  // An artifact's bytes, held while any unfinished request references its hash.
   struct StoredArtifact {
     std::string content;
     int refs = 0;
   };
 
+  // The checks Submit applies to each request (ids, artifacts and their hashes, timing values,
+  // shapes).
   absl::Status ValidateRequestLocked(const v1::MeasureRequest& r) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The live worker `id` if `incarnation` and `session_key` are its own.
@@ -218,22 +238,27 @@ class TrackerCore {
   // failure budget (lost worker, expired lease) and answers DEVICE_LOST past max_attempts.
   void RequeueLocked(const std::string& request_id, bool count_attempt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Re-queues every lease of `worker` (it was lost, replaced or left), charging each attempt.
   void RequeueAllOfWorkerLocked(Worker& worker) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Finishes a task with `result` and forgets it.
   void CompleteLocked(const std::string& request_id, v1::MeasureResult result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Remembers a finished id, forgetting the oldest beyond max_finished_ids.
   void RememberFinishedLocked(const std::string& request_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Pops the next request id for `key` (priority, then least served job), or "".
-  // The next request for `worker_id` by priority and fair share, skipping requests that ask to
+  // Pops the next request for `worker_id` by priority and fair share, skipping requests that ask to
   // avoid this worker while another live, non-noisy worker of `key` could take them. Empty
   // when none is eligible.
   std::string PopNextLocked(KeyQueue& queue, const std::string& key, const std::string& worker_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reference counting of stored artifacts: a submitted request takes a reference on its
+  // artifact and reference artifact (keeping the bytes of the first submission that had
+  // them); a finished or cancelled request releases them; the bytes go with the last one.
   void RefArtifactLocked(const v1::Artifact& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnrefArtifactLocked(const std::string& hash) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseTaskArtifactsLocked(const Task& task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts the artifact's bytes into a lease the first time this registration sees its hash.
   void FillArtifactLocked(Worker& worker, v1::Artifact* a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The queue of `key`, made on first use.
   KeyQueue& QueueOfLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const TrackerOptions options_;

@@ -36,9 +36,12 @@ struct TuneOptions {
   int early_stopping = 0;
   // Configs re-measured before the winner is declared (0: none).
   int top_k = 5;
+  // Threads compiling a round's candidates in parallel (the tuner machine's cores).
   int build_threads = 2;
   // Job id the records carry in the tuning log (0: none).
   int64_t db_job_id = 0;
+  // Stored with every record ("tunefarm X.Y.Z"), so results of another tuner version can be
+  // told apart.
   std::string tuner_version = kTunerVersion;
   // Load earlier records of this workload/target/device key from the log (never re-measure).
   bool resume = true;
@@ -46,27 +49,38 @@ struct TuneOptions {
 
 // A snapshot for progress displays.
 struct TuneProgress {
+  // Trials counted so far (resumed ones included) and the budget.
   int trials_done = 0;
   int trials_total = 0;
+  // Trials whose config failed (build, load, run, wrong answer, timeout, ...).
   int errors = 0;
+  // The best valid config so far: its rate, its median cost in seconds (+inf before any) and
+  // its knobs as JSON ("" before any).
   double best_gflops = 0;
   double best_cost_s = 0;
   std::string best_config;
+  // Wall time since the session started, and the time left at this run's pace.
   double elapsed_s = 0;
   double eta_s = 0;
 };
 
 // Where the wall time went.
 struct TuneTimeSplit {
+  // Lowering and compiling candidates (and the reference program).
   double build_s = 0;
+  // Waiting for the farm's results, recording excluded.
   double measure_s = 0;
   // Search strategy: proposing (simulated annealing) and updating (model refits).
   double search_s = 0;
+  // Writing records into the tuning log.
   double record_s = 0;
+  // The whole session.
   double total_s = 0;
 };
 
+// One of the top-k configs measured a second time before the winner is declared.
 struct RemeasuredConfig {
+  // Its index in the task's config space, and its knobs as JSON.
   int64_t index = 0;
   std::string config;
   // Median cost of the first measurement and of the re-measurement (seconds; inf = failed).
@@ -78,11 +92,16 @@ struct RemeasuredConfig {
   std::string second_worker;
 };
 
+// What a finished session found.
 struct TuneResult {
+  // Trials counted (resumed ones included).
   int trials = 0;
   // Measured by this run (the rest came from the log).
   int measured = 0;
+  // Trials whose config failed.
   int errors = 0;
+  // The winner after the top-k re-measurement (-1: no valid config): index, knobs as JSON, cost
+  // in seconds and rate.
   int64_t best_index = -1;
   std::string best_config;
   double best_cost_s = 0;
@@ -90,9 +109,12 @@ struct TuneResult {
   // Best GFLOP/s after each trial of this run and the resumed ones, in order.
   std::vector<double> curve_gflops;
   TuneTimeSplit time;
+  // Why the session ended before its budget, if it did: no improvement for early_stopping
+  // trials, cancelled by the caller, or every config of the space tried.
   bool early_stopped = false;
   bool cancelled = false;
   bool exhausted = false;
+  // The re-measured configs, in the order of their first measurement (fastest first).
   std::vector<RemeasuredConfig> top_k;
 };
 
@@ -115,15 +137,19 @@ class TuningSession {
   // Re-measures the top-k, picks the winner and returns the whole result.
   absl::StatusOr<TuneResult> Finish(bool cancelled);
 
+  // Where the session stands, for progress displays.
   TuneProgress Progress() const;
   const TuneTask& task() const { return task_; }
   // Best cost so far (seconds; +inf when nothing valid yet).
   double best_cost_s() const { return result_.best_cost_s; }
+  // Trials counted so far (resumed ones included).
   int trials() const { return result_.trials; }
 
  private:
   TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
                 db::TuningLog* log, const TuneOptions& options);
+  // Counts one trial of config `index` with `cost` seconds (+inf: failed) measured on `worker`,
+  // and moves the best and the early-stopping count.
   void Observe(int64_t index, double cost, const std::string& worker = "");
   // A sink that records each result of the configs `indices` (in build order) into the log as
   // it arrives; empty without a log. `indices` must outlive the Measure call.
