@@ -43,6 +43,8 @@ namespace tunefarm::ir {
   X(Evaluate)               \
   X(Seq)
 
+// The concrete node type behind an Expr or a Stmt (one per node struct below; `as<T>()` and
+// the visitors dispatch on it).
 enum class ExprKind {
 #define TF_DECLARE_KIND(N) k##N,
   TF_FOR_EACH_EXPR(TF_DECLARE_KIND)
@@ -55,6 +57,7 @@ struct ExprNode {
   ExprNode(ExprKind k, DataType t) : kind(k), type(t) {}
   virtual ~ExprNode() = default;
   const ExprKind kind;
+  // The value's type, lanes included (a vector expression has lanes > 1).
   const DataType type;
 };
 
@@ -102,11 +105,13 @@ class Stmt {
   bool defined() const { return node_ != nullptr; }
   const StmtNode* get() const { return node_.get(); }
   const StmtNode* operator->() const { return node_.get(); }
+  // The node as T when its kind is T::kKind, else null.
   template <typename T>
   const T* as() const {
     return node_ != nullptr && node_->kind == T::kKind ? static_cast<const T*>(node_.get())
                                                        : nullptr;
   }
+  // True when both handles point at the same node (not structural equality).
   bool same_as(const Stmt& o) const { return node_ == o.node_; }
 
  private:
@@ -169,6 +174,7 @@ Buffer MakeBuffer(std::string name, DataType dtype, std::vector<Expr> shape,
 // ---------------------------------------------------------------------------------------------
 // Expressions.
 
+// An integer constant of type `type` (any integer width, or bool).
 struct IntImmNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kIntImm;
   IntImmNode(DataType t, int64_t v) : ExprNode(kKind, t), value(v) {}
@@ -176,6 +182,7 @@ struct IntImmNode : ExprNode {
   const int64_t value;
 };
 
+// A floating-point constant of type `type` (float16/32/64), kept as a double.
 struct FloatImmNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kFloatImm;
   FloatImmNode(DataType t, double v) : ExprNode(kKind, t), value(v) {}
@@ -203,10 +210,13 @@ enum class BinaryOp {
   kAnd,
   kOr,
 };
+// The operator's spelling for printing ("+", "floordiv", "<=", ...).
 const char* BinaryOpName(BinaryOp op);
+// kEQ ... kGE, and kAnd/kOr: their result is bool.
 bool IsComparison(BinaryOp op);
 bool IsLogical(BinaryOp op);
 
+// a op b.
 struct BinaryNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kBinary;
   BinaryNode(DataType t, BinaryOp o, Expr x, Expr y)
@@ -217,6 +227,7 @@ struct BinaryNode : ExprNode {
   const Expr a, b;
 };
 
+// Logical negation of a bool.
 struct NotNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kNot;
   explicit NotNode(Expr x) : ExprNode(kKind, x.type()), a(std::move(x)) {}
@@ -236,6 +247,7 @@ struct SelectNode : ExprNode {
   const Expr cond, true_value, false_value;
 };
 
+// `value` converted to `type` (C conversion rules; lanes must match).
 struct CastNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kCast;
   CastNode(DataType t, Expr v) : ExprNode(kKind, t), value(std::move(v)) {}
@@ -298,7 +310,9 @@ struct LetNode : ExprNode {
   const Expr value, body;
 };
 
+// The combiner of a reduction.
 enum class ReduceOp { kSum, kMax, kMin };
+// "sum", "max", "min".
 const char* ReduceOpName(ReduceOp op);
 
 // A commutative reduction of `source` over the reduce axes. Only appears as the whole body of
@@ -325,6 +339,7 @@ struct ReduceNode : ExprNode {
 // ---------------------------------------------------------------------------------------------
 // Statements.
 
+// let var = value in body, for a statement body.
 struct LetStmtNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kLetStmt;
   LetStmtNode(Var v, Expr val, Stmt b)
@@ -343,8 +358,10 @@ enum class ForKind {
   kUnrolled,       // Replicated; constant extent required.
   kThreadBinding,  // Bound to a GPU block/thread index (see thread_tag).
 };
+// "serial", "parallel", "vectorized", "unrolled", "thread_binding".
 const char* ForKindName(ForKind kind);
 
+// for (var = min; var < min + extent; ++var) body, run as `for_kind` says.
 struct ForNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kFor;
   ForNode(Var v, Expr mn, Expr ext, ForKind k, Stmt b, std::string tag,
@@ -369,6 +386,7 @@ struct ForNode : StmtNode {
   const std::map<std::string, int64_t> pragmas;
 };
 
+// if (cond) then_case else else_case.
 struct IfThenElseNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kIfThenElse;
   IfThenElseNode(Expr c, Stmt t, Stmt e)
@@ -388,6 +406,8 @@ struct AllocateNode : StmtNode {
   const Stmt body;
 };
 
+// buffer[indices...] = value. Like LoadNode: multi-dimensional until storage flattening, and a
+// Ramp index stores a vector.
 struct StoreNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kStore;
   StoreNode(Buffer b, Expr v, std::vector<Expr> idx)
