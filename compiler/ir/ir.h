@@ -212,7 +212,7 @@ enum class BinaryOp {
 };
 // The operator's spelling for printing ("+", "floordiv", "<=", ...).
 const char* BinaryOpName(BinaryOp op);
-// kEQ ... kGE, and kAnd/kOr: their result is bool.
+// kEQ ... kGE (IsComparison) and kAnd, kOr (IsLogical): their result is bool.
 bool IsComparison(BinaryOp op);
 bool IsLogical(BinaryOp op);
 
@@ -358,7 +358,7 @@ enum class ForKind {
   kUnrolled,       // Replicated; constant extent required.
   kThreadBinding,  // Bound to a GPU block/thread index (see thread_tag).
 };
-// "serial", "parallel", "vectorized", "unrolled", "thread_binding".
+// How the printer shows the loop: "for", "parallel", "vectorized", "unrolled", "bound".
 const char* ForKindName(ForKind kind);
 
 // for (var = min; var < min + extent; ++var) body, run as `for_kind` says.
