@@ -97,7 +97,6 @@ int Run(bool quick) {
   std::vector<double> build_ms;
   auto ours = [&](bool parallel) -> double {
     GemmProgram p = ScheduledGemm(m, n, k, bm, bn, kunroll, parallel);
-    auto start = std::chrono::steady_clock::now();
     auto f = lower::Lower(*p.sch, {p.A, p.B, p.C}, "gemm");
     if (!f.ok()) {
       std::fprintf(stderr, "lower: %s\n", f.status().ToString().c_str());
