@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <thread>
 
-#include "absl/strings/match.h"
-
 namespace tunefarm {
 
 absl::StatusOr<std::unique_ptr<Farm>> StartFarm(const FarmSetupOptions& options) {

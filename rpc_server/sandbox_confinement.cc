@@ -91,7 +91,7 @@ class Filter {
 // The CPU child's filter: everything not named here traps. What a kernel and the harness do:
 // memory, OpenMP's thread pool, time, loading the artifact (read-only files), the frame
 // channel and the status page (descriptors it already holds), its own signals and limits.
-// Collected with strace over the sandbox tests and multi-threaded tuning runs, plus the calls
+// Collected with strace over the sandbox tests and a 2-thread tuning run, plus the calls
 // the C library makes for the same purposes on other versions (e.g. open beside openat).
 int InstallAllowlist() {
   Filter f(SCMP_ACT_TRAP);

@@ -4,6 +4,7 @@
 # refused. Then mutual TLS with a token per role: a tracker that requires client certificates
 # signed by its CA, a server holding only the worker token, a tuner holding only the client
 # token; a peer without a certificate, and a token of the wrong role, are refused.
+source tests/test_lib.sh
 set -uo pipefail
 bin="$PWD/cli/tunefarm"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -16,16 +17,6 @@ export TUNEFARM_TOKEN=tls-test-token
 tracker_pid=$!
 trap 'kill $tracker_pid $server_pid 2>/dev/null; wait 2>/dev/null' EXIT
 server_pid=""
-tracker_port() {  # tracker_port OUTFILE: the port the tracker printed, waiting up to 10 s
-  local p=""
-  for _ in $(seq 1 100); do
-    p=$(sed -nE 's/.*listening on [0-9.]+:([0-9]+).*/\1/p' "$1")
-    [[ -n "$p" ]] && break
-    sleep 0.1
-  done
-  [[ -n "$p" ]] || { echo "tracker did not start" >&2; cat "$1" >&2; return 1; }
-  echo "$p"
-}
 registered() {  # registered KEY OUTFILE STATUS-FLAGS...: waits up to 10 s for KEY in `status`
   local key="$1" out="$2"
   shift 2
@@ -35,7 +26,7 @@ registered() {  # registered KEY OUTFILE STATUS-FLAGS...: waits up to 10 s for K
   done
   return 1
 }
-port=$(tracker_port tracker.out) || exit 1
+port=$(listening_port tracker.out) || exit 1
 grep -q "tls: on\|tls: yes\|tls: enabled" tracker.out || { echo "tracker does not report TLS"; cat tracker.out; exit 1; }
 addr="127.0.0.1:$port"
 "$bin" server --tracker "$addr" --key cpu-tls --tls_ca cert.pem --calibration_period_s 0 > server.out 2>&1 &
@@ -73,7 +64,7 @@ sign tracker localhost "DNS:localhost,IP:127.0.0.1" && sign device device-1 && s
 TUNEFARM_WORKER_TOKEN=wt TUNEFARM_CLIENT_TOKEN=ct "$bin" tracker --host 127.0.0.1 --port 0 \
   --tls_cert tracker.pem --tls_key tracker.key --tls_client_ca ca.pem > mtracker.out 2>&1 &
 tracker_pid=$!
-port=$(tracker_port mtracker.out) || exit 1
+port=$(listening_port mtracker.out) || exit 1
 grep -q "auth: token per role, tls: on, client certificates required" mtracker.out \
   || { echo "tracker does not report mTLS and role tokens"; cat mtracker.out; exit 1; }
 addr="127.0.0.1:$port"

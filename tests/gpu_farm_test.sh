@@ -2,6 +2,7 @@
 # A GPU worker in a farm, on the fake CUDA driver (rpc_server/testdata/fake_libcuda.c) so it
 # runs on machines without a GPU: `tunefarm server --device cuda:0` registers with the GPU's
 # name and architecture, `status` shows them, and SIGTERM stops the server cleanly.
+source tests/test_lib.sh
 set -uo pipefail
 bin="$PWD/cli/tunefarm"
 export TUNEFARM_LIBCUDA="$PWD/rpc_server/testdata/libfakecuda.so"
@@ -12,13 +13,7 @@ export TUNEFARM_TOKEN=gpu-farm-test
 tracker_pid=$!
 server_pid=""
 trap 'kill $tracker_pid $server_pid 2>/dev/null; wait 2>/dev/null' EXIT
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -nE 's/.*listening on [0-9.]+:([0-9]+).*/\1/p' tracker.out)
-  [[ -n "$port" ]] && break
-  sleep 0.1
-done
-[[ -n "$port" ]] || { echo "tracker did not start"; cat tracker.out; exit 1; }
+port=$(listening_port "tracker.out") || exit 1
 addr="127.0.0.1:$port"
 "$bin" server --tracker "$addr" --key gpu-fake --device cuda:0 > server.out 2>&1 &
 server_pid=$!

@@ -2,6 +2,7 @@
 # The job service from a second process: `tunefarm serve` runs in the background; jobs are
 # submitted, watched, listed and cancelled with `tunefarm tune --service`, `jobs`, `cancel`;
 # bad job specs come back as InvalidArgument (exit 2) with a message.
+source tests/test_lib.sh
 set -uo pipefail
 bin="$PWD/cli/tunefarm"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -15,13 +16,7 @@ check() {  # check DESCRIPTION COMMAND...
   > "$tmp/serve.out" 2> "$tmp/serve.err" &
 serve_pid=$!
 trap 'kill $serve_pid 2>/dev/null; wait $serve_pid 2>/dev/null' EXIT
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -nE 's/.*listening on [0-9.]+:([0-9]+).*/\1/p' "$tmp/serve.out")
-  [[ -n "$port" ]] && break
-  sleep 0.1
-done
-[[ -n "$port" ]] || { echo "serve did not start"; cat "$tmp/serve.err"; exit 1; }
+port=$(listening_port "$tmp/serve.out") || exit 1
 svc="127.0.0.1:$port"
 echo "job service at $svc"
 

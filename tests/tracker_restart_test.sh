@@ -2,6 +2,7 @@
 # A job survives its tracker: `tunefarm tune --tracker` runs against a real tracker process and
 # two real server processes; mid-run the tracker is SIGKILLed and started again on the same
 # port. The job must exit 0 on its own, with every trial in the tuning log exactly once.
+source tests/test_lib.sh
 set -uo pipefail
 bin="$PWD/cli/tunefarm"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -18,13 +19,7 @@ start_tracker() {  # start_tracker PORT OUTFILE
 }
 
 start_tracker 0 "$tmp/tracker1.out"
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -nE 's/.*listening on [0-9.]+:([0-9]+).*/\1/p' "$tmp/tracker1.out")
-  [[ -n "$port" ]] && break
-  sleep 0.1
-done
-[[ -n "$port" ]] || { echo "tracker did not start"; cat "$tmp/tracker1.out"; exit 1; }
+port=$(listening_port "$tmp/tracker1.out") || exit 1
 for i in 1 2; do
   "$bin" server --tracker "127.0.0.1:$port" --key cpu-restart --worker_id "srv-$i" \
     --calibration_period_s 0 > "$tmp/server$i.out" 2>&1 &
