@@ -8,10 +8,14 @@
 
 namespace tunefarm {
 
-// Name of a device state as shown in the table: "idle", "busy", "noisy", "lost".
+// Name of a device state as shown in the table: "idle", "busy", "noisy", "lost"; "unknown" for
+// any other value.
 std::string DeviceStateName(v1::DeviceState state);
 
-// Two tables (devices, then queues) and a throughput line, newline-terminated.
+// Two tables (devices, then queues) and a throughput line, newline-terminated. A device row
+// shows its leases, completed results, noise (coefficient of variation, in percent), seconds
+// since its last heartbeat, and its GPU (with arch) or CPU model. "DRAINING" ends the
+// throughput line while the tracker drains.
 std::string FormatSummaryTable(const v1::FarmSummary& summary);
 
 }  // namespace tunefarm

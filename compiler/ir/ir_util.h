@@ -13,22 +13,27 @@ namespace tunefarm::ir {
 // Variable -> replacement, keyed by node identity.
 using VarMap = absl::flat_hash_map<const VarNode*, Expr>;
 
-// Replaces every use of the mapped variables.
+// Replaces every use of the mapped variables; replacements are not substituted again. The
+// variables that For, Let, LetStmt and Reduce bind, and buffer shapes, are left as they are.
+// Returns the input itself when nothing changed.
 Expr Substitute(const Expr& e, const VarMap& vmap);
 Stmt Substitute(const Stmt& s, const VarMap& vmap);
 
-// True when `e` mentions any variable for which `pred` holds.
+// True when `e` mentions any variable for which `pred` holds. For a statement, every For's
+// loop variable counts as mentioned even where the body never uses it, as do variables in an
+// Allocate's shape; a Let's or Reduce's variable counts only where it is used.
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);
 bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
 
 // True when `e` reads memory (contains a Load).
 bool ContainsLoad(const Expr& e);
 
-// The largest n such that integer `e` is provably a multiple of n, from constants, sums,
-// products, floordiv and floormod by constants (1 when nothing is known; large for 0).
+// A number that integer `e` is provably a multiple of (not always the largest), derived from
+// constants, casts, sums, differences, products, and floordiv and floormod by positive
+// constants; 1 when nothing is known. 0 counts as a multiple of 2^30; products are capped there.
 int64_t KnownMultiple(const Expr& e);
 
-// The set of variables `e` mentions.
+// The set of variables `e` uses (a Let's or Reduce's variable only where it is used).
 absl::flat_hash_set<const VarNode*> VarsOf(const Expr& e);
 
 }  // namespace tunefarm::ir

@@ -21,25 +21,35 @@ namespace tunefarm::tuner {
 // Name of the kernel symbol in every artifact the tuner builds.
 inline constexpr char kKernelName[] = "tunefarm_kernel";
 
+// One config's build: what a Measurer sends to the farm, or the error that replaces it.
 struct BuildResult {
+  // The config's index in the task's space; -1 for the reference program.
   int64_t index = 0;
   // Not OK: the config could not be lowered or compiled (message says why).
   absl::Status status;
-  // The artifact (see above) and its content hash.
+  // The artifact's bytes (see above) and their content hash (hex SHA-256); both empty when
+  // `status` is not OK.
   std::string artifact;
   std::string artifact_hash;
-  // Kernel arguments in ABI order.
+  // Kernel arguments in ABI order: shape and dtype of each, the last one marked as the
+  // output. Filled once lowering succeeded, even if compiling then failed.
   std::vector<v1::TensorArg> tensors;
+  // Wall time of lowering and compiling, in seconds (left 0 when lowering failed).
   double build_seconds = 0;
 };
 
-// Lowers config `index` of `task` (nullopt index: the unscheduled reference program).
+// Lowers config `index` of `task` (nullopt index: the unscheduled reference program) into a
+// kernel named kKernelName. Errors, passed through: OutOfRange (index outside the space), the
+// template's Instantiate errors (InvalidArgument, ...), lower::Lower's (InvalidArgument,
+// FailedPrecondition).
 absl::StatusOr<lower::LoweredFunc> LowerConfig(const TuneTask& task, std::optional<int64_t> index);
 
-// Builds one config. Thread-safe.
+// Builds one config (nullopt: the reference program, a host shared library even for CUDA
+// targets). Never fails: errors are in the result's `status`. Thread-safe.
 BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index);
 
-// Builds configs on `threads` threads; results in the order of `indices`.
+// Builds configs on `threads` threads (at most one per config, at least one: the calling
+// thread takes part); results in the order of `indices`.
 std::vector<BuildResult> BuildAll(const TuneTask& task, const std::vector<int64_t>& indices,
                                   int threads);
 

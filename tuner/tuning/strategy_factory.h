@@ -15,12 +15,16 @@
 
 namespace tunefarm::tuner {
 
-// The strategy names MakeStrategy accepts.
+// The strategy names MakeStrategy accepts, the default ("xgb") first.
 std::vector<std::string> StrategyNames();
 
+// The strategy `name` for `task`. `seed` drives its random choices (grid has none). It points
+// at task.space, which must outlive it (the model-based ones keep it alive themselves through
+// their copy of the task).
 // `log` (may be null) supplies transfer-learning history to the model-based strategies:
-// records of other shapes of the same template on the same device key.
-// InvalidArgument: unknown name.
+// up to 600 records of other shapes of the same template on the same device key and target,
+// each lowered once for its features (a read error of the log just means no history).
+// InvalidArgument: unknown name, or a strategy's own option check.
 absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeStrategy(const std::string& name,
                                                              const TuneTask& task, uint64_t seed,
                                                              db::TuningLog* log);

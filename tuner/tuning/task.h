@@ -13,21 +13,30 @@
 
 namespace tunefarm::tuner {
 
+// Everything the builder and the search need to know about what is tuned. Copies share the
+// template and the space.
 struct TuneTask {
+  // The template that defines and schedules the program; owned by the template registry,
+  // which lives as long as the process.
   const Template* tmpl = nullptr;
+  // The template's shape arguments, dtype and FLOP count.
   Workload workload;
+  // What the configs are compiled for (CPU or CUDA).
   codegen::Target target;
   // Queue key of the devices that measure it, e.g. "cpu-znver4".
   std::string device_key;
-  // The template's knobs for this workload and target.
+  // The template's knobs for this workload and target; shared, so every copy of the task
+  // (such as the one a model-based strategy keeps) indexes the same space.
   std::shared_ptr<const ConfigSpace> space;
 
-  // The workload as the tuning log names it.
+  // The workload as the tuning log names it (template name, canonical args JSON, FLOP count).
   db::Workload DbWorkload() const;
 };
 
-// Looks up the template, validates the shape and dtype, parses the target and defines the
-// space. InvalidArgument: unknown template, bad shape or dtype, bad target, empty device key.
+// Looks up the template, validates the shape and dtype, parses the target (empty: "llvm", the
+// host CPU) and defines the space. InvalidArgument: unknown template, bad shape or dtype, bad
+// target, empty device key, a template that cannot run on the target (e.g. tensor cores on a
+// CPU).
 absl::StatusOr<TuneTask> MakeTask(const std::string& template_name,
                                   const std::vector<int64_t>& args, const std::string& dtype,
                                   const std::string& target, const std::string& device_key);
