@@ -37,18 +37,21 @@ GemmProgram ScheduledGemm(int m, int n, int k, int bm, int bn, int kunroll, bool
   GemmProgram p;
   p.A = te::Placeholder({m, k}, DataType::Float(32), "A");
   p.B = te::Placeholder({k, n}, DataType::Float(32), "B");
-  Tensor packed = te::Compute(
-      {n / bn, k, bn}, [&](const std::vector<Var>& i) { return p.B(i[1], i[0] * bn + i[2]); },
-      "B_packed");
+  Tensor packed =
+      te::Compute(
+          {n / bn, k, bn}, [&](const std::vector<Var>& i) { return p.B(i[1], i[0] * bn + i[2]); },
+          "B_packed")
+          .value();
   auto kk = te::ReduceAxis(k, "k");
   p.C = te::Compute(
-      {m, n},
-      [&](const std::vector<Var>& i) {
-        return te::Sum(
-            p.A(i[0], kk->var) * packed(ir::floordiv(i[1], bn), kk->var, ir::floormod(i[1], bn)),
-            {kk});
-      },
-      "C");
+            {m, n},
+            [&](const std::vector<Var>& i) {
+              return te::Sum(p.A(i[0], kk->var) *
+                                 packed(ir::floordiv(i[1], bn), kk->var, ir::floormod(i[1], bn)),
+                             {kk});
+            },
+            "C")
+            .value();
   p.sch = *schedule::Schedule::Create({p.C});
   schedule::Schedule& s = *p.sch;
   Tensor cc = *s.CacheWrite(p.C, "local");

@@ -27,11 +27,12 @@ Gemm MakeGemm(int m, int n, int k) {
   g.B = te::Placeholder({k, n}, DataType::Float(32), "B");
   auto kk = te::ReduceAxis(k, "k");
   g.C = te::Compute(
-      {m, n},
-      [&](const std::vector<Var>& i) {
-        return te::Sum(g.A(i[0], kk->var) * g.B(kk->var, i[1]), {kk});
-      },
-      "C");
+            {m, n},
+            [&](const std::vector<Var>& i) {
+              return te::Sum(g.A(i[0], kk->var) * g.B(kk->var, i[1]), {kk});
+            },
+            "C")
+            .value();
   g.sch = *schedule::Schedule::Create({g.C});
   return g;
 }

@@ -20,9 +20,12 @@ TEST(Lower, TiledGemmWithCacheWrite_PrintsNest) {
   Tensor B = te::Placeholder({32, 48}, DataType::Float(32), "B");
   auto k = te::ReduceAxis(32, "k");
   Tensor C = te::Compute(
-      {64, 48},
-      [&](const std::vector<Var>& i) { return te::Sum(A(i[0], k->var) * B(k->var, i[1]), {k}); },
-      "C");
+                 {64, 48},
+                 [&](const std::vector<Var>& i) {
+                   return te::Sum(A(i[0], k->var) * B(k->var, i[1]), {k});
+                 },
+                 "C")
+                 .value();
   auto sch = *schedule::Schedule::Create({C});
   Tensor CC = *sch->CacheWrite(C, "local");
   auto& c = (*sch)[C];
@@ -46,7 +49,8 @@ TEST(Lower, TiledGemmWithCacheWrite_PrintsNest) {
 TEST(Lower, NonDivisibleSplit_Partitioned) {
   Tensor A = te::Placeholder({10}, DataType::Float(32), "A");
   Tensor B = te::Compute(
-      {10}, [&](const std::vector<Var>& i) { return A(i[0]) * 2.0f; }, "B");
+                 {10}, [&](const std::vector<Var>& i) { return A(i[0]) * 2.0f; }, "B")
+                 .value();
   auto sch = *schedule::Schedule::Create({B});
   auto& b = (*sch)[B];
   auto s = *b.Split(b.axis(0), 4);

@@ -61,14 +61,11 @@ Stage::Stage(std::shared_ptr<const te::OperationNode> op, Expr body)
 }
 
 IterVar Stage::axis(int i) const {
-  ABSL_RAW_CHECK(i >= 0 && i < static_cast<int>(root_axes_.size()), "axis index out of range");
-  return root_axes_[i];
+  return i >= 0 && i < static_cast<int>(root_axes_.size()) ? root_axes_[i] : nullptr;
 }
 
 IterVar Stage::reduce_axis(int i) const {
-  ABSL_RAW_CHECK(i >= 0 && i < static_cast<int>(reduce_axes_.size()),
-                 "reduce axis index out of range");
-  return reduce_axes_[i];
+  return i >= 0 && i < static_cast<int>(reduce_axes_.size()) ? reduce_axes_[i] : nullptr;
 }
 
 const IterVarAttr& Stage::attr(const IterVar& iv) const {
@@ -89,7 +86,8 @@ int Stage::LeafIndex(const IterVar& iv) const {
 absl::Status Stage::CheckLeaf(const IterVar& iv, const char* primitive) const {
   if (iv == nullptr) {
     return absl::InvalidArgumentError(
-        absl::StrCat(primitive, " on stage '", Name(), "': null iteration variable"));
+        absl::StrCat(primitive, " on stage '", Name(),
+                     "': no such iteration variable (an axis index out of range?)"));
   }
   if (is_placeholder()) {
     return absl::InvalidArgumentError(
@@ -435,6 +433,15 @@ absl::StatusOr<std::unique_ptr<Schedule>> Schedule::Create(const std::vector<Ten
   return s;
 }
 
+absl::StatusOr<Stage*> Schedule::StageOf(const Tensor& t) {
+  Stage* s = t.defined() ? FindMutable(t.op()) : nullptr;
+  if (s == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor '", t.defined() ? t.name() : "(undefined)", "' is not part of this schedule"));
+  }
+  return s;
+}
+
 Stage& Schedule::operator[](const Tensor& t) {
   Stage* s = FindMutable(t.op());
   ABSL_RAW_CHECK(s != nullptr, "tensor is not part of this schedule");
@@ -530,10 +537,12 @@ absl::StatusOr<Tensor> Schedule::CacheRead(const Tensor& t, const std::string& s
     return absl::InvalidArgumentError(
         absl::StrCat("cache_read of '", t.name(), "': no readers given"));
   }
-  te::Tensor copy = te::Compute(
+  absl::StatusOr<te::Tensor> copy_or = te::Compute(
       t.shape(),
       [&](const std::vector<Var>& i) { return t(std::vector<Expr>(i.begin(), i.end())); },
       t.name() + "." + scope);
+  if (!copy_or.ok()) return copy_or.status();
+  const te::Tensor copy = *std::move(copy_or);
   for (const Tensor& r : readers) {
     Stage* rs = FindMutable(r.op());
     if (rs == nullptr || !rs->body_.defined()) {

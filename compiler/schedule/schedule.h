@@ -95,6 +95,8 @@ class Stage {
   // Data-parallel axes and reduce axes of the operation, outermost first.
   const std::vector<IterVar>& root_axes() const { return root_axes_; }
   const std::vector<IterVar>& reduce_axes() const { return reduce_axes_; }
+  // The i-th data-parallel or reduce axis; null when i is out of range, which every primitive
+  // rejects with InvalidArgument (so a template's wrong index fails its job, not the process).
   IterVar axis(int i) const;
   IterVar reduce_axis(int i) const;
   // Loops from outermost to innermost.
@@ -179,8 +181,11 @@ class Schedule {
   // InvalidArgument: no outputs, or an output that is an input placeholder.
   static absl::StatusOr<std::unique_ptr<Schedule>> Create(const std::vector<Tensor>& outputs);
 
-  // The stage of `t`. Aborts when t is not part of this schedule (a programming error); use
-  // Find to test.
+  // The stage of `t`. InvalidArgument when t is not part of this schedule. Templates, which
+  // run inside the job service, use this form.
+  absl::StatusOr<Stage*> StageOf(const Tensor& t);
+  // The stage of `t` for code whose programs are fixed (tests, benchmarks): aborts when t is
+  // not part of this schedule.
   Stage& operator[](const Tensor& t);
   const Stage* Find(const te::OperationNode* op) const;
   Stage* FindMutable(const te::OperationNode* op);

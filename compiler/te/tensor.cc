@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/base/internal/raw_logging.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_printer.h"
@@ -79,8 +78,8 @@ Tensor Placeholder(std::vector<Expr> shape, DataType dtype, const std::string& n
   return Tensor(std::make_shared<PlaceholderOpNode>(name, dtype, std::move(shape)));
 }
 
-absl::StatusOr<Tensor> ComputeChecked(std::vector<Expr> shape, const FCompute& fcompute,
-                                      const std::string& name) {
+absl::StatusOr<Tensor> Compute(std::vector<Expr> shape, const FCompute& fcompute,
+                               const std::string& name) {
   if (shape.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("compute '", name, "': a tensor needs at least one dimension"));
@@ -132,12 +131,6 @@ absl::StatusOr<Tensor> ComputeChecked(std::vector<Expr> shape, const FCompute& f
   }
   return Tensor(std::make_shared<ComputeOpNode>(name, dtype, std::move(shape), std::move(axis),
                                                 std::move(reduce_axis), std::move(body)));
-}
-
-Tensor Compute(std::vector<Expr> shape, const FCompute& fcompute, const std::string& name) {
-  absl::StatusOr<Tensor> t = ComputeChecked(std::move(shape), fcompute, name);
-  ABSL_RAW_CHECK(t.ok(), t.status().ToString().c_str());
-  return *std::move(t);
 }
 
 Expr Sum(Expr source, const std::vector<IterVar>& axes) {

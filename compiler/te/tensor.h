@@ -4,7 +4,7 @@
 //   Var n("n");                                    // shapes may be symbolic
 //   Tensor A = Placeholder({n, 64}, DataType::Float(32), "A");
 //   IterVar k = ReduceAxis(64, "k");
-//   Tensor B = Compute({n}, [&](const std::vector<Var>& i) {
+//   absl::StatusOr<Tensor> B = Compute({n}, [&](const std::vector<Var>& i) {
 //     return Sum(A(i[0], k) * 2, {k}); }, "B");
 //
 // An operation is also the buffer it writes (ir::BufferNode), so a load of a tensor inside a
@@ -105,17 +105,15 @@ const OperationNode* AsOperation(const ir::Buffer& buffer);
 // An input tensor.
 Tensor Placeholder(std::vector<Expr> shape, DataType dtype, const std::string& name);
 
-// A tensor of `shape` whose element at i is fcompute(i). The result dtype is the body's.
-// Aborts on a malformed body only for programmer errors that cannot come from data (none);
-// use ComputeChecked to get a Status for definitions built from user input.
+// A tensor of `shape` whose element at i is fcompute(i); the result dtype is the body's.
+// The definition is validated: positive constant extents, a reduction only at the top of the
+// body, reduce axes not shared with loads of non-matching rank, loads with one index per
+// dimension, a scalar body. InvalidArgument with a message naming the problem otherwise.
+// There is no aborting variant: definitions are built in the job service's process from user
+// input (templates' shapes, programs), so a bad one fails its job, never the service.
 using FCompute = std::function<Expr(const std::vector<Var>&)>;
-Tensor Compute(std::vector<Expr> shape, const FCompute& fcompute, const std::string& name);
-
-// As Compute, but validates the definition: positive constant extents, a reduction only at the
-// top of the body, reduce axes not shared with loads of non-matching rank, loads with one
-// index per dimension. InvalidArgument with a message naming the problem otherwise.
-absl::StatusOr<Tensor> ComputeChecked(std::vector<Expr> shape, const FCompute& fcompute,
-                                      const std::string& name);
+absl::StatusOr<Tensor> Compute(std::vector<Expr> shape, const FCompute& fcompute,
+                               const std::string& name);
 
 // Reductions; identities are 0 for Sum, lowest for Max, highest for Min.
 Expr Sum(Expr source, const std::vector<IterVar>& axes);

@@ -35,8 +35,10 @@ TEST(SymbolicShape, TwoBindings_BothMatchReference) {
   Var n("n");
   Tensor A = te::Placeholder({n, 8}, DataType::Float(32), "A");
   auto k = te::ReduceAxis(8, "k");
-  Tensor B = te::Compute(
-      {n}, [&](const std::vector<Var>& i) { return te::Sum(A(i[0], k->var) * 2.0f, {k}); }, "B");
+  Tensor B =
+      te::Compute(
+          {n}, [&](const std::vector<Var>& i) { return te::Sum(A(i[0], k->var) * 2.0f, {k}); }, "B")
+          .value();
   for (int64_t len : {5, 37}) {
     auto sch = *schedule::Schedule::Create({B});
     auto& b = (*sch)[B];
@@ -69,7 +71,8 @@ TEST(SymbolicShape, Unbound_InvalidArgument) {
   Var m("m");
   Tensor A = te::Placeholder({n, m}, DataType::Float(32), "A");
   Tensor B = te::Compute(
-      {n, m}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) + 1.0f; }, "B");
+                 {n, m}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) + 1.0f; }, "B")
+                 .value();
   auto sch = *schedule::Schedule::Create({B});
   lower::LowerOptions opts;
   opts.bindings[n.get()] = 4;  // m stays unbound.
@@ -83,13 +86,14 @@ TEST(Dtype, Float16Elementwise_ComputedInFloat32_MatchesReference) {
   Tensor A = te::Placeholder({n}, DataType::Float(16), "A");
   Tensor B = te::Placeholder({n}, DataType::Float(16), "B");
   Tensor C = te::Compute(
-      {n},
-      [&](const std::vector<Var>& i) {
-        Expr a = ir::cast(DataType::Float(32), A(i[0]));
-        Expr b = ir::cast(DataType::Float(32), B(i[0]));
-        return ir::cast(DataType::Float(16), a * b + a);
-      },
-      "C");
+                 {n},
+                 [&](const std::vector<Var>& i) {
+                   Expr a = ir::cast(DataType::Float(32), A(i[0]));
+                   Expr b = ir::cast(DataType::Float(32), B(i[0]));
+                   return ir::cast(DataType::Float(16), a * b + a);
+                 },
+                 "C")
+                 .value();
   auto sch = *schedule::Schedule::Create({C});
   auto& c = (*sch)[C];
   auto s = *c.Split(c.axis(0), 8);
@@ -115,13 +119,14 @@ TEST(Dtype, Int8MatmulInt32Accumulation_Exact) {
   Tensor B = te::Placeholder({k, n}, DataType::Int(8), "B");
   auto kk = te::ReduceAxis(k, "k");
   Tensor C = te::Compute(
-      {m, n},
-      [&](const std::vector<Var>& i) {
-        return te::Sum(ir::cast(DataType::Int(32), A(i[0], kk->var)) *
-                           ir::cast(DataType::Int(32), B(kk->var, i[1])),
-                       {kk});
-      },
-      "C");
+                 {m, n},
+                 [&](const std::vector<Var>& i) {
+                   return te::Sum(ir::cast(DataType::Int(32), A(i[0], kk->var)) *
+                                      ir::cast(DataType::Int(32), B(kk->var, i[1])),
+                                  {kk});
+                 },
+                 "C")
+                 .value();
   auto sch = *schedule::Schedule::Create({C});
   Tensor CC = *sch->CacheWrite(C, "local");
   auto& c = (*sch)[C];
@@ -154,13 +159,15 @@ TEST(Dtype, Int8MatmulInt32Accumulation_Exact) {
 TEST(Dtype, Int32FloorDivModAndMinMax_Exact) {
   const int n = 50;
   Tensor A = te::Placeholder({n}, DataType::Int(32), "A");
-  Tensor C = te::Compute(
-      {n},
-      [&](const std::vector<Var>& i) {
-        Expr a = A(i[0]);
-        return ir::floordiv(a, 7) * 3 + ir::floormod(a, 7) - ir::max(a, i[0]) + ir::min(a, 5);
-      },
-      "C");
+  Tensor C =
+      te::Compute(
+          {n},
+          [&](const std::vector<Var>& i) {
+            Expr a = A(i[0]);
+            return ir::floordiv(a, 7) * 3 + ir::floormod(a, 7) - ir::max(a, i[0]) + ir::min(a, 5);
+          },
+          "C")
+          .value();
   auto sch = *schedule::Schedule::Create({C});
   auto& c = (*sch)[C];
   auto s = *c.Split(c.axis(0), 16);
@@ -184,8 +191,10 @@ TEST(Vectorize, TwoNestedVectorLoopsOfEqualWidth_MatchReference) {
   // Both loops vectorized with 4 lanes: the outer one must not mistake the inner vectors for
   // its own lanes.
   Tensor A = te::Placeholder({4, 4}, DataType::Float(32), "A");
-  Tensor B = te::Compute(
-      {4, 4}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 3.0f + 1.0f; }, "B");
+  Tensor B =
+      te::Compute(
+          {4, 4}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 3.0f + 1.0f; }, "B")
+          .value();
   auto sch = *schedule::Schedule::Create({B});
   auto& b = (*sch)[B];
   ASSERT_TRUE(b.Vectorize(b.axis(0)).ok());

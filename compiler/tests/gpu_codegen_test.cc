@@ -210,13 +210,14 @@ TEST(GpuCodegen, Float16InputsAccumulateInFloat32) {
   te::Tensor b = te::Placeholder({32, 64}, DataType::Float(16), "B");
   auto kk = te::ReduceAxis(32, "k");
   te::Tensor c = te::Compute(
-      {64, 64},
-      [&](const std::vector<ir::Var>& i) {
-        return te::Sum(ir::cast(DataType::Float(32), a(i[0], kk->var)) *
-                           ir::cast(DataType::Float(32), b(kk->var, i[1])),
-                       {kk});
-      },
-      "C");
+                     {64, 64},
+                     [&](const std::vector<ir::Var>& i) {
+                       return te::Sum(ir::cast(DataType::Float(32), a(i[0], kk->var)) *
+                                          ir::cast(DataType::Float(32), b(kk->var, i[1])),
+                                      {kk});
+                     },
+                     "C")
+                     .value();
   Program p{"matmul_f16", {a, b}, {c}, nullptr};
   auto f = LowerGpuMatmul(p, GpuMatmulTiles{});
   ASSERT_TRUE(f.ok()) << f.status();
@@ -362,7 +363,9 @@ RowSum MakeRowSumProgram(int rows, int cols) {
   p.x = te::Placeholder({rows, cols}, ir::DataType::Float(32), "X");
   auto j = te::ReduceAxis(cols, "j");
   p.r = te::Compute(
-      {rows}, [&](const std::vector<ir::Var>& i) { return te::Sum(p.x(i[0], j->var), {j}); }, "R");
+            {rows}, [&](const std::vector<ir::Var>& i) { return te::Sum(p.x(i[0], j->var), {j}); },
+            "R")
+            .value();
   p.sch = *schedule::Schedule::Create({p.r});
   return p;
 }

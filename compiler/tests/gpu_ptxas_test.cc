@@ -48,14 +48,15 @@ TEST(GpuPtxas, MathIntrinsics_Assemble) {
   using ir::DataType;
   te::Tensor x = te::Placeholder({1024}, DataType::Float(32), "X");
   te::Tensor y = te::Compute(
-      {1024},
-      [&](const std::vector<ir::Var>& i) {
-        ir::Expr v = x(i[0]);
-        return ir::CallNode::Make(DataType::Float(32), "exp", {v}) +
-               ir::CallNode::Make(DataType::Float(32), "tanh", {v}) +
-               ir::CallNode::Make(DataType::Float(32), "sqrt", {v * v});
-      },
-      "Y");
+                     {1024},
+                     [&](const std::vector<ir::Var>& i) {
+                       ir::Expr v = x(i[0]);
+                       return ir::CallNode::Make(DataType::Float(32), "exp", {v}) +
+                              ir::CallNode::Make(DataType::Float(32), "tanh", {v}) +
+                              ir::CallNode::Make(DataType::Float(32), "sqrt", {v * v});
+                     },
+                     "Y")
+                     .value();
   auto sch = schedule::Schedule::Create({y});
   ASSERT_TRUE(sch.ok());
   schedule::Stage& s = (**sch)[y];
@@ -76,8 +77,10 @@ TEST(GpuPtxas, CrossThreadReduction_Assembles) {
   if (!ptxas.ok()) GTEST_SKIP() << ptxas.status().message();
   auto x = te::Placeholder({256, 1000}, ir::DataType::Float(32), "X");
   auto j = te::ReduceAxis(1000, "j");
-  auto r = te::Compute(
-      {256}, [&](const std::vector<ir::Var>& i) { return te::Max(x(i[0], j->var), {j}); }, "R");
+  auto r =
+      te::Compute(
+          {256}, [&](const std::vector<ir::Var>& i) { return te::Max(x(i[0], j->var), {j}); }, "R")
+          .value();
   auto sch = schedule::Schedule::Create({r});
   ASSERT_TRUE(sch.ok());
   schedule::Stage& rs = (**sch)[r];

@@ -35,12 +35,16 @@ struct Net {
     A = te::Placeholder({16, 8}, DataType::Float(32), "A");
     W = te::Placeholder({8, 12}, DataType::Float(32), "W");
     B = te::Compute(
-        {16, 8}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 2.0f; }, "B");
+            {16, 8}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 2.0f; }, "B")
+            .value();
     auto k = te::ReduceAxis(8, "k");
     C = te::Compute(
-        {16, 12},
-        [&](const std::vector<Var>& i) { return te::Sum(B(i[0], k->var) * W(k->var, i[1]), {k}); },
-        "C");
+            {16, 12},
+            [&](const std::vector<Var>& i) {
+              return te::Sum(B(i[0], k->var) * W(k->var, i[1]), {k});
+            },
+            "C")
+            .value();
     sch = *schedule::Schedule::Create({C});
   }
   schedule::Stage& b() { return (*sch)[B]; }
@@ -154,15 +158,38 @@ TEST(MustFail, ComputeAtLoopNotLeafOfTarget_InvalidArgument) {
 TEST(MustFail, ComputeAtStageThatDoesNotRead_FailedPrecondition) {
   Tensor A = te::Placeholder({8}, DataType::Float(32), "A");
   Tensor B = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B");
+                 {8}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B")
+                 .value();
   Tensor C = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return A(i[0]) * 3.0f; }, "C");
+                 {8}, [&](const std::vector<Var>& i) { return A(i[0]) * 3.0f; }, "C")
+                 .value();
   Tensor D = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return B(i[0]) + C(i[0]); }, "D");
+                 {8}, [&](const std::vector<Var>& i) { return B(i[0]) + C(i[0]); }, "D")
+                 .value();
   auto sch = *schedule::Schedule::Create({D});
   // C does not read B, and B's reader D does not run inside C.
   EXPECT_ERROR((*sch)[B].ComputeAt((*sch)[C], (*sch)[C].axis(0)), StatusCode::kFailedPrecondition,
                "is also read by 'D'");
+}
+
+TEST(MustFail, StageOfTensorNotInSchedule_InvalidArgument) {
+  Net n;
+  Tensor other = te::Compute(
+                     {4}, [&](const std::vector<Var>& i) { return n.A(i[0], 0) + 1.0f; }, "other")
+                     .value();
+  EXPECT_ERROR(n.sch->StageOf(other).status(), StatusCode::kInvalidArgument,
+               "is not part of this schedule");
+  EXPECT_TRUE(n.sch->StageOf(n.C).ok());
+}
+
+TEST(MustFail, AxisIndexOutOfRange_InvalidArgumentAtPrimitive) {
+  Net n;
+  EXPECT_EQ(n.c().axis(2), nullptr);
+  EXPECT_EQ(n.c().reduce_axis(-1), nullptr);
+  EXPECT_ERROR(n.c().Split(n.c().axis(5), 2).status(), StatusCode::kInvalidArgument,
+               "no such iteration variable");
+  EXPECT_ERROR(n.c().Vectorize(n.c().reduce_axis(1)), StatusCode::kInvalidArgument,
+               "no such iteration variable");
 }
 
 TEST(MustFail, ComputeAtOfOutput_FailedPrecondition) {
@@ -175,9 +202,11 @@ TEST(MustFail, ComputeInlineOfReduction_FailedPrecondition) {
   Tensor A = te::Placeholder({8, 8}, DataType::Float(32), "A");
   auto k = te::ReduceAxis(8, "k");
   Tensor R = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return te::Sum(A(i[0], k->var), {k}); }, "R");
+                 {8}, [&](const std::vector<Var>& i) { return te::Sum(A(i[0], k->var), {k}); }, "R")
+                 .value();
   Tensor O = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return R(i[0]) * 2.0f; }, "O");
+                 {8}, [&](const std::vector<Var>& i) { return R(i[0]) * 2.0f; }, "O")
+                 .value();
   auto sch = *schedule::Schedule::Create({O});
   EXPECT_ERROR((*sch)[R].ComputeInline(), StatusCode::kFailedPrecondition, "is a reduction");
 }
@@ -188,7 +217,8 @@ TEST(MustFail, ComputeInlineOfOutput_FailedPrecondition) {
   Tensor A = n.A;
   EXPECT_ERROR(n.c().ComputeInline(), StatusCode::kFailedPrecondition, "is a reduction");
   Tensor E = te::Compute(
-      {4}, [&](const std::vector<Var>& i) { return A(i[0], 0) + 1.0f; }, "E");
+                 {4}, [&](const std::vector<Var>& i) { return A(i[0], 0) + 1.0f; }, "E")
+                 .value();
   auto sch = *schedule::Schedule::Create({E});
   EXPECT_ERROR((*sch)[E].ComputeInline(), StatusCode::kFailedPrecondition, "is an output");
 }
@@ -250,11 +280,14 @@ TEST(MustFail, ComputeAtTargetLoopSplitAfterwards_FailedPreconditionAtLower) {
 TEST(MustFail, ComputeAtTargetInlinedAfterwards_FailedPreconditionAtLower) {
   Tensor A = te::Placeholder({8}, DataType::Float(32), "A");
   Tensor B = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B");
+                 {8}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B")
+                 .value();
   Tensor C = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return B(i[0]) * 3.0f; }, "C");
+                 {8}, [&](const std::vector<Var>& i) { return B(i[0]) * 3.0f; }, "C")
+                 .value();
   Tensor D = te::Compute(
-      {8}, [&](const std::vector<Var>& i) { return C(i[0]) - 1.0f; }, "D");
+                 {8}, [&](const std::vector<Var>& i) { return C(i[0]) - 1.0f; }, "D")
+                 .value();
   auto sch = *schedule::Schedule::Create({D});
   ASSERT_TRUE((*sch)[B].ComputeAt((*sch)[C], (*sch)[C].axis(0)).ok());
   ASSERT_TRUE((*sch)[C].ComputeInline().ok());
@@ -267,12 +300,15 @@ TEST(MustFail, OtherReaderOutsideAttachLoop_FailedPrecondition) {
   // Softmax-like: E is read by S and by Y; S runs once per row, E is attached per element.
   Tensor X = te::Placeholder({4, 8}, DataType::Float(32), "X");
   Tensor E = te::Compute(
-      {4, 8}, [&](const std::vector<Var>& i) { return ir::exp(X(i[0], i[1])); }, "E");
+                 {4, 8}, [&](const std::vector<Var>& i) { return ir::exp(X(i[0], i[1])); }, "E")
+                 .value();
   auto j = te::ReduceAxis(8, "j");
   Tensor S = te::Compute(
-      {4}, [&](const std::vector<Var>& i) { return te::Sum(E(i[0], j->var), {j}); }, "S");
+                 {4}, [&](const std::vector<Var>& i) { return te::Sum(E(i[0], j->var), {j}); }, "S")
+                 .value();
   Tensor Y = te::Compute(
-      {4, 8}, [&](const std::vector<Var>& i) { return E(i[0], i[1]) / S(i[0]); }, "Y");
+                 {4, 8}, [&](const std::vector<Var>& i) { return E(i[0], i[1]) / S(i[0]); }, "Y")
+                 .value();
   auto sch = *schedule::Schedule::Create({Y});
   auto& y = (*sch)[Y];
   ASSERT_TRUE((*sch)[S].ComputeAt(y, y.axis(0)).ok());
@@ -321,7 +357,8 @@ TEST(MustFail, LowerUnboundSymbolicShape_InvalidArgument) {
   Var len("len");
   Tensor A = te::Placeholder({len}, DataType::Float(32), "A");
   Tensor B = te::Compute(
-      {len}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B");
+                 {len}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B")
+                 .value();
   auto sch = *schedule::Schedule::Create({B});
   EXPECT_ERROR(lower::Lower(*sch, {A, B}, "k").status(), StatusCode::kInvalidArgument,
                "has symbolic extent len");
@@ -330,32 +367,32 @@ TEST(MustFail, LowerUnboundSymbolicShape_InvalidArgument) {
 // ---------------------------------------------------------------------------------------------
 // Definitions.
 
-TEST(MustFail, ComputeCheckedWrongIndexCount_InvalidArgument) {
+TEST(MustFail, ComputeWrongIndexCount_InvalidArgument) {
   Tensor A = te::Placeholder({4, 4}, DataType::Float(32), "A");
-  EXPECT_ERROR(te::ComputeChecked(
+  EXPECT_ERROR(te::Compute(
                    {4}, [&](const std::vector<Var>& i) { return A(i[0]); }, "B")
                    .status(),
                StatusCode::kInvalidArgument, "has 2 dimensions but is indexed with 1");
 }
 
-TEST(MustFail, ComputeCheckedZeroExtent_InvalidArgument) {
+TEST(MustFail, ComputeZeroExtent_InvalidArgument) {
   Tensor A = te::Placeholder({4}, DataType::Float(32), "A");
-  EXPECT_ERROR(te::ComputeChecked(
+  EXPECT_ERROR(te::Compute(
                    {0}, [&](const std::vector<Var>& i) { return A(i[0]); }, "B")
                    .status(),
                StatusCode::kInvalidArgument, "has extent 0; must be positive");
   auto k = te::ReduceAxis(0, "k");
-  EXPECT_ERROR(te::ComputeChecked(
+  EXPECT_ERROR(te::Compute(
                    {4}, [&](const std::vector<Var>& i) { return te::Sum(A(k->var), {k}); }, "C")
                    .status(),
                StatusCode::kInvalidArgument, "reduce axis 'k' has extent 0");
 }
 
-TEST(MustFail, ComputeCheckedNestedReduction_InvalidArgument) {
+TEST(MustFail, ComputeNestedReduction_InvalidArgument) {
   Tensor A = te::Placeholder({4}, DataType::Float(32), "A");
   auto k = te::ReduceAxis(4, "k");
   EXPECT_ERROR(
-      te::ComputeChecked(
+      te::Compute(
           {4}, [&](const std::vector<Var>& i) { return te::Sum(A(k->var), {k}) + 1.0f; }, "C")
           .status(),
       StatusCode::kInvalidArgument, "a reduction must be the whole body");

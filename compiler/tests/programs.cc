@@ -41,9 +41,12 @@ Program Matmul(int m, int n, int k) {
   Tensor B = te::Placeholder({k, n}, kF32, "B");
   auto kk = te::ReduceAxis(k, "k");
   Tensor C = te::Compute(
-      {m, n},
-      [&](const std::vector<Var>& i) { return te::Sum(A(i[0], kk->var) * B(kk->var, i[1]), {kk}); },
-      "C");
+                 {m, n},
+                 [&](const std::vector<Var>& i) {
+                   return te::Sum(A(i[0], kk->var) * B(kk->var, i[1]), {kk});
+                 },
+                 "C")
+                 .value();
   p.inputs = {A, B};
   p.outputs = {C};
   p.reference = [=](const std::vector<NDArray*>& in, const std::vector<NDArray*>& out) {
@@ -65,11 +68,12 @@ Program BatchMatmul(int batch, int m, int n, int k) {
   Tensor B = te::Placeholder({batch, k, n}, kF32, "B");
   auto kk = te::ReduceAxis(k, "k");
   Tensor C = te::Compute(
-      {batch, m, n},
-      [&](const std::vector<Var>& i) {
-        return te::Sum(A(i[0], i[1], kk->var) * B(i[0], kk->var, i[2]), {kk});
-      },
-      "C");
+                 {batch, m, n},
+                 [&](const std::vector<Var>& i) {
+                   return te::Sum(A(i[0], i[1], kk->var) * B(i[0], kk->var, i[2]), {kk});
+                 },
+                 "C")
+                 .value();
   p.inputs = {A, B};
   p.outputs = {C};
   p.reference = [=](const std::vector<NDArray*>& in, const std::vector<NDArray*>& out) {
@@ -93,12 +97,13 @@ Tensor Pad(const Tensor& X, int pad) {
   Expr h = X.shape()[2], w = X.shape()[3];
   const int64_t hh = *ir::AsConstInt(h) + 2 * pad, ww = *ir::AsConstInt(w) + 2 * pad;
   return te::Compute(
-      {X.shape()[0], X.shape()[1], static_cast<int>(hh), static_cast<int>(ww)},
-      [&](const std::vector<Var>& i) {
-        Expr inside = i[2] >= pad && i[2] < h + pad && i[3] >= pad && i[3] < w + pad;
-        return ir::select(inside, X(i[0], i[1], i[2] - pad, i[3] - pad), Expr(0.0f));
-      },
-      "pad");
+             {X.shape()[0], X.shape()[1], static_cast<int>(hh), static_cast<int>(ww)},
+             [&](const std::vector<Var>& i) {
+               Expr inside = i[2] >= pad && i[2] < h + pad && i[3] >= pad && i[3] < w + pad;
+               return ir::select(inside, X(i[0], i[1], i[2] - pad, i[3] - pad), Expr(0.0f));
+             },
+             "pad")
+      .value();
 }
 
 Program Conv2dNchw(int channels, int filters, int size, int stride) {
@@ -110,14 +115,16 @@ Program Conv2dNchw(int channels, int filters, int size, int stride) {
   auto rc = te::ReduceAxis(channels, "rc");
   auto ry = te::ReduceAxis(kr, "ry");
   auto rx = te::ReduceAxis(kr, "rx");
-  Tensor Y = te::Compute(
-      {1, filters, out, out},
-      [&](const std::vector<Var>& i) {
-        return te::Sum(P(i[0], rc->var, i[2] * stride + ry->var, i[3] * stride + rx->var) *
-                           W(i[1], rc->var, ry->var, rx->var),
-                       {rc, ry, rx});
-      },
-      "Y");
+  Tensor Y =
+      te::Compute(
+          {1, filters, out, out},
+          [&](const std::vector<Var>& i) {
+            return te::Sum(P(i[0], rc->var, i[2] * stride + ry->var, i[3] * stride + rx->var) *
+                               W(i[1], rc->var, ry->var, rx->var),
+                           {rc, ry, rx});
+          },
+          "Y")
+          .value();
   p.inputs = {X, W};
   p.outputs = {Y};
   p.reference = [=](const std::vector<NDArray*>& in, const std::vector<NDArray*>& o) {
@@ -151,12 +158,14 @@ Program DepthwiseConv2d(int channels, int size) {
   auto ry = te::ReduceAxis(kr, "ry");
   auto rx = te::ReduceAxis(kr, "rx");
   Tensor Y = te::Compute(
-      {1, channels, size, size},
-      [&](const std::vector<Var>& i) {
-        return te::Sum(P(i[0], i[1], i[2] + ry->var, i[3] + rx->var) * W(i[1], 0, ry->var, rx->var),
+                 {1, channels, size, size},
+                 [&](const std::vector<Var>& i) {
+                   return te::Sum(
+                       P(i[0], i[1], i[2] + ry->var, i[3] + rx->var) * W(i[1], 0, ry->var, rx->var),
                        {ry, rx});
-      },
-      "Y");
+                 },
+                 "Y")
+                 .value();
   p.inputs = {X, W};
   p.outputs = {Y};
   p.reference = [=](const std::vector<NDArray*>& in, const std::vector<NDArray*>& o) {
@@ -183,16 +192,23 @@ Program Softmax(int rows, int cols) {
   Program p{"softmax", {}, {}, nullptr};
   Tensor X = te::Placeholder({rows, cols}, kF32, "X");
   auto j1 = te::ReduceAxis(cols, "j1");
-  Tensor M = te::Compute(
-      {rows}, [&](const std::vector<Var>& i) { return te::Max(X(i[0], j1->var), {j1}); }, "M");
+  Tensor M =
+      te::Compute(
+          {rows}, [&](const std::vector<Var>& i) { return te::Max(X(i[0], j1->var), {j1}); }, "M")
+          .value();
   Tensor E = te::Compute(
-      {rows, cols}, [&](const std::vector<Var>& i) { return ir::exp(X(i[0], i[1]) - M(i[0])); },
-      "E");
+                 {rows, cols},
+                 [&](const std::vector<Var>& i) { return ir::exp(X(i[0], i[1]) - M(i[0])); }, "E")
+                 .value();
   auto j2 = te::ReduceAxis(cols, "j2");
-  Tensor S = te::Compute(
-      {rows}, [&](const std::vector<Var>& i) { return te::Sum(E(i[0], j2->var), {j2}); }, "S");
-  Tensor Y = te::Compute(
-      {rows, cols}, [&](const std::vector<Var>& i) { return E(i[0], i[1]) / S(i[0]); }, "Y");
+  Tensor S =
+      te::Compute(
+          {rows}, [&](const std::vector<Var>& i) { return te::Sum(E(i[0], j2->var), {j2}); }, "S")
+          .value();
+  Tensor Y =
+      te::Compute(
+          {rows, cols}, [&](const std::vector<Var>& i) { return E(i[0], i[1]) / S(i[0]); }, "Y")
+          .value();
   p.inputs = {X};
   p.outputs = {Y};
   p.reference = [=](const std::vector<NDArray*>& in, const std::vector<NDArray*>& o) {
@@ -213,12 +229,17 @@ Program BroadcastElementwise(int batch, int m, int n) {
   Tensor A = te::Placeholder({batch, m, n}, kF32, "A");
   Tensor S = te::Placeholder({n}, kF32, "s");
   Tensor T = te::Placeholder({m, 1}, kF32, "t");
-  Tensor Z = te::Compute(
-      {batch, m, n},
-      [&](const std::vector<Var>& i) { return A(i[0], i[1], i[2]) * S(i[2]) + T(i[1], 0); }, "Z");
-  Tensor Y = te::Compute(
-      {batch, m, n},
-      [&](const std::vector<Var>& i) { return ir::max(Z(i[0], i[1], i[2]), Expr(0.0f)); }, "Y");
+  Tensor Z =
+      te::Compute(
+          {batch, m, n},
+          [&](const std::vector<Var>& i) { return A(i[0], i[1], i[2]) * S(i[2]) + T(i[1], 0); },
+          "Z")
+          .value();
+  Tensor Y =
+      te::Compute(
+          {batch, m, n},
+          [&](const std::vector<Var>& i) { return ir::max(Z(i[0], i[1], i[2]), Expr(0.0f)); }, "Y")
+          .value();
   p.inputs = {A, S, T};
   p.outputs = {Y};
   p.reference = [=](const std::vector<NDArray*>& in, const std::vector<NDArray*>& o) {

@@ -102,9 +102,12 @@ lower::LoweredFunc LowerGemm(int size, bool vectorize, bool unroll) {
   te::Tensor B = te::Placeholder({size, size}, DataType::Float(32), "B");
   auto k = te::ReduceAxis(size, "k");
   te::Tensor C = te::Compute(
-      {size, size},
-      [&](const std::vector<Var>& i) { return te::Sum(A(i[0], k->var) * B(k->var, i[1]), {k}); },
-      "C");
+                     {size, size},
+                     [&](const std::vector<Var>& i) {
+                       return te::Sum(A(i[0], k->var) * B(k->var, i[1]), {k});
+                     },
+                     "C")
+                     .value();
   auto sch = *schedule::Schedule::Create({C});
   te::Tensor CC = *sch->CacheWrite(C, "local");
   auto& c = (*sch)[C];

@@ -1,6 +1,7 @@
 #include "tuner/space/config_space.h"
 
-#include "absl/base/internal/raw_logging.h"
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -10,36 +11,53 @@ namespace {
 
 constexpr int64_t kMaxSize = int64_t{1} << 62;
 
+// The knob `name` of c's space with the config's choice for it. Internal: a template asked for a
+// knob its DefineSpace did not define, or for one of another kind (a bug in the template; its
+// job fails, the service goes on).
 template <typename T>
-const T& KnobAs(const Config& c, const std::string& name, Knob::Kind kind, int64_t* choice) {
-  int i = c.space->KnobIndex(name);
-  ABSL_RAW_CHECK(i >= 0, "template asked for a knob it did not define");
+absl::StatusOr<std::pair<const T*, int64_t>> KnobAs(const Config& c, const std::string& name,
+                                                    Knob::Kind kind) {
+  const int i = c.space == nullptr ? -1 : c.space->KnobIndex(name);
+  if (i < 0) {
+    return absl::InternalError(
+        absl::StrCat("the template reads knob '", name, "', which its space does not define"));
+  }
   const Knob& k = c.space->knob(i);
-  ABSL_RAW_CHECK(k.kind() == kind, "template asked for a knob of another kind");
-  *choice = c.choices[i];
-  return static_cast<const T&>(k);
+  if (k.kind() != kind) {
+    return absl::InternalError(
+        absl::StrCat("the template reads knob '", name, "' as another kind than it defined"));
+  }
+  return std::make_pair(static_cast<const T*>(&k), c.choices[i]);
 }
 
 }  // namespace
 
-std::vector<int64_t> Config::Split(const std::string& name) const {
-  int64_t choice;
-  return KnobAs<SplitKnob>(*this, name, Knob::Kind::kSplit, &choice).Factors(choice);
+absl::StatusOr<std::vector<int64_t>> Config::Split(const std::string& name) const {
+  absl::StatusOr<std::pair<const SplitKnob*, int64_t>> k =
+      KnobAs<SplitKnob>(*this, name, Knob::Kind::kSplit);
+  if (!k.ok()) return k.status();
+  return k->first->Factors(k->second);
 }
 
-const std::vector<int>& Config::Reorder(const std::string& name) const {
-  int64_t choice;
-  return KnobAs<ReorderKnob>(*this, name, Knob::Kind::kReorder, &choice).Permutation(choice);
+absl::StatusOr<std::vector<int>> Config::Reorder(const std::string& name) const {
+  absl::StatusOr<std::pair<const ReorderKnob*, int64_t>> k =
+      KnobAs<ReorderKnob>(*this, name, Knob::Kind::kReorder);
+  if (!k.ok()) return k.status();
+  return k->first->Permutation(k->second);
 }
 
-const std::string& Config::Annotate(const std::string& name) const {
-  int64_t choice;
-  return KnobAs<AnnotateKnob>(*this, name, Knob::Kind::kAnnotate, &choice).Option(choice);
+absl::StatusOr<std::string> Config::Annotate(const std::string& name) const {
+  absl::StatusOr<std::pair<const AnnotateKnob*, int64_t>> k =
+      KnobAs<AnnotateKnob>(*this, name, Knob::Kind::kAnnotate);
+  if (!k.ok()) return k.status();
+  return k->first->Option(k->second);
 }
 
-int64_t Config::Other(const std::string& name) const {
-  int64_t choice;
-  return KnobAs<OtherKnob>(*this, name, Knob::Kind::kOther, &choice).Value(choice);
+absl::StatusOr<int64_t> Config::Other(const std::string& name) const {
+  absl::StatusOr<std::pair<const OtherKnob*, int64_t>> k =
+      KnobAs<OtherKnob>(*this, name, Knob::Kind::kOther);
+  if (!k.ok()) return k.status();
+  return k->first->Value(k->second);
 }
 
 std::string Config::ToJson() const {

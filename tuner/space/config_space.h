@@ -5,7 +5,7 @@
 //   space.DefineSplit("tile_y", 1024, 2, SplitPolicy::kFactors);
 //   space.DefineOther("unroll_k", {1, 2, 4, 8});
 //   Config c = *space.Get(12345);
-//   std::vector<int64_t> f = c.Split("tile_y");   // e.g. {128, 8}
+//   std::vector<int64_t> f = *c.Split("tile_y");  // e.g. {128, 8}
 //   c.ToJson();  // {"index": 12345, "tile_y": [-1, 8], "unroll_k": 2}
 #ifndef TUNEFARM_TUNER_SPACE_CONFIG_SPACE_H_
 #define TUNEFARM_TUNER_SPACE_CONFIG_SPACE_H_
@@ -29,12 +29,13 @@ struct Config {
   std::vector<int64_t> choices;
   const ConfigSpace* space = nullptr;
 
-  // Accessors by knob name. They abort on a name the template never defined (a programming
-  // error in the template, not an input error).
-  std::vector<int64_t> Split(const std::string& name) const;
-  const std::vector<int>& Reorder(const std::string& name) const;
-  const std::string& Annotate(const std::string& name) const;
-  int64_t Other(const std::string& name) const;
+  // The choice of knob `name`: a split's factors (outermost first), a reorder's permutation, an
+  // annotation, an "other" value. Internal: a name the space does not define, or a knob of
+  // another kind (a bug in the template that asks; it fails the job instead of the process).
+  absl::StatusOr<std::vector<int64_t>> Split(const std::string& name) const;
+  absl::StatusOr<std::vector<int>> Reorder(const std::string& name) const;
+  absl::StatusOr<std::string> Annotate(const std::string& name) const;
+  absl::StatusOr<int64_t> Other(const std::string& name) const;
   // {"index": N, "<knob>": <value>, ...} in knob order.
   std::string ToJson() const;
 };

@@ -54,11 +54,21 @@ TEST(Config, ToJson_Readable) {
   EXPECT_EQ(c->ToJson(),
             "{\"index\": " + std::to_string(c->index) +
                 ", \"tile\": [-1, 4], \"ann\": \"unroll\", \"vec\": 4, \"order\": [1, 0]}");
-  EXPECT_EQ(c->Split("tile"), (std::vector<int64_t>{2, 4}));
-  EXPECT_EQ(c->Annotate("ann"), "unroll");
-  EXPECT_EQ(c->Other("vec"), 4);
-  EXPECT_EQ(c->Reorder("order"), (std::vector<int>{1, 0}));
+  EXPECT_EQ(*c->Split("tile"), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(*c->Annotate("ann"), "unroll");
+  EXPECT_EQ(*c->Other("vec"), 4);
+  EXPECT_EQ(*c->Reorder("order"), (std::vector<int>{1, 0}));
   EXPECT_EQ(s.KnobFeatures(c->index).size(), 2u + 2u + 1u + 2u);
+}
+
+TEST(ConfigSpace, KnobNotDefinedOrOfAnotherKind_InternalNotAbort) {
+  ConfigSpace s;
+  s.DefineSplit("tile", 8, 2, SplitPolicy::kFactors);
+  auto c = s.Get(0);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->Split("tile_y").status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(c->Other("tile").status().code(), absl::StatusCode::kInternal);
+  EXPECT_NE(c->Annotate("tile").status().message().find("another kind"), absl::string_view::npos);
 }
 
 }  // namespace

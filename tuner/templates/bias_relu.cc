@@ -41,33 +41,40 @@ class BiasReluTemplate : public Template {
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
-    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
-    Tensor x = te::Placeholder({i32(w.args[0]), i32(w.args[1])}, w.dtype, "X");
-    Tensor b = te::Placeholder({i32(w.args[1])}, w.dtype, "B");
-    Tensor y = te::Compute(
-        {i32(w.args[0]), i32(w.args[1])},
-        [&](const std::vector<Var>& i) { return ir::max(x(i[0], i[1]) + b(i[1]), Expr(0.0f)); },
-        "Y");
-    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({x, b, y}), name());
-    if (config == nullptr) return inst;
-    schedule::Stage& ys = (*inst.sch)[y];
     const std::string tmpl = name();
+    Tensor x = te::Placeholder({I32(w.args[0]), I32(w.args[1])}, w.dtype, "X");
+    Tensor b = te::Placeholder({I32(w.args[1])}, w.dtype, "B");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        y,
+        te::Compute(
+            {I32(w.args[0]), I32(w.args[1])},
+            [&](const std::vector<Var>& i) { return ir::max(x(i[0], i[1]) + b(i[1]), Expr(0.0f)); },
+            "Y"),
+        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({x, b, y}), tmpl);
+    if (config == nullptr) return inst;
+    TF_TEMPLATE_STAGE(ys, *inst.sch, y, tmpl);
     if (target.kind == codegen::Target::Kind::kCUDA) {
-      const int64_t lanes = FillLanes(config->Other("vector"), w.dtype, w.args[1]);
-      TF_ASSIGN_OR_RETURN_SCHED(all, ys.Fuse(ys.axis(0), ys.axis(1)), tmpl);
-      TF_ASSIGN_OR_RETURN_SCHED(v, ys.Split(all, lanes), tmpl);
-      TF_ASSIGN_OR_RETURN_SCHED(t, ys.Split(v.first, config->Other("threads")), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(ys.Bind(t.first, "blockIdx.x"), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(ys.Bind(t.second, "threadIdx.x"), tmpl);
-      if (lanes > 1) TF_RETURN_IF_SCHED_ERROR(ys.Vectorize(v.second), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(vector, config->Other("vector"), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(threads, config->Other("threads"), tmpl);
+      const int64_t lanes = FillLanes(vector, w.dtype, w.args[1]);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(all, ys.Fuse(ys.axis(0), ys.axis(1)), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(v, ys.Split(all, lanes), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(t, ys.Split(v.first, threads), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(ys.Bind(t.first, "blockIdx.x"), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(ys.Bind(t.second, "threadIdx.x"), tmpl);
+      if (lanes > 1) TF_TEMPLATE_RETURN_IF_ERROR(ys.Vectorize(v.second), tmpl);
       return inst;
     }
-    TF_ASSIGN_OR_RETURN_SCHED(js, ys.Split(ys.axis(1), config->Split("tile_j")[1]), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(is, ys.Split(ys.axis(0), config->Split("tile_i")[1]), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ys.Reorder({is.first, js.first, is.second, js.second}), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ys.Vectorize(js.second), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ys.Unroll(is.second), tmpl);
-    if (config->Other("parallel") != 0) TF_RETURN_IF_SCHED_ERROR(ys.Parallel(is.first), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_j, config->Split("tile_j"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_i, config->Split("tile_i"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(js, ys.Split(ys.axis(1), tile_j[1]), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(is, ys.Split(ys.axis(0), tile_i[1]), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ys.Reorder({is.first, js.first, is.second, js.second}), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ys.Vectorize(js.second), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ys.Unroll(is.second), tmpl);
+    if (parallel != 0) TF_TEMPLATE_RETURN_IF_ERROR(ys.Parallel(is.first), tmpl);
     return inst;
   }
 };

@@ -27,11 +27,13 @@ class Conv2dTemplate : public Template {
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    absl::StatusOr<ConvShape> shape = ConvShapeOf(w);
+    if (!shape.ok()) return shape.status();
+    const ConvShape& sh = *shape;
     if (target.kind == codegen::Target::Kind::kCUDA) {
-      DefineGpuConvSpace(ConvShapeOf(w), space);
+      DefineGpuConvSpace(sh, space);
       return absl::OkStatus();
     }
-    ConvShape sh = ConvShapeOf(w);
     space->DefineSplit("tile_k", sh.k, 2, SplitPolicy::kFactors, 16);
     space->DefineSplit("tile_oh", sh.oh, 2, SplitPolicy::kFactors, 4);
     space->DefineSplit("tile_ow", sh.ow, 2, SplitPolicy::kFactors, 64);
@@ -44,42 +46,50 @@ class Conv2dTemplate : public Template {
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
+    const std::string tmpl = name();
+    absl::StatusOr<ConvShape> shape = ConvShapeOf(w);
+    if (!shape.ok()) return shape.status();
+    const ConvShape& sh = *shape;
     if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
-      return InstantiateGpuConv(name(), ConvShapeOf(w), w.dtype, *config);
+      return InstantiateGpuConv(tmpl, sh, w.dtype, *config);
     }
-    ConvShape sh = ConvShapeOf(w);
-    DirectConv conv = MakeDirectConv(sh, w.dtype);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(conv, MakeDirectConv(sh, w.dtype), tmpl);
     const Tensor& input = conv.input;
     const Tensor& out = conv.out;
-    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, conv.weight, out}), name());
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({input, conv.weight, out}), tmpl);
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;
-    const std::string tmpl = name();
-    bool parallel = config->Other("parallel") != 0;
+    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel_knob, config->Other("parallel"), tmpl);
+    const bool parallel = parallel_knob != 0;
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_k, config->Split("tile_k"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_oh, config->Split("tile_oh"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_ow, config->Split("tile_ow"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_c, config->Split("tile_c"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(reduce_order, config->Reorder("reduce_order"), tmpl);
 
-    TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(out, "local"), tmpl);
-    schedule::Stage& o = s[out];
-    TF_ASSIGN_OR_RETURN_SCHED(ks, o.Split(o.axis(1), config->Split("tile_k")[1]), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ys, o.Split(o.axis(2), config->Split("tile_oh")[1]), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(xs, o.Split(o.axis(3), config->Split("tile_ow")[1]), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(
+    TF_TEMPLATE_ASSIGN_OR_RETURN(local, s.CacheWrite(out, "local"), tmpl);
+    TF_TEMPLATE_STAGE(o, s, out, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ks, o.Split(o.axis(1), tile_k[1]), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ys, o.Split(o.axis(2), tile_oh[1]), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(xs, o.Split(o.axis(3), tile_ow[1]), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(
         o.Reorder({o.axis(0), ks.first, ys.first, xs.first, ks.second, ys.second, xs.second}),
         tmpl);
-    TF_RETURN_IF_SCHED_ERROR(o.Vectorize(xs.second), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(outer, o.Fuse(o.axis(0), ks.first), tmpl);
-    if (parallel) TF_RETURN_IF_SCHED_ERROR(o.Parallel(outer), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(o.Vectorize(xs.second), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(outer, o.Fuse(o.axis(0), ks.first), tmpl);
+    if (parallel) TF_TEMPLATE_RETURN_IF_ERROR(o.Parallel(outer), tmpl);
 
-    schedule::Stage& l = s[local];
-    TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(o, xs.first), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(cs, l.Split(l.reduce_axis(0), config->Split("tile_c")[1]), tmpl);
+    TF_TEMPLATE_STAGE(l, s, local, tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.ComputeAt(o, xs.first), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(cs, l.Split(l.reduce_axis(0), tile_c[1]), tmpl);
     std::vector<te::IterVar> red = {cs.first, l.reduce_axis(1), l.reduce_axis(2), cs.second};
     std::vector<te::IterVar> order = {l.axis(0)};
-    for (int p : config->Reorder("reduce_order")) order.push_back(red[p]);
+    for (int p : reduce_order) order.push_back(red[p]);
     for (int a : {1, 2, 3}) order.push_back(l.axis(a));
-    TF_RETURN_IF_SCHED_ERROR(l.Reorder(order), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(1)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(2)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Vectorize(l.axis(3)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Reorder(order), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Unroll(l.axis(1)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Unroll(l.axis(2)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Vectorize(l.axis(3)), tmpl);
     if (absl::Status st = UnrollWindow(tmpl, l, l.reduce_axis(1), l.reduce_axis(2), *config);
         !st.ok()) {
       return st;

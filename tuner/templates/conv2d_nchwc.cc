@@ -49,7 +49,9 @@ class NchwcTemplate : public Template {
       return absl::InvalidArgumentError(
           absl::StrCat(name(), " is a CPU layout (NCHWc); for '", target.str, "' use conv2d"));
     }
-    ConvShape sh = ConvShapeOf(w);
+    absl::StatusOr<ConvShape> shape = ConvShapeOf(w);
+    if (!shape.ok()) return shape.status();
+    const ConvShape& sh = *shape;
     if (!prepacked_) {
       space->DefineSplit("tile_ic", sh.c, 2, SplitPolicy::kFactors, 16);
       space->DefineSplit("tile_oc", sh.k, 2, SplitPolicy::kFactors, 32);
@@ -65,124 +67,150 @@ class NchwcTemplate : public Template {
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
                                        const Config* config) const override {
-    ConvShape sh = ConvShapeOf(w);
-    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
-    DirectConv conv = MakeDirectConv(sh, w.dtype);
+    const std::string tmpl = name();
+    absl::StatusOr<ConvShape> shape = ConvShapeOf(w);
+    if (!shape.ok()) return shape.status();
+    const ConvShape& sh = *shape;
+    TF_TEMPLATE_ASSIGN_OR_RETURN(conv, MakeDirectConv(sh, w.dtype), tmpl);
     const Tensor& input = conv.input;
     const int64_t pb = kPackedBlock;
-    const Tensor weight = prepacked_ ? te::Placeholder({i32(sh.k / pb), i32(sh.c / pb), i32(sh.r),
-                                                        i32(sh.s), i32(pb), i32(pb)},
+    const Tensor weight = prepacked_ ? te::Placeholder({I32(sh.k / pb), I32(sh.c / pb), I32(sh.r),
+                                                        I32(sh.s), I32(pb), I32(pb)},
                                                        w.dtype, "W")
                                      : conv.weight;
     if (config == nullptr) {
       // The reference: the plain NCHW direct convolution (reading the packed weights in place
       // for the pre-packed variant).
-      Tensor out = conv.out;
       if (prepacked_) {
-        te::IterVar rc = te::ReduceAxis(i32(sh.c), "rc");
-        te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
-        te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
-        out = te::Compute(
-            {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
-            [&](const std::vector<Var>& i) {
-              Expr c = rc->var;
-              return te::Sum(
-                  conv.padded(i[0], c, i[2] * i32(sh.stride) + ry->var,
-                              i[3] * i32(sh.stride) + rx->var) *
-                      weight(ir::floordiv(i[1], i32(pb)), ir::floordiv(c, i32(pb)), ry->var,
-                             rx->var, ir::floormod(c, i32(pb)), ir::floormod(i[1], i32(pb))),
-                  {rc, ry, rx});
-            },
-            "O");
+        te::IterVar rc = te::ReduceAxis(I32(sh.c), "rc");
+        te::IterVar ry = te::ReduceAxis(I32(sh.r), "ry");
+        te::IterVar rx = te::ReduceAxis(I32(sh.s), "rx");
+        TF_TEMPLATE_ASSIGN_OR_RETURN(
+            out,
+            te::Compute(
+                {I32(sh.n), I32(sh.k), I32(sh.oh), I32(sh.ow)},
+                [&](const std::vector<Var>& i) {
+                  Expr c = rc->var;
+                  return te::Sum(
+                      conv.padded(i[0], c, i[2] * I32(sh.stride) + ry->var,
+                                  i[3] * I32(sh.stride) + rx->var) *
+                          weight(ir::floordiv(i[1], I32(pb)), ir::floordiv(c, I32(pb)), ry->var,
+                                 rx->var, ir::floormod(c, I32(pb)), ir::floormod(i[1], I32(pb))),
+                      {rc, ry, rx});
+                },
+                "O"),
+            tmpl);
+        return MakeInstance({input, weight, out});
       }
-      return MakeInstance({input, weight, out});
+      return MakeInstance({input, weight, conv.out});
     }
-    const int64_t cb = prepacked_ ? pb : config->Split("tile_ic")[1];
-    const int64_t kb = prepacked_ ? pb : config->Split("tile_oc")[1];
-    const int64_t owb = config->Split("tile_ow")[1];
+    int64_t cb = pb, kb = pb;
+    if (!prepacked_) {
+      TF_TEMPLATE_ASSIGN_OR_RETURN(tile_ic, config->Split("tile_ic"), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(tile_oc, config->Split("tile_oc"), tmpl);
+      cb = tile_ic[1];
+      kb = tile_oc[1];
+    }
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_ow, config->Split("tile_ow"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_ocb, config->Split("tile_ocb"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(unroll_kernel, config->Annotate("unroll_kernel"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel_knob, config->Other("parallel"), tmpl);
+    const bool parallel = parallel_knob != 0;
+    const int64_t owb = tile_ow[1];
     const int64_t hp = sh.h + 2 * sh.pad, wp = sh.w + 2 * sh.pad;
-    Tensor packed_in = te::Compute(
-        {i32(sh.n), i32(sh.c / cb), i32(hp), i32(wp), i32(cb)},
-        [&](const std::vector<Var>& i) {
-          Expr c = i[1] * i32(cb) + i[4];
-          Expr y = i[2] - i32(sh.pad), x = i[3] - i32(sh.pad);
-          if (sh.pad == 0) return input(i[0], c, y, x);
-          Expr inside = y >= 0 && y < i32(sh.h) && x >= 0 && x < i32(sh.w);
-          return ir::select(inside, input(i[0], c, y, x), Expr(0.0f));
-        },
-        "I_packed");
-    Tensor packed_w =
-        prepacked_ ? weight
-                   : te::Compute(
-                         {i32(sh.k / kb), i32(sh.c / cb), i32(sh.r), i32(sh.s), i32(cb), i32(kb)},
-                         [&](const std::vector<Var>& i) {
-                           return weight(i[0] * i32(kb) + i[5], i[1] * i32(cb) + i[4], i[2], i[3]);
-                         },
-                         "W_packed");
-    te::IterVar rco = te::ReduceAxis(i32(sh.c / cb), "rco");
-    te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
-    te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
-    te::IterVar rci = te::ReduceAxis(i32(cb), "rci");
-    Tensor packed_out = te::Compute(
-        {i32(sh.n), i32(sh.k / kb), i32(sh.oh), i32(sh.ow), i32(kb)},
-        [&](const std::vector<Var>& i) {
-          return te::Sum(packed_in(i[0], rco->var, i[2] * i32(sh.stride) + ry->var,
-                                   i[3] * i32(sh.stride) + rx->var, rci->var) *
-                             packed_w(i[1], rco->var, ry->var, rx->var, rci->var, i[4]),
-                         {rco, ry, rx, rci});
-        },
-        "O_packed");
-    Tensor out = te::Compute(
-        {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
-        [&](const std::vector<Var>& i) {
-          return packed_out(i[0], ir::floordiv(i[1], i32(kb)), i[2], i[3],
-                            ir::floormod(i[1], i32(kb)));
-        },
-        "O");
-    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, weight, out}), name());
+    TF_TEMPLATE_ASSIGN_OR_RETURN(packed_in,
+                                 te::Compute(
+                                     {I32(sh.n), I32(sh.c / cb), I32(hp), I32(wp), I32(cb)},
+                                     [&](const std::vector<Var>& i) {
+                                       Expr c = i[1] * I32(cb) + i[4];
+                                       Expr y = i[2] - I32(sh.pad), x = i[3] - I32(sh.pad);
+                                       if (sh.pad == 0) return input(i[0], c, y, x);
+                                       Expr inside =
+                                           y >= 0 && y < I32(sh.h) && x >= 0 && x < I32(sh.w);
+                                       return ir::select(inside, input(i[0], c, y, x), Expr(0.0f));
+                                     },
+                                     "I_packed"),
+                                 tmpl);
+    Tensor packed_w = weight;
+    if (!prepacked_) {
+      TF_TEMPLATE_ASSIGN_OR_RETURN(
+          repacked,
+          te::Compute(
+              {I32(sh.k / kb), I32(sh.c / cb), I32(sh.r), I32(sh.s), I32(cb), I32(kb)},
+              [&](const std::vector<Var>& i) {
+                return weight(i[0] * I32(kb) + i[5], i[1] * I32(cb) + i[4], i[2], i[3]);
+              },
+              "W_packed"),
+          tmpl);
+      packed_w = repacked;
+    }
+    te::IterVar rco = te::ReduceAxis(I32(sh.c / cb), "rco");
+    te::IterVar ry = te::ReduceAxis(I32(sh.r), "ry");
+    te::IterVar rx = te::ReduceAxis(I32(sh.s), "rx");
+    te::IterVar rci = te::ReduceAxis(I32(cb), "rci");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        packed_out,
+        te::Compute(
+            {I32(sh.n), I32(sh.k / kb), I32(sh.oh), I32(sh.ow), I32(kb)},
+            [&](const std::vector<Var>& i) {
+              return te::Sum(packed_in(i[0], rco->var, i[2] * I32(sh.stride) + ry->var,
+                                       i[3] * I32(sh.stride) + rx->var, rci->var) *
+                                 packed_w(i[1], rco->var, ry->var, rx->var, rci->var, i[4]),
+                             {rco, ry, rx, rci});
+            },
+            "O_packed"),
+        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(out,
+                                 te::Compute(
+                                     {I32(sh.n), I32(sh.k), I32(sh.oh), I32(sh.ow)},
+                                     [&](const std::vector<Var>& i) {
+                                       return packed_out(i[0], ir::floordiv(i[1], I32(kb)), i[2],
+                                                         i[3], ir::floormod(i[1], I32(kb)));
+                                     },
+                                     "O"),
+                                 tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({input, weight, out}), tmpl);
     schedule::Schedule& s = *inst.sch;
-    const std::string tmpl = name();
-    const bool parallel = config->Other("parallel") != 0;
 
-    TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(packed_out, "local"), tmpl);
-    schedule::Stage& po = s[packed_out];
-    TF_ASSIGN_OR_RETURN_SCHED(xs, po.Split(po.axis(3), owb), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ks, po.Split(po.axis(1), config->Split("tile_ocb")[1]), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(
+    TF_TEMPLATE_ASSIGN_OR_RETURN(local, s.CacheWrite(packed_out, "local"), tmpl);
+    TF_TEMPLATE_STAGE(po, s, packed_out, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(xs, po.Split(po.axis(3), owb), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ks, po.Split(po.axis(1), tile_ocb[1]), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(
         po.Reorder({po.axis(0), ks.first, po.axis(2), xs.first, ks.second, xs.second, po.axis(4)}),
         tmpl);
-    TF_RETURN_IF_SCHED_ERROR(po.Vectorize(po.axis(4)), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(f1, po.Fuse(po.axis(0), ks.first), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(f2, po.Fuse(f1, po.axis(2)), tmpl);
-    if (parallel) TF_RETURN_IF_SCHED_ERROR(po.Parallel(f2), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(po.Vectorize(po.axis(4)), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(f1, po.Fuse(po.axis(0), ks.first), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(f2, po.Fuse(f1, po.axis(2)), tmpl);
+    if (parallel) TF_TEMPLATE_RETURN_IF_ERROR(po.Parallel(f2), tmpl);
 
-    schedule::Stage& l = s[local];
-    TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(po, xs.first), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.reduce_axis(2),
-                                        l.reduce_axis(3), l.axis(1), l.axis(3), l.axis(4)}),
-                             tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(1)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(3)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Vectorize(l.axis(4)), tmpl);
-    if (config->Annotate("unroll_kernel") == "unroll") {
-      TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.reduce_axis(2)), tmpl);
+    TF_TEMPLATE_STAGE(l, s, local, tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.ComputeAt(po, xs.first), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.reduce_axis(2),
+                                           l.reduce_axis(3), l.axis(1), l.axis(3), l.axis(4)}),
+                                tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Unroll(l.axis(1)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Unroll(l.axis(3)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Vectorize(l.axis(4)), tmpl);
+    if (unroll_kernel == "unroll") {
+      TF_TEMPLATE_RETURN_IF_ERROR(l.Unroll(l.reduce_axis(2)), tmpl);
     }
 
-    schedule::Stage& pi = s[packed_in];
-    TF_ASSIGN_OR_RETURN_SCHED(pif, pi.Fuse(pi.axis(0), pi.axis(1)), tmpl);
-    if (parallel) TF_RETURN_IF_SCHED_ERROR(pi.Parallel(pif), tmpl);
+    TF_TEMPLATE_STAGE(pi, s, packed_in, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(pif, pi.Fuse(pi.axis(0), pi.axis(1)), tmpl);
+    if (parallel) TF_TEMPLATE_RETURN_IF_ERROR(pi.Parallel(pif), tmpl);
     if (!prepacked_) {
       // Weight packing is a blocked transpose: per (ko, co) block read kb rows of cb·R·S
       // contiguous weights and write the kb × cb·R·S tile, which stays in L1.
-      schedule::Stage& pw = s[packed_w];
-      TF_RETURN_IF_SCHED_ERROR(
+      TF_TEMPLATE_STAGE(pw, s, packed_w, tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(
           pw.Reorder({pw.axis(0), pw.axis(1), pw.axis(5), pw.axis(4), pw.axis(2), pw.axis(3)}),
           tmpl);
-      if (parallel) TF_RETURN_IF_SCHED_ERROR(pw.Parallel(pw.axis(0)), tmpl);
+      if (parallel) TF_TEMPLATE_RETURN_IF_ERROR(pw.Parallel(pw.axis(0)), tmpl);
     }
-    schedule::Stage& o = s[out];
-    TF_ASSIGN_OR_RETURN_SCHED(of, o.Fuse(o.axis(0), o.axis(1)), tmpl);
-    if (parallel) TF_RETURN_IF_SCHED_ERROR(o.Parallel(of), tmpl);
+    TF_TEMPLATE_STAGE(o, s, out, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(of, o.Fuse(o.axis(0), o.axis(1)), tmpl);
+    if (parallel) TF_TEMPLATE_RETURN_IF_ERROR(o.Parallel(of), tmpl);
     return inst;
   }
 

@@ -27,14 +27,13 @@ absl::StatusOr<ConvShape> MakeConvShape(const std::string& name, int64_t n, int6
   return shape;
 }
 
-te::Tensor PadInput(const te::Tensor& input, const ConvShape& sh) {
+absl::StatusOr<te::Tensor> PadInput(const te::Tensor& input, const ConvShape& sh) {
   if (sh.pad == 0) return input;
-  auto i32 = [](int64_t v) { return ir::Expr(static_cast<int>(v)); };
   return te::Compute(
-      {i32(sh.n), i32(sh.c), i32(sh.h + 2 * sh.pad), i32(sh.w + 2 * sh.pad)},
+      {I32(sh.n), I32(sh.c), I32(sh.h + 2 * sh.pad), I32(sh.w + 2 * sh.pad)},
       [&](const std::vector<ir::Var>& i) {
-        ir::Expr y = i[2] - i32(sh.pad), x = i[3] - i32(sh.pad);
-        ir::Expr inside = y >= 0 && y < i32(sh.h) && x >= 0 && x < i32(sh.w);
+        ir::Expr y = i[2] - I32(sh.pad), x = i[3] - I32(sh.pad);
+        ir::Expr inside = y >= 0 && y < I32(sh.h) && x >= 0 && x < I32(sh.w);
         return ir::select(inside, input(i[0], i[1], y, x), ir::Expr(0.0f));
       },
       "pad");
@@ -53,66 +52,77 @@ absl::StatusOr<Workload> MakeConvWorkload(const std::string& name, const std::ve
   return Workload{name, a, dtype, flop};
 }
 
-ConvShape ConvShapeOf(const Workload& w) {
+absl::StatusOr<ConvShape> ConvShapeOf(const Workload& w) {
   const auto& a = w.args;
-  return *MakeConvShape(w.template_name, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+  if (a.size() != 9) {
+    return absl::InvalidArgumentError(absl::StrCat(w.template_name, " takes 9 shape arguments (",
+                                                   "N,C,H,W,K,R,S,stride,pad), got ", a.size()));
+  }
+  return MakeConvShape(w.template_name, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
 }
 
-DirectConv MakeDirectConv(const ConvShape& sh, ir::DataType dtype) {
-  auto i32 = [](int64_t v) { return ir::Expr(static_cast<int>(v)); };
+absl::StatusOr<DirectConv> MakeDirectConv(const ConvShape& sh, ir::DataType dtype) {
   DirectConv c;
-  c.input = te::Placeholder({i32(sh.n), i32(sh.c), i32(sh.h), i32(sh.w)}, dtype, "I");
-  c.weight = te::Placeholder({i32(sh.k), i32(sh.c), i32(sh.r), i32(sh.s)}, dtype, "W");
-  c.padded = PadInput(c.input, sh);
-  te::IterVar rc = te::ReduceAxis(i32(sh.c), "rc");
-  te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
-  te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
-  c.out = te::Compute(
-      {i32(sh.n), i32(sh.k), i32(sh.oh), i32(sh.ow)},
+  c.input = te::Placeholder({I32(sh.n), I32(sh.c), I32(sh.h), I32(sh.w)}, dtype, "I");
+  c.weight = te::Placeholder({I32(sh.k), I32(sh.c), I32(sh.r), I32(sh.s)}, dtype, "W");
+  absl::StatusOr<te::Tensor> padded = PadInput(c.input, sh);
+  if (!padded.ok()) return padded.status();
+  c.padded = *std::move(padded);
+  te::IterVar rc = te::ReduceAxis(I32(sh.c), "rc");
+  te::IterVar ry = te::ReduceAxis(I32(sh.r), "ry");
+  te::IterVar rx = te::ReduceAxis(I32(sh.s), "rx");
+  absl::StatusOr<te::Tensor> out = te::Compute(
+      {I32(sh.n), I32(sh.k), I32(sh.oh), I32(sh.ow)},
       [&](const std::vector<ir::Var>& i) {
-        return te::Sum(Widen(c.padded(i[0], rc->var, i[2] * i32(sh.stride) + ry->var,
-                                      i[3] * i32(sh.stride) + rx->var)) *
+        return te::Sum(Widen(c.padded(i[0], rc->var, i[2] * I32(sh.stride) + ry->var,
+                                      i[3] * I32(sh.stride) + rx->var)) *
                            Widen(c.weight(i[1], rc->var, ry->var, rx->var)),
                        {rc, ry, rx});
       },
       "O");
+  if (!out.ok()) return out.status();
+  c.out = *std::move(out);
   return c;
 }
 
-DirectConv MakeDepthwiseConv(const ConvShape& sh, ir::DataType dtype) {
-  auto i32 = [](int64_t v) { return ir::Expr(static_cast<int>(v)); };
+absl::StatusOr<DirectConv> MakeDepthwiseConv(const ConvShape& sh, ir::DataType dtype) {
   DirectConv c;
-  c.input = te::Placeholder({i32(sh.n), i32(sh.c), i32(sh.h), i32(sh.w)}, dtype, "I");
-  c.weight = te::Placeholder({i32(sh.c), i32(1), i32(sh.r), i32(sh.s)}, dtype, "W");
-  c.padded = PadInput(c.input, sh);
-  te::IterVar ry = te::ReduceAxis(i32(sh.r), "ry");
-  te::IterVar rx = te::ReduceAxis(i32(sh.s), "rx");
-  c.out = te::Compute(
-      {i32(sh.n), i32(sh.c), i32(sh.oh), i32(sh.ow)},
+  c.input = te::Placeholder({I32(sh.n), I32(sh.c), I32(sh.h), I32(sh.w)}, dtype, "I");
+  c.weight = te::Placeholder({I32(sh.c), I32(1), I32(sh.r), I32(sh.s)}, dtype, "W");
+  absl::StatusOr<te::Tensor> padded = PadInput(c.input, sh);
+  if (!padded.ok()) return padded.status();
+  c.padded = *std::move(padded);
+  te::IterVar ry = te::ReduceAxis(I32(sh.r), "ry");
+  te::IterVar rx = te::ReduceAxis(I32(sh.s), "rx");
+  absl::StatusOr<te::Tensor> out = te::Compute(
+      {I32(sh.n), I32(sh.c), I32(sh.oh), I32(sh.ow)},
       [&](const std::vector<ir::Var>& i) {
-        return te::Sum(Widen(c.padded(i[0], i[1], i[2] * i32(sh.stride) + ry->var,
-                                      i[3] * i32(sh.stride) + rx->var)) *
+        return te::Sum(Widen(c.padded(i[0], i[1], i[2] * I32(sh.stride) + ry->var,
+                                      i[3] * I32(sh.stride) + rx->var)) *
                            Widen(c.weight(i[1], 0, ry->var, rx->var)),
                        {ry, rx});
       },
       "O");
+  if (!out.ok()) return out.status();
+  c.out = *std::move(out);
   return c;
 }
 
 absl::Status UnrollWindow(const std::string& tmpl, schedule::Stage& stage, const te::IterVar& ry,
                           const te::IterVar& rx, const Config& config) {
-  if (config.Annotate("unroll_rs") != "unroll") return absl::OkStatus();
-  TF_RETURN_IF_SCHED_ERROR(stage.Unroll(ry), tmpl);
-  TF_RETURN_IF_SCHED_ERROR(stage.Unroll(rx), tmpl);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(unroll_rs, config.Annotate("unroll_rs"), tmpl);
+  if (unroll_rs != "unroll") return absl::OkStatus();
+  TF_TEMPLATE_RETURN_IF_ERROR(stage.Unroll(ry), tmpl);
+  TF_TEMPLATE_RETURN_IF_ERROR(stage.Unroll(rx), tmpl);
   return absl::OkStatus();
 }
 
 absl::Status SchedulePaddingPlanes(const std::string& tmpl, schedule::Schedule& s,
                                    const DirectConv& conv, bool parallel) {
   if (conv.padded == conv.input) return absl::OkStatus();
-  schedule::Stage& p = s[conv.padded];
-  TF_ASSIGN_OR_RETURN_SCHED(planes, p.Fuse(p.axis(0), p.axis(1)), tmpl);
-  if (parallel) TF_RETURN_IF_SCHED_ERROR(p.Parallel(planes), tmpl);
+  TF_TEMPLATE_STAGE(p, s, conv.padded, tmpl);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(planes, p.Fuse(p.axis(0), p.axis(1)), tmpl);
+  if (parallel) TF_TEMPLATE_RETURN_IF_ERROR(p.Parallel(planes), tmpl);
   return absl::OkStatus();
 }
 

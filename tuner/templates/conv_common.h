@@ -27,7 +27,7 @@ absl::StatusOr<ConvShape> MakeConvShape(const std::string& template_name, int64_
                                         int64_t stride, int64_t pad);
 
 // The input with `pad` zeros on each spatial side (or the input itself when pad == 0).
-te::Tensor PadInput(const te::Tensor& input, const ConvShape& shape);
+absl::StatusOr<te::Tensor> PadInput(const te::Tensor& input, const ConvShape& shape);
 
 // Validates the args of a full convolution (N,C,H,W,K,R,S,stride,pad; pad may be 0) and its
 // dtype, and counts its FLOPs. InvalidArgument as MakeConvShape, or a wrong arg count/dtype.
@@ -37,19 +37,19 @@ absl::StatusOr<Workload> MakeConvWorkload(const std::string& template_name,
                                           const std::vector<int64_t>& args, ir::DataType dtype,
                                           const std::vector<ir::DataType>& dtypes = {
                                               ir::DataType::Float(32)});
-// The geometry of a workload made by MakeConvWorkload.
-ConvShape ConvShapeOf(const Workload& w);
+// The geometry of a workload made by MakeConvWorkload. InvalidArgument for any other workload.
+absl::StatusOr<ConvShape> ConvShapeOf(const Workload& w);
 
 // O[n, k, y, x] = Σ_{c, r, s} pad(I)[n, c, y·st + r, x·st + s] · W[k, c, r, s] in NCHW: the
 // definition of conv2d and the reference program of its blocked variant.
 struct DirectConv {
   te::Tensor input, weight, padded, out;
 };
-DirectConv MakeDirectConv(const ConvShape& shape, ir::DataType dtype);
+absl::StatusOr<DirectConv> MakeDirectConv(const ConvShape& shape, ir::DataType dtype);
 
 // O[n, c, y, x] = Σ_{r, s} pad(I)[n, c, y·st + r, x·st + s] · W[c, 0, r, s] (channel
 // multiplier 1): the definition of depthwise_conv2d.
-DirectConv MakeDepthwiseConv(const ConvShape& shape, ir::DataType dtype);
+absl::StatusOr<DirectConv> MakeDepthwiseConv(const ConvShape& shape, ir::DataType dtype);
 
 // The unroll_rs knob: with "unroll", the kernel window's reduce loops `ry` and `rx` of `stage`
 // are unrolled.

@@ -60,63 +60,70 @@ class DenseSplitKTemplate : public Template {
     const int64_t m = w.args[0], n = w.args[1], k = w.args[2];
     if (config == nullptr) return InstantiateGemm(name(), 0, m, n, k, w.dtype, nullptr);
     const std::string tmpl = name();
-    const int64_t z = config->Other("split_k");
-    const int64_t bm = config->Split("tile_m")[1], bn = config->Split("tile_n")[1];
+    TF_TEMPLATE_ASSIGN_OR_RETURN(z, config->Other("split_k"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_m, config->Split("tile_m"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_n, config->Split("tile_n"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(threads_y, config->Other("threads_y"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(skew, config->Other("skew"), tmpl);
+    const int64_t bm = tile_m[1], bn = tile_n[1];
     // More threads along y than outputs per z-slice would idle; clamp to the tile.
-    const int64_t ty = std::min(config->Other("threads_y"), bm * bn);
-    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
-    Tensor a = te::Placeholder({i32(m), i32(k)}, w.dtype, "A");
-    Tensor wt = te::Placeholder({i32(n), i32(k)}, w.dtype, "W");
-    te::IterVar r = te::ReduceAxis(i32(k / z), "r");
-    Tensor p = te::Compute(
-        {i32(z), i32(m), i32(n)},
-        [&](const std::vector<Var>& i) {
-          Expr kk = r->var * i32(z) + i[0];
-          return te::Sum(Widen(a(i[1], kk)) * Widen(wt(i[2], kk)), {r});
-        },
-        "P");
-    te::IterVar rz = te::ReduceAxis(i32(z), "rz");
-    Tensor c = te::Compute(
-        {i32(m), i32(n)},
-        [&](const std::vector<Var>& i) { return te::Sum(p(rz->var, i[0], i[1]), {rz}); }, "C");
-    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({a, wt, c}), tmpl);
+    const int64_t ty = std::min(threads_y, bm * bn);
+    Tensor a = te::Placeholder({I32(m), I32(k)}, w.dtype, "A");
+    Tensor wt = te::Placeholder({I32(n), I32(k)}, w.dtype, "W");
+    te::IterVar r = te::ReduceAxis(I32(k / z), "r");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(p,
+                                 te::Compute(
+                                     {I32(z), I32(m), I32(n)},
+                                     [&](const std::vector<Var>& i) {
+                                       Expr kk = r->var * I32(z) + i[0];
+                                       return te::Sum(Widen(a(i[1], kk)) * Widen(wt(i[2], kk)),
+                                                      {r});
+                                     },
+                                     "P"),
+                                 tmpl);
+    te::IterVar rz = te::ReduceAxis(I32(z), "rz");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        c,
+        te::Compute(
+            {I32(m), I32(n)},
+            [&](const std::vector<Var>& i) { return te::Sum(p(rz->var, i[0], i[1]), {rz}); }, "C"),
+        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({a, wt, c}), tmpl);
     schedule::Schedule& s = *inst.sch;
-    TF_ASSIGN_OR_RETURN_SCHED(pl, s.CacheWrite(p, "local"), tmpl);
-    s[p].SetScope("shared");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(pl, s.CacheWrite(p, "local"), tmpl);
+    TF_TEMPLATE_STAGE(ps, s, p, tmpl);
+    ps.SetScope("shared");
     // Threads of one warp differ in z and write partials a whole tile apart: with `skew` the
     // tile's stride is padded to 1 mod 32 words so those stores hit 32 different banks.
-    if (config->Other("skew") != 0 && bm * bn > 1) {
-      TF_RETURN_IF_SCHED_ERROR(s[p].SetStorageAlign(0, 32, 1), tmpl);
-    }
+    if (skew != 0 && bm * bn > 1) TF_TEMPLATE_RETURN_IF_ERROR(ps.SetStorageAlign(0, 32, 1), tmpl);
 
     // C: a BM x BN tile per block; its outputs spread over all z·ty threads, each summing Z
     // partials from shared memory.
-    schedule::Stage& cs = s[c];
-    TF_ASSIGN_OR_RETURN_SCHED(ms, cs.Split(cs.axis(0), bm), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ns, cs.Split(cs.axis(1), bn), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Reorder({ms.first, ns.first, ms.second, ns.second}), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(ms.first, "blockIdx.y"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(ns.first, "blockIdx.x"), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(out, cs.Fuse(ms.second, ns.second), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ox, cs.Split(out, z), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(oy, cs.Split(ox.first, ty), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(ox.second, "threadIdx.x"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(oy.second, "threadIdx.y"), tmpl);
+    TF_TEMPLATE_STAGE(cs, s, c, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ms, cs.Split(cs.axis(0), bm), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ns, cs.Split(cs.axis(1), bn), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Reorder({ms.first, ns.first, ms.second, ns.second}), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(ms.first, "blockIdx.y"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(ns.first, "blockIdx.x"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(out, cs.Fuse(ms.second, ns.second), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ox, cs.Split(out, z), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(oy, cs.Split(ox.first, ty), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(ox.second, "threadIdx.x"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(oy.second, "threadIdx.y"), tmpl);
 
     // P: z on threadIdx.x, the tile's outputs split over threadIdx.y, partials in registers.
-    schedule::Stage& ps = s[p];
-    TF_RETURN_IF_SCHED_ERROR(ps.ComputeAt(cs, ns.first), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(tile, ps.Fuse(ps.axis(1), ps.axis(2)), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(py, ps.SplitByNParts(tile, ty), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ps.Reorder({py.first, ps.axis(0), py.second}), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ps.Bind(py.first, "threadIdx.y"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ps.Bind(ps.axis(0), "threadIdx.x"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ps.Unroll(py.second), tmpl);
-    schedule::Stage& ls = s[pl];
-    TF_RETURN_IF_SCHED_ERROR(ls.ComputeAt(ps, ps.axis(0)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ls.Reorder({ls.reduce_axis(0), ls.axis(1), ls.axis(2)}), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ls.Unroll(ls.axis(1)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ls.Unroll(ls.axis(2)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ps.ComputeAt(cs, ns.first), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile, ps.Fuse(ps.axis(1), ps.axis(2)), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(py, ps.SplitByNParts(tile, ty), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ps.Reorder({py.first, ps.axis(0), py.second}), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ps.Bind(py.first, "threadIdx.y"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ps.Bind(ps.axis(0), "threadIdx.x"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ps.Unroll(py.second), tmpl);
+    TF_TEMPLATE_STAGE(ls, s, pl, tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ls.ComputeAt(ps, ps.axis(0)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ls.Reorder({ls.reduce_axis(0), ls.axis(1), ls.axis(2)}), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ls.Unroll(ls.axis(1)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ls.Unroll(ls.axis(2)), tmpl);
     return inst;
   }
 };

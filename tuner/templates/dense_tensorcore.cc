@@ -74,47 +74,32 @@ class TensorCoreGemmTemplate : public Template {
     // The reference: the plain GEMM program (float16 widened, float32 accumulation).
     if (config == nullptr) return InstantiateGemm(name(), batch, m, n, k, w.dtype, nullptr);
     const std::string tmpl = name();
-    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
-    auto shape = [&](std::vector<Expr> dims) {
-      if (batched_) dims.insert(dims.begin(), i32(batch));
-      return dims;
-    };
-    auto at = [&](const std::vector<Var>& i, Expr row, Expr col) {
-      std::vector<Expr> idx;
-      if (batched_) idx.push_back(i[0]);
-      idx.push_back(std::move(row));
-      idx.push_back(std::move(col));
-      return idx;
-    };
-    Tensor a = te::Placeholder(shape({i32(m), i32(k)}), w.dtype, "A");
-    Tensor wt = te::Placeholder(shape({i32(n), i32(k)}), w.dtype, "W");
-    te::IterVar kk = te::ReduceAxis(i32(k), "k");
-    Tensor c = te::Compute(
-        shape({i32(m), i32(n)}),
-        [&](const std::vector<Var>& i) {
-          return te::Sum(Widen(a(at(i, i[off], kk->var))) * Widen(wt(at(i, i[off + 1], kk->var))),
-                         {kk});
-        },
-        "C");
-    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({a, wt, c}), tmpl);
+    const GemmOperands g = MakeGemmOperands(batch, m, n, k, w.dtype);
+    const Tensor& a = g.a;
+    const Tensor& wt = g.w;
+    TF_TEMPLATE_ASSIGN_OR_RETURN(c, PlainGemm(g, m, n), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({a, wt, c}), tmpl);
     schedule::Schedule& s = *inst.sch;
-    const std::vector<int64_t> tm = config->Split("tile_m");
-    const std::vector<int64_t> tn = config->Split("tile_n");
-    const int64_t chunk = config->Split("tile_k")[1];
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tm, config->Split("tile_m"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tn, config->Split("tile_n"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tk, config->Split("tile_k"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(vector, config->Other("vector"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(skew, config->Other("skew"), tmpl);
+    const int64_t chunk = tk[1];
 
-    TF_ASSIGN_OR_RETURN_SCHED(acc, s.CacheWrite(c, "wmma.accumulator"), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(as, s.CacheRead(a, "shared", {acc}), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ws, s.CacheRead(wt, "shared", {acc}), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(af, s.CacheRead(as, "wmma.matrix_a", {acc}), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(wf, s.CacheRead(ws, "wmma.matrix_b", {acc}), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(acc, s.CacheWrite(c, "wmma.accumulator"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(as, s.CacheRead(a, "shared", {acc}), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ws, s.CacheRead(wt, "shared", {acc}), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(af, s.CacheRead(as, "wmma.matrix_a", {acc}), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(wf, s.CacheRead(ws, "wmma.matrix_b", {acc}), tmpl);
 
     // C: blocks, warps, tiles; each 16x16 tile stored from its accumulator.
-    schedule::Stage& cs = s[c];
+    TF_TEMPLATE_STAGE(cs, s, c, tmpl);
     auto tile3 = [&](const te::IterVar& axis,
                      const std::vector<int64_t>& f) -> absl::StatusOr<std::array<te::IterVar, 4>> {
-      TF_ASSIGN_OR_RETURN_SCHED(b, cs.Split(axis, f[1] * f[2] * kTile), tmpl);
-      TF_ASSIGN_OR_RETURN_SCHED(wp, cs.Split(b.second, f[2] * kTile), tmpl);
-      TF_ASSIGN_OR_RETURN_SCHED(t, cs.Split(wp.second, kTile), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(b, cs.Split(axis, f[1] * f[2] * kTile), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(wp, cs.Split(b.second, f[2] * kTile), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(t, cs.Split(wp.second, kTile), tmpl);
       return std::array<te::IterVar, 4>{b.first, wp.first, t.first, t.second};
     };
     auto my = tile3(cs.axis(off), tm);
@@ -123,50 +108,50 @@ class TensorCoreGemmTemplate : public Template {
     if (!nx.ok()) return nx.status();
     auto [mb, mw, mt, mi] = *my;
     auto [nb, nw, nt, ni] = *nx;
-    TF_RETURN_IF_SCHED_ERROR(cs.Reorder({mb, nb, mw, nw, mt, nt, mi, ni}), tmpl);
-    if (batched_) TF_RETURN_IF_SCHED_ERROR(cs.Bind(cs.axis(0), "blockIdx.z"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(mb, "blockIdx.y"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(nb, "blockIdx.x"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(mw, "threadIdx.y"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Bind(nw, "threadIdx.z"), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Unroll(mt), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Unroll(nt), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(cs.Tensorize(mi, TensorIntrinsic::kWmmaStore), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Reorder({mb, nb, mw, nw, mt, nt, mi, ni}), tmpl);
+    if (batched_) TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(cs.axis(0), "blockIdx.z"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(mb, "blockIdx.y"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(nb, "blockIdx.x"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(mw, "threadIdx.y"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Bind(nw, "threadIdx.z"), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Unroll(mt), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Unroll(nt), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Tensorize(mi, TensorIntrinsic::kWmmaStore), tmpl);
 
     // The accumulators of one warp: k staged by chunks, then 16 at a time.
-    schedule::Stage& ls = s[acc];
-    TF_RETURN_IF_SCHED_ERROR(ls.ComputeAt(cs, nw), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(lm, ls.Split(ls.axis(off), kTile), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ln, ls.Split(ls.axis(off + 1), kTile), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(ko, ls.Split(ls.reduce_axis(0), chunk * kTile), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(kt, ls.Split(ko.second, kTile), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(
+    TF_TEMPLATE_STAGE(ls, s, acc, tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ls.ComputeAt(cs, nw), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(lm, ls.Split(ls.axis(off), kTile), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ln, ls.Split(ls.axis(off + 1), kTile), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ko, ls.Split(ls.reduce_axis(0), chunk * kTile), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(kt, ls.Split(ko.second, kTile), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(
         ls.Reorder({ko.first, kt.first, lm.first, ln.first, lm.second, ln.second, kt.second}),
         tmpl);
     for (const te::IterVar& iv : {kt.first, lm.first, ln.first}) {
-      TF_RETURN_IF_SCHED_ERROR(ls.Unroll(iv), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(ls.Unroll(iv), tmpl);
     }
-    TF_RETURN_IF_SCHED_ERROR(ls.Tensorize(lm.second, TensorIntrinsic::kWmmaMma), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ls.Tensorize(lm.second, TensorIntrinsic::kWmmaMma), tmpl);
 
     // Fragments of A and W for one 16-wide step of k.
     for (const auto& [frag, op] :
          {std::pair{af, TensorIntrinsic::kWmmaLoadA}, std::pair{wf, TensorIntrinsic::kWmmaLoadB}}) {
-      schedule::Stage& fs = s[frag];
-      TF_RETURN_IF_SCHED_ERROR(fs.ComputeAt(ls, kt.first), tmpl);
-      TF_ASSIGN_OR_RETURN_SCHED(rows, fs.Split(fs.axis(off), kTile), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(fs.Unroll(rows.first), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(fs.Tensorize(rows.second, op), tmpl);
+      TF_TEMPLATE_STAGE(fs, s, frag, tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(fs.ComputeAt(ls, kt.first), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(rows, fs.Split(fs.axis(off), kTile), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(fs.Unroll(rows.first), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(fs.Tensorize(rows.second, op), tmpl);
     }
 
     // Shared tiles of A and W for one chunk, filled by every thread of the block.
-    const int64_t lanes = FillLanes(config->Other("vector"), w.dtype, chunk * kTile);
+    const int64_t lanes = FillLanes(vector, w.dtype, chunk * kTile);
     for (const Tensor& shared : {as, ws}) {
-      schedule::Stage& ss = s[shared];
-      TF_RETURN_IF_SCHED_ERROR(ss.ComputeAt(ls, ko.first), tmpl);
-      if (config->Other("skew") != 0) {
-        TF_RETURN_IF_SCHED_ERROR(ss.SetStorageAlign(off, chunk * kTile, 8), tmpl);
+      TF_TEMPLATE_STAGE(ss, s, shared, tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(ss.ComputeAt(ls, ko.first), tmpl);
+      if (skew != 0) {
+        TF_TEMPLATE_RETURN_IF_ERROR(ss.SetStorageAlign(off, chunk * kTile, 8), tmpl);
       }
-      TF_RETURN_IF_SCHED_ERROR(CooperativeFetch(tmpl, ss, {tn[1], tm[1], 32}, lanes), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(CooperativeFetch(tmpl, ss, {tn[1], tm[1], 32}, lanes), tmpl);
     }
     return inst;
   }

@@ -37,11 +37,13 @@ class DepthwiseConv2dTemplate : public Template {
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
+    absl::StatusOr<ConvShape> shape = Shape(w.args);
+    if (!shape.ok()) return shape.status();
+    const ConvShape& sh = *shape;
     if (target.kind == codegen::Target::Kind::kCUDA) {
-      DefineGpuDepthwiseSpace(*Shape(w.args), space);
+      DefineGpuDepthwiseSpace(sh, space);
       return absl::OkStatus();
     }
-    ConvShape sh = *Shape(w.args);
     space->DefineSplit("tile_oh", sh.oh, 2, SplitPolicy::kFactors, 8);
     space->DefineSplit("tile_ow", sh.ow, 2, SplitPolicy::kFactors, 64);
     space->DefineAnnotate("unroll_rs", {"none", "unroll"});
@@ -51,34 +53,39 @@ class DepthwiseConv2dTemplate : public Template {
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
+    const std::string tmpl = name();
+    absl::StatusOr<ConvShape> shape = Shape(w.args);
+    if (!shape.ok()) return shape.status();
+    const ConvShape& sh = *shape;
     if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
-      return InstantiateGpuDepthwise(name(), *Shape(w.args), w.dtype, *config);
+      return InstantiateGpuDepthwise(tmpl, sh, w.dtype, *config);
     }
-    ConvShape sh = *Shape(w.args);
-    DirectConv conv = MakeDepthwiseConv(sh, w.dtype);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(conv, MakeDepthwiseConv(sh, w.dtype), tmpl);
     const Tensor& input = conv.input;
     const Tensor& weight = conv.weight;
     const Tensor& out = conv.out;
-    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({input, weight, out}), name());
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({input, weight, out}), tmpl);
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;
-    const std::string tmpl = name();
-    bool parallel = config->Other("parallel") != 0;
-    TF_ASSIGN_OR_RETURN_SCHED(local, s.CacheWrite(out, "local"), tmpl);
-    schedule::Stage& o = s[out];
-    TF_ASSIGN_OR_RETURN_SCHED(ys, o.Split(o.axis(2), config->Split("tile_oh")[1]), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(xs, o.Split(o.axis(3), config->Split("tile_ow")[1]), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(
+    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel_knob, config->Other("parallel"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_oh, config->Split("tile_oh"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_ow, config->Split("tile_ow"), tmpl);
+    const bool parallel = parallel_knob != 0;
+    TF_TEMPLATE_ASSIGN_OR_RETURN(local, s.CacheWrite(out, "local"), tmpl);
+    TF_TEMPLATE_STAGE(o, s, out, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ys, o.Split(o.axis(2), tile_oh[1]), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(xs, o.Split(o.axis(3), tile_ow[1]), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(
         o.Reorder({o.axis(0), o.axis(1), ys.first, xs.first, ys.second, xs.second}), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(o.Vectorize(xs.second), tmpl);
-    TF_ASSIGN_OR_RETURN_SCHED(plane, o.Fuse(o.axis(0), o.axis(1)), tmpl);
-    if (parallel) TF_RETURN_IF_SCHED_ERROR(o.Parallel(plane), tmpl);
-    schedule::Stage& l = s[local];
-    TF_RETURN_IF_SCHED_ERROR(l.ComputeAt(o, xs.first), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.axis(2), l.axis(3)}),
-                             tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Unroll(l.axis(2)), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(l.Vectorize(l.axis(3)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(o.Vectorize(xs.second), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(plane, o.Fuse(o.axis(0), o.axis(1)), tmpl);
+    if (parallel) TF_TEMPLATE_RETURN_IF_ERROR(o.Parallel(plane), tmpl);
+    TF_TEMPLATE_STAGE(l, s, local, tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.ComputeAt(o, xs.first), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(
+        l.Reorder({l.reduce_axis(0), l.reduce_axis(1), l.axis(2), l.axis(3)}), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Unroll(l.axis(2)), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(l.Vectorize(l.axis(3)), tmpl);
     if (absl::Status st = UnrollWindow(tmpl, l, l.reduce_axis(0), l.reduce_axis(1), *config);
         !st.ok()) {
       return st;
@@ -88,7 +95,12 @@ class DepthwiseConv2dTemplate : public Template {
   }
 
  private:
+  // InvalidArgument: not the 8 args of MakeWorkload.
   static absl::StatusOr<ConvShape> Shape(const std::vector<int64_t>& a) {
+    if (a.size() != 8) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("depthwise_conv2d takes 8 shape arguments, got ", a.size()));
+    }
     return MakeConvShape("depthwise_conv2d", a[0], a[1], a[2], a[3], a[1], a[4], a[5], a[6], a[7]);
   }
 };

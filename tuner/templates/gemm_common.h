@@ -5,10 +5,36 @@
 #ifndef TUNEFARM_TUNER_TEMPLATES_GEMM_COMMON_H_
 #define TUNEFARM_TUNER_TEMPLATES_GEMM_COMMON_H_
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "compiler/te/tensor.h"
 #include "tuner/templates/template.h"
 
 namespace tunefarm::tuner {
+
+// The operands of C[b?, i, j] = Σ_k A[b?, i, k] · W[b?, j, k], shared by the CPU, GPU and
+// tensor-core GEMM templates. batch == 0 means no batch axis.
+struct GemmOperands {
+  int64_t batch = 0;
+  te::Tensor a, w;  // A: [b?, M, K], W: [b?, N, K].
+  te::IterVar k;    // The reduction over [0, K).
+
+  // The first axis after the batch axis: 1 when batched, else 0.
+  int off() const { return batch > 0 ? 1 : 0; }
+  // `dims` with the batch extent in front when batched.
+  std::vector<ir::Expr> Shape(std::vector<ir::Expr> dims) const;
+  // `rest` with the output point's batch index i[0] in front when batched: the index of an
+  // operand at output point i.
+  std::vector<ir::Expr> At(const std::vector<ir::Var>& i, std::vector<ir::Expr> rest) const;
+};
+GemmOperands MakeGemmOperands(int64_t batch, int64_t m, int64_t n, int64_t k, ir::DataType dtype);
+
+// C = A·Wᵀ over [b?, M, N], inputs widened to the float32 accumulator: every GEMM template's
+// reference program, and the computation the tensor-core schedule tiles.
+absl::StatusOr<te::Tensor> PlainGemm(const GemmOperands& g, int64_t m, int64_t n);
 
 // Validates the M,N,K args and the dtype (one of `dtypes`; float16 = half inputs, float32
 // accumulation and output) of a GEMM template and counts its 2·M·N·K FLOPs.

@@ -9,21 +9,25 @@ namespace tunefarm::tuner {
 
 absl::Status CooperativeFetch(const std::string& tmpl, schedule::Stage& stage,
                               const BlockThreads& threads, int64_t vector) {
+  if (stage.leaf_ivars().empty()) {
+    return TemplateError(tmpl,
+                         absl::InvalidArgumentError("cooperative fetch of a stage with no loops"));
+  }
   te::IterVar fused = stage.leaf_ivars()[0];
   while (stage.leaf_ivars().size() > 1) {
-    TF_ASSIGN_OR_RETURN_SCHED(f, stage.Fuse(stage.leaf_ivars()[0], stage.leaf_ivars()[1]), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(f, stage.Fuse(stage.leaf_ivars()[0], stage.leaf_ivars()[1]), tmpl);
     fused = f;
   }
-  TF_ASSIGN_OR_RETURN_SCHED(v, stage.Split(fused, vector), tmpl);
-  TF_ASSIGN_OR_RETURN_SCHED(tx, stage.Split(v.first, threads.x), tmpl);
-  TF_ASSIGN_OR_RETURN_SCHED(ty, stage.Split(tx.first, threads.y), tmpl);
-  TF_RETURN_IF_SCHED_ERROR(stage.Bind(tx.second, "threadIdx.x"), tmpl);
-  TF_RETURN_IF_SCHED_ERROR(stage.Bind(ty.second, "threadIdx.y"), tmpl);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(v, stage.Split(fused, vector), tmpl);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(tx, stage.Split(v.first, threads.x), tmpl);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(ty, stage.Split(tx.first, threads.y), tmpl);
+  TF_TEMPLATE_RETURN_IF_ERROR(stage.Bind(tx.second, "threadIdx.x"), tmpl);
+  TF_TEMPLATE_RETURN_IF_ERROR(stage.Bind(ty.second, "threadIdx.y"), tmpl);
   if (threads.z > 1) {
-    TF_ASSIGN_OR_RETURN_SCHED(tz, stage.Split(ty.first, threads.z), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(stage.Bind(tz.second, "threadIdx.z"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tz, stage.Split(ty.first, threads.z), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(stage.Bind(tz.second, "threadIdx.z"), tmpl);
   }
-  if (vector > 1) TF_RETURN_IF_SCHED_ERROR(stage.Vectorize(v.second), tmpl);
+  if (vector > 1) TF_TEMPLATE_RETURN_IF_ERROR(stage.Vectorize(v.second), tmpl);
   return absl::OkStatus();
 }
 

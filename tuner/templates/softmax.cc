@@ -44,70 +44,87 @@ class SoftmaxTemplate : public Template {
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                        const Config* config) const override {
-    auto i32 = [](int64_t v) { return Expr(static_cast<int>(v)); };
+    const std::string tmpl = name();
     const int64_t m = w.args[0], n = w.args[1];
-    Tensor x = te::Placeholder({i32(m), i32(n)}, w.dtype, "X");
-    te::IterVar k1 = te::ReduceAxis(i32(n), "k1");
-    Tensor mx = te::Compute(
-        {i32(m)}, [&](const std::vector<Var>& i) { return te::Max(x(i[0], k1->var), {k1}); },
-        "row_max");
-    Tensor e = te::Compute(
-        {i32(m), i32(n)},
-        [&](const std::vector<Var>& i) { return ir::exp(x(i[0], i[1]) - mx(i[0])); }, "exp");
-    te::IterVar k2 = te::ReduceAxis(i32(n), "k2");
-    Tensor sum = te::Compute(
-        {i32(m)}, [&](const std::vector<Var>& i) { return te::Sum(e(i[0], k2->var), {k2}); },
-        "row_sum");
-    Tensor y = te::Compute(
-        {i32(m), i32(n)}, [&](const std::vector<Var>& i) { return e(i[0], i[1]) / sum(i[0]); },
-        "Y");
-    TF_ASSIGN_OR_RETURN_SCHED(inst, MakeInstance({x, y}), name());
+    Tensor x = te::Placeholder({I32(m), I32(n)}, w.dtype, "X");
+    te::IterVar k1 = te::ReduceAxis(I32(n), "k1");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        mx,
+        te::Compute(
+            {I32(m)}, [&](const std::vector<Var>& i) { return te::Max(x(i[0], k1->var), {k1}); },
+            "row_max"),
+        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        e,
+        te::Compute(
+            {I32(m), I32(n)},
+            [&](const std::vector<Var>& i) { return ir::exp(x(i[0], i[1]) - mx(i[0])); }, "exp"),
+        tmpl);
+    te::IterVar k2 = te::ReduceAxis(I32(n), "k2");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        sum,
+        te::Compute(
+            {I32(m)}, [&](const std::vector<Var>& i) { return te::Sum(e(i[0], k2->var), {k2}); },
+            "row_sum"),
+        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        y,
+        te::Compute(
+            {I32(m), I32(n)}, [&](const std::vector<Var>& i) { return e(i[0], i[1]) / sum(i[0]); },
+            "Y"),
+        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({x, y}), tmpl);
     if (config == nullptr) return inst;
     schedule::Schedule& s = *inst.sch;
-    const std::string tmpl = name();
+    TF_TEMPLATE_STAGE(es, s, e, tmpl);
+    TF_TEMPLATE_STAGE(sums, s, sum, tmpl);
+    TF_TEMPLATE_STAGE(mxs, s, mx, tmpl);
     if (target.kind == codegen::Target::Kind::kCUDA) {
-      const int64_t threads = config->Other("threads");
-      schedule::Stage& ys = s[y];
-      TF_RETURN_IF_SCHED_ERROR(s[e].ComputeInline(), tmpl);  // exp recomputed where read
-      if (config->Other("block_per_row") == 0) {
+      TF_TEMPLATE_ASSIGN_OR_RETURN(threads, config->Other("threads"), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(block_per_row, config->Other("block_per_row"), tmpl);
+      TF_TEMPLATE_STAGE(ys, s, y, tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(es.ComputeInline(), tmpl);  // exp recomputed where read
+      if (block_per_row == 0) {
         // A row per thread: its statistics are registers of that thread.
-        TF_ASSIGN_OR_RETURN_SCHED(rows, ys.Split(ys.axis(0), threads), tmpl);
-        TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.first, "blockIdx.x"), tmpl);
-        TF_RETURN_IF_SCHED_ERROR(ys.Bind(rows.second, "threadIdx.x"), tmpl);
-        for (const Tensor& stat : {sum, mx}) {
-          s[stat].SetScope("local");
-          TF_RETURN_IF_SCHED_ERROR(s[stat].ComputeAt(ys, rows.second), tmpl);
+        TF_TEMPLATE_ASSIGN_OR_RETURN(rows, ys.Split(ys.axis(0), threads), tmpl);
+        TF_TEMPLATE_RETURN_IF_ERROR(ys.Bind(rows.first, "blockIdx.x"), tmpl);
+        TF_TEMPLATE_RETURN_IF_ERROR(ys.Bind(rows.second, "threadIdx.x"), tmpl);
+        for (schedule::Stage* stat : {&sums, &mxs}) {
+          stat->SetScope("local");
+          TF_TEMPLATE_RETURN_IF_ERROR(stat->ComputeAt(ys, rows.second), tmpl);
         }
         return inst;
       }
       // A row per block: the threads stride along the row, the statistics are cross-thread
       // reductions whose results the block shares.
-      TF_RETURN_IF_SCHED_ERROR(ys.Bind(ys.axis(0), "blockIdx.x"), tmpl);
-      TF_ASSIGN_OR_RETURN_SCHED(cols, ys.SplitByNParts(ys.axis(1), threads), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(ys.Bind(cols.first, "threadIdx.x"), tmpl);
-      for (const Tensor& stat : {sum, mx}) {
-        schedule::Stage& st = s[stat];
+      TF_TEMPLATE_RETURN_IF_ERROR(ys.Bind(ys.axis(0), "blockIdx.x"), tmpl);
+      TF_TEMPLATE_ASSIGN_OR_RETURN(cols, ys.SplitByNParts(ys.axis(1), threads), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(ys.Bind(cols.first, "threadIdx.x"), tmpl);
+      for (schedule::Stage* stat : {&sums, &mxs}) {
+        schedule::Stage& st = *stat;
         st.SetScope("shared");
-        TF_RETURN_IF_SCHED_ERROR(st.ComputeAt(ys, ys.axis(0)), tmpl);
-        TF_ASSIGN_OR_RETURN_SCHED(k, st.SplitByNParts(st.reduce_axis(0), threads), tmpl);
-        TF_RETURN_IF_SCHED_ERROR(st.Reorder({k.second, k.first}), tmpl);
-        TF_RETURN_IF_SCHED_ERROR(st.Bind(k.first, "threadIdx.x"), tmpl);
+        TF_TEMPLATE_RETURN_IF_ERROR(st.ComputeAt(ys, ys.axis(0)), tmpl);
+        TF_TEMPLATE_ASSIGN_OR_RETURN(k, st.SplitByNParts(st.reduce_axis(0), threads), tmpl);
+        TF_TEMPLATE_RETURN_IF_ERROR(st.Reorder({k.second, k.first}), tmpl);
+        TF_TEMPLATE_RETURN_IF_ERROR(st.Bind(k.first, "threadIdx.x"), tmpl);
       }
       return inst;
     }
-    const int64_t vec = config->Split("tile_j")[1];
-    schedule::Stage& ys = s[y];
-    TF_ASSIGN_OR_RETURN_SCHED(yj, ys.Split(ys.axis(1), vec), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(ys.Vectorize(yj.second), tmpl);
-    if (config->Other("parallel") != 0) TF_RETURN_IF_SCHED_ERROR(ys.Parallel(ys.axis(0)), tmpl);
-    schedule::Stage& es = s[e];
-    TF_ASSIGN_OR_RETURN_SCHED(ej, es.Split(es.axis(1), vec), tmpl);
-    TF_RETURN_IF_SCHED_ERROR(es.Vectorize(ej.second), tmpl);
-    if (config->Other("per_row") != 0) {
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tile_j, config->Split("tile_j"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(per_row, config->Other("per_row"), tmpl);
+    const int64_t vec = tile_j[1];
+    TF_TEMPLATE_STAGE(ys, s, y, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(yj, ys.Split(ys.axis(1), vec), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ys.Vectorize(yj.second), tmpl);
+    if (parallel != 0) TF_TEMPLATE_RETURN_IF_ERROR(ys.Parallel(ys.axis(0)), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ej, es.Split(es.axis(1), vec), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(es.Vectorize(ej.second), tmpl);
+    if (per_row != 0) {
       // Consumers first: a stage attaches only where all its readers are.
-      TF_RETURN_IF_SCHED_ERROR(s[sum].ComputeAt(ys, ys.axis(0)), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(es.ComputeAt(ys, ys.axis(0)), tmpl);
-      TF_RETURN_IF_SCHED_ERROR(s[mx].ComputeAt(ys, ys.axis(0)), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(sums.ComputeAt(ys, ys.axis(0)), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(es.ComputeAt(ys, ys.axis(0)), tmpl);
+      TF_TEMPLATE_RETURN_IF_ERROR(mxs.ComputeAt(ys, ys.axis(0)), tmpl);
     }
     return inst;
   }

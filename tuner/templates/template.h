@@ -56,7 +56,9 @@ class Template {
   virtual absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                                    ConfigSpace* space) const = 0;
   // The program scheduled per `config`; with config == nullptr, the plain unscheduled program
-  // (the correctness reference). InvalidArgument: a config from another space.
+  // (the correctness reference). `w` is a workload this template's MakeWorkload made. Internal:
+  // a config from another space, or any other inconsistency in the template (see
+  // TemplateError); templates never abort, since they run inside the job service.
   virtual absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
                                                const Config* config) const = 0;
 };

@@ -48,9 +48,9 @@ absl::StatusOr<Instance> MakeInstance(std::vector<te::Tensor> args) {
   return inst;
 }
 
-absl::Status ScheduleError(const std::string& template_name, const absl::Status& s) {
-  return absl::InternalError(
-      absl::StrCat("template ", template_name, " built an invalid schedule: ", s.message()));
+absl::Status TemplateError(const std::string& template_name, const absl::Status& s) {
+  return absl::InternalError(absl::StrCat("template ", template_name,
+                                          " built an invalid program or schedule: ", s.message()));
 }
 
 }  // namespace tunefarm::tuner
