@@ -40,7 +40,8 @@ constexpr double kLogVersion = 0.2;
 // Longest problem text kept in an import report.
 constexpr size_t kMaxProblemChars = 160;
 
-// TVM MeasureErrorNo for each ErrorClass (device_lost has no TVM equivalent: UNKNOWN_ERROR).
+// TVM MeasureErrorNo for each ErrorClass (out-of-memory is TVM's RUNTIME_DEVICE; device_lost
+// has no TVM equivalent: UNKNOWN_ERROR).
 int TvmErrorNo(ErrorClass e) {
   switch (e) {
     case ErrorClass::kOk:
@@ -52,6 +53,7 @@ int TvmErrorNo(ErrorClass e) {
     case ErrorClass::kLoadError:
       return 3;
     case ErrorClass::kRuntimeError:
+    case ErrorClass::kOutOfMemory:
       return 4;
     case ErrorClass::kWrongAnswer:
       return 5;

@@ -1,7 +1,6 @@
 #include "db/job_store.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "db/migrations.h"
 
 namespace tunefarm::db {
@@ -44,7 +43,7 @@ absl::Status JobStore::Save(const StoredJob& job) {
       .BindInt(2, job.seq)
       .BindBlob(3, job.status)
       .BindInt(4, job.terminal ? 1 : 0)
-      .BindDouble(5, absl::ToUnixMicros(absl::Now()) * 1e-6);
+      .BindDouble(5, job.updated_at);
   return s->Run();
 }
 

@@ -27,7 +27,7 @@ struct StoredJob {
   std::string status;
   // Succeeded, failed or cancelled: nothing to resume.
   bool terminal = false;
-  // Unix seconds of the last Save (set by Save).
+  // Unix seconds of this save, on the caller's clock (the job manager's injected clock).
   double updated_at = 0;
 };
 

@@ -18,7 +18,7 @@ TEST(JobStore, SaveReopenLoad_InSubmissionOrderWithBytesIntact) {
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->Save({"job-2", 2, "second", false}).ok());
     ASSERT_TRUE((*store)->Save({"job-1", 1, bytes, false}).ok());
-    ASSERT_TRUE((*store)->Save({"job-2", 2, "second, done", true}).ok());  // replaces
+    ASSERT_TRUE((*store)->Save({"job-2", 2, "second, done", true, 123.5}).ok());  // replaces
     ASSERT_TRUE((*store)->Save({"job-3", 3, "third", false}).ok());
     ASSERT_TRUE((*store)->Forget("job-3").ok());
     ASSERT_TRUE((*store)->Forget("job-9").ok());  // absent: no-op
@@ -35,7 +35,7 @@ TEST(JobStore, SaveReopenLoad_InSubmissionOrderWithBytesIntact) {
   EXPECT_EQ((*jobs)[1].job_id, "job-2");
   EXPECT_EQ((*jobs)[1].status, "second, done");
   EXPECT_TRUE((*jobs)[1].terminal);
-  EXPECT_GT((*jobs)[1].updated_at, 0);
+  EXPECT_EQ((*jobs)[1].updated_at, 123.5);  // the caller's clock
   EXPECT_EQ(*(*log)->CountRecords(), 0);
 }
 

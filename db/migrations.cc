@@ -97,10 +97,18 @@ CREATE TABLE service_jobs(
 );
 )sql";
 
+// Version 4: out-of-memory is its own error class (10). Before, workers' OUT_OF_MEMORY results
+// were stored as runtime errors (4); their messages, which the sandbox writes, say which.
+constexpr char kSchemaV4[] = R"sql(
+UPDATE records SET error_class = 10
+  WHERE error_class = 4 AND error_message LIKE 'kernel ran out of memory%';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
     {3, kSchemaV3},
+    {4, kSchemaV4},
 };
 static_assert(std::size(kMigrations) == kCurrentSchemaVersion, "one migration per schema version");
 

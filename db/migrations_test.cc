@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -71,6 +72,47 @@ TEST(MigrateSchema, Version1WithRecords_OpensAsCurrentWithDataIntact) {
   EXPECT_EQ(records[0].config_index, 7);
   EXPECT_EQ(records[1].error, ErrorClass::kBuildError);
   EXPECT_TRUE((*log)->CheckIntegrity().ok());
+}
+
+// Schema 4 gives out-of-memory its own class: the runtime errors that the sandbox's message
+// marks as out-of-memory move to it, every other row keeps its class.
+TEST(MigrateSchema, Version3RuntimeErrorsOfOutOfMemory_Reclassified) {
+  std::string path = TempPath("v3.db");
+  {
+    auto conn = Connection::Open(path, {});
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE(MigrateSchema(**conn, 3).ok());
+    ASSERT_TRUE(
+        (*conn)
+            ->Exec("INSERT INTO workloads(id, hash, template, args, flop) VALUES "
+                   "(1, 42, 'dense', '[64,64,64,\"float32\"]', 524288);"
+                   "INSERT INTO targets(id, target) VALUES (1, 'llvm');"
+                   "INSERT INTO devices(id, key, fingerprint) VALUES (1, 'k', '');"
+                   "INSERT INTO records(workload_id, target_id, device_id, device_key, job_id, "
+                   "config_index, config_json, costs, mean_cost, error_class, error_message, "
+                   "timestamp) VALUES "
+                   "(1, 1, 1, 'k', NULL, 1, '{}', '[]', NULL, 4, 'kernel ran out of memory (an "
+                   "allocation of 4096 bytes failed): exit 3', 1.0),"
+                   "(1, 1, 1, 'k', NULL, 2, '{}', '[]', NULL, 4, 'kernel crashed: SIGSEGV', 2.0),"
+                   "(1, 1, 1, 'k', NULL, 3, '{}', '[]', NULL, 5, 'kernel ran out of memory', 3.0);")
+            .ok());
+  }
+  auto log = TuningLog::Open(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  RecordFilter filter;
+  filter.device_key = "k";
+  std::map<int64_t, ErrorClass> errors;
+  ASSERT_TRUE((*log)
+                  ->ForEachRecord(filter,
+                                  [&](const Record& r) {
+                                    errors[r.config_index] = r.error;
+                                    return absl::OkStatus();
+                                  })
+                  .ok());
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[1], ErrorClass::kOutOfMemory);
+  EXPECT_EQ(errors[2], ErrorClass::kRuntimeError);
+  EXPECT_EQ(errors[3], ErrorClass::kWrongAnswer);  // only runtime errors move
 }
 
 TEST(MigrateSchema, NewerDatabase_FailedPrecondition) {

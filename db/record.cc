@@ -11,8 +11,17 @@ namespace tunefarm::db {
 namespace {
 
 constexpr absl::string_view kErrorClassNames[] = {
-    "ok",           "invalid_config", "build_error", "load_error",  "runtime_error",
-    "wrong_answer", "build_timeout",  "run_timeout", "device_lost", "unknown",
+    "ok",
+    "invalid_config",
+    "build_error",
+    "load_error",
+    "runtime_error",
+    "wrong_answer",
+    "build_timeout",
+    "run_timeout",
+    "device_lost",
+    "unknown",
+    "out_of_memory",
 };
 
 }  // namespace

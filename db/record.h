@@ -82,6 +82,9 @@ enum class ErrorClass : int {
   kDeviceLost = 8,
   // Anything else.
   kUnknown = 9,
+  // The kernel exhausted the sandbox's memory limit. Records of schema 3 and earlier stored
+  // this as kRuntimeError; migration 4 reclassifies them by their message.
+  kOutOfMemory = 10,
 };
 
 // "ok", "invalid_config", "build_error", ... (stable, used in the CLI and exports).

@@ -139,7 +139,7 @@ absl::StatusOr<v1::HeartbeatResponse> TrackerCore::Heartbeat(const v1::Heartbeat
 }
 
 absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& request) {
-  const absl::Time wait_until = absl::Now() + ClampWait(request.wait_ms());
+  const absl::Time wait_until = clock_->Now() + ClampWait(request.wait_ms());
   absl::MutexLock lock(&mu_);
   if (shutdown_) return absl::UnavailableError("tracker is shutting down");
   absl::StatusOr<Worker*> found =
@@ -174,7 +174,7 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
       }
       worker = &it->second;
       if (queue.queued > 0 && !worker->noisy) break;
-      if (queue.work.WaitWithDeadline(&mu_, wait_until)) return response;
+      if (clock_->WaitWithDeadline(&queue.work, &mu_, wait_until)) return response;
     }
     const absl::Time now = clock_->Now();
     while (response.tasks_size() < want) {
@@ -199,7 +199,7 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
     if (response.tasks_size() == 0) {
       // Everything queued asks for another worker: let it have it, and wait for new work.
       queue.work.SignalAll();
-      if (queue.work.WaitWithDeadline(&mu_, wait_until)) return response;
+      if (clock_->WaitWithDeadline(&queue.work, &mu_, wait_until)) return response;
     }
   }
   return response;
@@ -360,7 +360,7 @@ absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& 
 
 absl::StatusOr<v1::FetchResultsResponse> TrackerCore::FetchResults(
     const v1::FetchResultsRequest& request) {
-  const absl::Time wait_until = absl::Now() + ClampWait(request.wait_ms());
+  const absl::Time wait_until = clock_->Now() + ClampWait(request.wait_ms());
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(request.job_id());
   if (it == jobs_.end()) {
@@ -373,7 +373,7 @@ absl::StatusOr<v1::FetchResultsResponse> TrackerCore::FetchResults(
   for (const std::string& id : request.ack()) job.unacked.erase(id);
   ++job.waiters;
   while (job.outbox.empty() && job.unacked.empty() && job.pending > 0 && !shutdown_) {
-    if (job.ready.WaitWithDeadline(&mu_, wait_until)) break;
+    if (clock_->WaitWithDeadline(&job.ready, &mu_, wait_until)) break;
   }
   --job.waiters;
   v1::FetchResultsResponse response;

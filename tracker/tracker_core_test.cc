@@ -3,9 +3,12 @@
 #include "tracker/tracker_core.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <string>
+#include <thread>
 
+#include "absl/time/clock.h"
 #include "common/content_hash.h"
 #include "gtest/gtest.h"
 
@@ -122,6 +125,46 @@ class TrackerCoreTest : public ::testing::Test {
   // The session key each worker id holds.
   std::map<std::string, std::string> keys_;
 };
+
+// Long polls wait on the injected clock: a lease with nothing to hand out returns once the fake
+// time passes its deadline, and so does a fetch of a job whose results are pending.
+TEST_F(TrackerCoreTest, LongPolls_EndWhenInjectedClockPassesDeadline) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  ASSERT_EQ(Lease("w1", 1)->tasks_size(), 1);  // "a" is pending; the queue is empty
+  std::atomic<int> returned{0};
+  absl::StatusOr<v1::LeaseResponse> lease;
+  absl::StatusOr<v1::FetchResultsResponse> fetch;
+  std::thread lease_poll([&] {
+    v1::LeaseRequest l;
+    l.set_worker_id("w1");
+    l.set_incarnation("i1");
+    l.set_session_key(keys_["w1"]);
+    l.set_max_tasks(1);
+    l.set_wait_ms(30000);
+    lease = core_.Lease(l);
+    ++returned;
+  });
+  std::thread fetch_poll([&] {
+    v1::FetchResultsRequest f;
+    f.set_job_id("j");
+    f.set_wait_ms(30000);
+    fetch = core_.FetchResults(f);
+    ++returned;
+  });
+  // Bounded: 2,000 steps of 31 s fake and 5 ms real; both polls end after the first step that
+  // follows their start.
+  for (int i = 0; i < 2000 && returned.load() < 2; ++i) {
+    clock_.Advance(absl::Seconds(31));
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  lease_poll.join();
+  fetch_poll.join();
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  EXPECT_EQ(lease->tasks_size(), 0);
+  ASSERT_TRUE(fetch.ok()) << fetch.status();
+  EXPECT_EQ(fetch->results_size(), 0);
+}
 
 TEST_F(TrackerCoreTest, Submit_UnknownKey_NotFound) {
   EXPECT_EQ(Submit("j", 0, {"a"}).status().code(), absl::StatusCode::kNotFound);
@@ -549,7 +592,6 @@ class AvoidWorkerTest : public ::testing::Test {
     l.set_incarnation("i1");
     l.set_session_key(keys_[worker]);
     l.set_max_tasks(4);
-    l.set_wait_ms(1);
     auto r = core_->Lease(l);
     return r.ok() ? r->tasks_size() : -1;
   }

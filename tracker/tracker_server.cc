@@ -93,6 +93,7 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   if (!creds.ok()) return creds.status();
   std::unique_ptr<TrackerServer> server(new TrackerServer());
   server->options_ = std::move(options);
+  server->clock_ = clock;
   server->core_ = std::make_unique<TrackerCore>(server->options_.core, clock);
   const TrackerServerOptions& o = server->options_;
   server->service_ = std::make_unique<Service>(
@@ -125,9 +126,9 @@ std::string TrackerServer::address() const {
 
 bool TrackerServer::Drain(absl::Duration timeout) {
   core_->StartDrain();
-  const absl::Time until = absl::Now() + timeout;
+  const absl::Time until = clock_->Now() + timeout;
   while (!core_->Drained()) {
-    if (absl::Now() > until) return false;
+    if (clock_->Now() > until) return false;
     absl::SleepFor(absl::Milliseconds(50));
   }
   return true;

@@ -68,7 +68,7 @@ class TrackerServer {
 
   // Stops accepting submissions and waits up to `timeout` for queued and leased work to finish
   // and its results to be fetched. Returns true when fully drained. Submissions stay refused
-  // either way. Waits on the wall clock, polling every 50 ms.
+  // either way. `timeout` is on the server's clock, looked at every 50 ms of real time.
   bool Drain(absl::Duration timeout);
 
   // Stops serving: ends the liveness thread, wakes long polls, gives in-flight calls up to 2 s
@@ -83,6 +83,8 @@ class TrackerServer {
   // As given to Start.
   TrackerServerOptions options_;
   std::unique_ptr<TrackerCore> core_;
+  // As given to Start (the wall clock by default); the core's clock too.
+  Clock* clock_ = nullptr;
   std::unique_ptr<Service> service_;
   // Null once Shutdown has run.
   std::unique_ptr<grpc::Server> server_;

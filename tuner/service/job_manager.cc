@@ -245,10 +245,12 @@ void JobManager::SaveLocked(Job* job) {
   row.seq = job->seq;
   row.status = job->status.SerializeAsString();
   row.terminal = IsTerminal(job->status.state());
+  const absl::Time now = options_.clock->Now();
+  row.updated_at = absl::ToDoubleSeconds(now - absl::UnixEpoch());
   // The tuning log holds the measurements; a failed save only costs the resume of this status.
   absl::Status s = options_.store->Save(row);
   if (!s.ok()) ABSL_RAW_LOG(WARNING, "job store: %s", s.ToString().c_str());
-  job->last_saved = absl::Now();
+  job->last_saved = now;
 }
 
 void JobManager::Update(Job* job, const std::function<void(v1::JobStatus*)>& update) {
@@ -256,7 +258,8 @@ void JobManager::Update(Job* job, const std::function<void(v1::JobStatus*)>& upd
   const v1::JobState before = job->status.state();
   update(&job->status);
   job->status.set_version(job->status.version() + 1);
-  if (job->status.state() != before || absl::Now() - job->last_saved >= options_.save_period) {
+  if (job->status.state() != before ||
+      options_.clock->Now() - job->last_saved >= options_.save_period) {
     SaveLocked(job);
   }
 }
@@ -304,6 +307,7 @@ void JobManager::Run(Job* job) {
     to.top_k = TopK(spec);
     to.build_threads = options_.build_threads;
     to.db_job_id = log_job_id;
+    to.clock = options_.clock;
     auto session =
         TuningSession::Start(job->tasks[i], strategy->get(), &measurer, options_.log, to);
     if (!session.ok()) return fail(session.status());

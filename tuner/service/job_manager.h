@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "db/job_store.h"
 #include "db/tuning_log.h"
 #include "farm/tracker_client.h"
@@ -54,6 +55,9 @@ struct JobManagerOptions {
   int max_kept_jobs = 1000;
   // Least time between two saves of a running job's progress (state changes save at once).
   absl::Duration save_period = absl::Seconds(1);
+  // Source of every time the manager and its jobs' sessions read (save pacing, the store's
+  // updated_at, records' timestamps, progress); must outlive the manager.
+  const Clock* clock = RealClock::Get();
 };
 
 class JobManager {

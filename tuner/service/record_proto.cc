@@ -1,5 +1,7 @@
 #include "tuner/service/record_proto.h"
 
+#include "tuner/tuning/error_class.h"
+
 namespace tunefarm::tuner {
 
 using db::BestQuery;
@@ -24,14 +26,14 @@ void ToProto(const Record& r, v1::Record* out) {
   out->set_config_index(r.config_index);
   out->set_config_json(r.config_json);
   out->mutable_costs()->Assign(r.costs.begin(), r.costs.end());
-  out->set_error(static_cast<v1::RecordErrorClass>(r.error));
+  out->set_error(ToRecordErrorClass(r.error));
   out->set_error_message(r.error_message);
   out->set_tuner_version(r.tuner_version);
   out->set_timestamp(r.timestamp);
 }
 
 absl::StatusOr<Record> FromProto(const v1::Record& p) {
-  absl::StatusOr<ErrorClass> error = db::ErrorClassFromInt(p.error());
+  absl::StatusOr<ErrorClass> error = FromRecordErrorClass(p.error());
   if (!error.ok()) return error.status();
   Record r;
   r.id = p.id();

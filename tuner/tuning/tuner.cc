@@ -1,91 +1,29 @@
 #include "tuner/tuning/tuner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
+#include "tuner/tuning/result_record.h"
 
 namespace tunefarm::tuner {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Time since construction on the session's clock, for the split of time between phases.
 class Stopwatch {
  public:
-  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
-  double Seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  explicit Stopwatch(const Clock* clock) : clock_(clock), start_(clock->Now()) {}
+  double Seconds() const { return absl::ToDoubleSeconds(clock_->Now() - start_); }
 
  private:
-  std::chrono::steady_clock::time_point start_;
+  const Clock* clock_;
+  absl::Time start_;
 };
-
-db::ErrorClass ToDbError(v1::ErrorClass e) {
-  switch (e) {
-    case v1::ERROR_NONE:
-      return db::ErrorClass::kOk;
-    case v1::BUILD_ERROR:
-      return db::ErrorClass::kBuildError;
-    case v1::LOAD_ERROR:
-      return db::ErrorClass::kLoadError;
-    case v1::RUNTIME_ERROR:
-    case v1::OUT_OF_MEMORY:
-      return db::ErrorClass::kRuntimeError;
-    case v1::WRONG_ANSWER:
-      return db::ErrorClass::kWrongAnswer;
-    case v1::TIMEOUT:
-      return db::ErrorClass::kRunTimeout;
-    case v1::DEVICE_LOST:
-      return db::ErrorClass::kDeviceLost;
-    case v1::INVALID_REQUEST:
-      return db::ErrorClass::kInvalidConfig;
-    default:
-      return db::ErrorClass::kUnknown;
-  }
-}
-
-db::Record MakeRecord(const TuneTask& task, int64_t index, const v1::MeasureResult& r,
-                      const TuneOptions& options, Measurer& measurer) {
-  db::Record rec;
-  rec.workload = task.DbWorkload();
-  rec.target = task.target.str;
-  rec.device_key = task.device_key;
-  if (!r.worker_id().empty()) {
-    if (auto d = measurer.Describe(r.worker_id())) {
-      rec.device.cpu_model = d->cpu_model();
-      rec.device.gpu_model = d->gpu_name();
-      rec.device.cores = d->cores();
-    }
-  }
-  rec.device.compiler_version = "LLVM 16";
-  rec.job_id = options.db_job_id;
-  rec.config_index = index;
-  auto cfg = task.space->Get(index);
-  rec.config_json = cfg.ok() ? cfg->ToJson() : "{}";
-  rec.error = ToDbError(r.error());
-  if (rec.error == db::ErrorClass::kOk) {
-    rec.costs.assign(r.costs_s().begin(), r.costs_s().end());
-    bool positive = std::any_of(rec.costs.begin(), rec.costs.end(),
-                                [](double c) { return c > 0 && std::isfinite(c); });
-    if (!positive) {
-      rec.error = db::ErrorClass::kUnknown;
-      rec.error_message = "device reported no positive cost";
-      rec.costs.clear();
-    }
-  } else {
-    rec.error_message = r.message().empty() ? "failed" : r.message();
-  }
-  rec.tuner_version = options.tuner_version;
-  rec.timestamp = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
-  rec.request_id = r.request_id();
-  return rec;
-}
 
 double Median(std::vector<double> v) {
   if (v.empty()) return kInf;
@@ -111,7 +49,7 @@ TuningSession::TuningSession(const TuneTask& task, SearchStrategy* strategy, Mea
       measurer_(measurer),
       log_(log),
       options_(options),
-      start_(std::chrono::steady_clock::now()) {
+      start_(options.clock->Now()) {
   result_.best_cost_s = kInf;
 }
 
@@ -143,7 +81,7 @@ absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTa
                                                                     const TuneOptions& options) {
   std::unique_ptr<TuningSession> s(new TuningSession(task, strategy, measurer, log, options));
   // Correctness reference: the unscheduled program.
-  Stopwatch ref_watch;
+  Stopwatch ref_watch(options.clock);
   s->reference_ = BuildConfig(task, std::nullopt);
   s->result_.time.build_s += ref_watch.Seconds();
   if (!s->reference_.status.ok()) {
@@ -164,7 +102,7 @@ absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTa
       return absl::OkStatus();
     });
     if (!st.ok()) return st;
-    Stopwatch w;
+    Stopwatch w(options.clock);
     if (!history.empty()) {
       if (absl::Status u = strategy->Update(history); !u.ok()) return u;
     }
@@ -176,8 +114,11 @@ absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTa
 ResultSink TuningSession::RecordInto(const std::vector<int64_t>& indices) {
   if (log_ == nullptr) return nullptr;
   return [this, &indices](size_t i, const v1::MeasureResult& r) -> absl::Status {
-    Stopwatch record_watch;
-    auto ids = log_->Insert({MakeRecord(task_, indices[i], r, options_, *measurer_)});
+    Stopwatch record_watch(options_.clock);
+    RecordContext context{options_.db_job_id, options_.tuner_version, std::nullopt,
+                          options_.clock->Now()};
+    if (!r.worker_id().empty()) context.device = measurer_->Describe(r.worker_id());
+    auto ids = log_->Insert({RecordFromResult(task_, indices[i], r, context)});
     result_.time.record_s += record_watch.Seconds();
     return ids.status();
   };
@@ -192,7 +133,7 @@ bool TuningSession::done() const {
 absl::Status TuningSession::Step() {
   if (done()) return absl::OkStatus();
   int n = std::min(options_.batch_size, options_.trials - result_.trials);
-  Stopwatch search_watch;
+  Stopwatch search_watch(options_.clock);
   auto batch = strategy_->NextBatch(n);
   result_.time.search_s += search_watch.Seconds();
   if (!batch.ok()) return batch.status();
@@ -200,10 +141,10 @@ absl::Status TuningSession::Step() {
     result_.exhausted = true;
     return absl::OkStatus();
   }
-  Stopwatch build_watch;
+  Stopwatch build_watch(options_.clock);
   std::vector<BuildResult> builds = BuildAll(task_, *batch, options_.build_threads);
   result_.time.build_s += build_watch.Seconds();
-  Stopwatch measure_watch;
+  Stopwatch measure_watch(options_.clock);
   // Each result goes into the log as it arrives, before the farm forgets it.
   const double record_before = result_.time.record_s;
   MeasuredBatch measured = measurer_->Measure(builds, reference_, {}, RecordInto(*batch));
@@ -221,7 +162,7 @@ absl::Status TuningSession::Step() {
   for (size_t i = 0; i < points.size(); ++i) Observe(points[i].index, points[i].cost_s, workers[i]);
   result_.measured += static_cast<int>(points.size());
   if (!measured.status.ok()) return measured.status;
-  Stopwatch update_watch;
+  Stopwatch update_watch(options_.clock);
   absl::Status u = strategy_->Update(points);
   result_.time.search_s += update_watch.Seconds();
   if (options_.early_stopping > 0 && since_improvement_ >= options_.early_stopping &&
@@ -242,7 +183,7 @@ TuneProgress TuningSession::Progress() const {
     auto c = task_.space->Get(result_.best_index);
     if (c.ok()) p.best_config = c->ToJson();
   }
-  p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  p.elapsed_s = absl::ToDoubleSeconds(options_.clock->Now() - start_);
   int run_trials = std::max(1, result_.measured);
   p.eta_s = p.elapsed_s / run_trials * std::max(0, options_.trials - result_.trials);
   return p;
@@ -264,10 +205,10 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       top.push_back(index);
       first_workers.push_back(seen_.at(index).worker);
     }
-    Stopwatch build_watch;
+    Stopwatch build_watch(options_.clock);
     std::vector<BuildResult> builds = BuildAll(task_, top, options_.build_threads);
     result_.time.build_s += build_watch.Seconds();
-    Stopwatch measure_watch;
+    Stopwatch measure_watch(options_.clock);
     // On a second device when the farm has one: a config's lead must hold across devices.
     const double record_before = result_.time.record_s;
     MeasuredBatch again = measurer_->Measure(builds, reference_, first_workers, RecordInto(top));
@@ -284,33 +225,9 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       rc.second_worker = again.results[i].worker_id();
       result_.top_k.push_back(rc);
     }
-    // A config's score is the mean of its two measurements, so one lucky or one disturbed run
-    // does not decide alone. Configs within the noise margin of the best score tie — the
-    // margin is 2% or the disagreement between the best config's own two runs, whichever is
-    // larger — and the smallest index wins a tie, so a job repeats its answer.
-    auto score = [](const RemeasuredConfig& rc) {
-      if (!std::isfinite(rc.second_cost_s)) return rc.first_cost_s * 2;  // Failed again: demote.
-      return 0.5 * (rc.first_cost_s + rc.second_cost_s);
-    };
-    const RemeasuredConfig* best = nullptr;
-    for (const RemeasuredConfig& rc : result_.top_k) {
-      if (best == nullptr || score(rc) < score(*best)) best = &rc;
-    }
-    if (best != nullptr && std::isfinite(score(*best))) {
-      double spread = std::isfinite(best->second_cost_s)
-                          ? std::fabs(best->first_cost_s - best->second_cost_s) / score(*best)
-                          : 0;
-      double margin = std::max(0.02, spread);
-      int64_t winner = best->index;
-      double winner_score = score(*best);
-      for (const RemeasuredConfig& rc : result_.top_k) {
-        if (score(rc) <= score(*best) * (1 + margin) && rc.index < winner) {
-          winner = rc.index;
-          winner_score = score(rc);
-        }
-      }
-      result_.best_index = winner;
-      result_.best_cost_s = winner_score;
+    if (const Winner w = PickWinner(result_.top_k); w.index >= 0) {
+      result_.best_index = w.index;
+      result_.best_cost_s = w.cost_s;
     }
   }
   if (result_.best_index >= 0) {
@@ -318,8 +235,7 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
     if (c.ok()) result_.best_config = c->ToJson();
   }
   result_.best_gflops = Gflops(result_.best_cost_s);
-  result_.time.total_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  result_.time.total_s = absl::ToDoubleSeconds(options_.clock->Now() - start_);
   return result_;
 }
 

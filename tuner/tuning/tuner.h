@@ -9,7 +9,6 @@
 #define TUNEFARM_TUNER_TUNING_TUNER_H_
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,11 +17,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/version.h"
 #include "db/tuning_log.h"
 #include "tuner/search/search_strategy.h"
 #include "tuner/tuning/measurer.h"
 #include "tuner/tuning/task.h"
+#include "tuner/tuning/winner.h"
 
 namespace tunefarm::tuner {
 
@@ -45,6 +47,9 @@ struct TuneOptions {
   std::string tuner_version = kTunerVersion;
   // Load earlier records of this workload/target/device key from the log (never re-measure).
   bool resume = true;
+  // Source of every time the session reads: records' timestamps, elapsed time and ETA, and the
+  // split of time between phases. Must outlive the session.
+  const Clock* clock = RealClock::Get();
 };
 
 // A snapshot for progress displays.
@@ -76,20 +81,6 @@ struct TuneTimeSplit {
   double record_s = 0;
   // The whole session.
   double total_s = 0;
-};
-
-// One of the top-k configs measured a second time before the winner is declared.
-struct RemeasuredConfig {
-  // Its index in the task's config space, and its knobs as JSON.
-  int64_t index = 0;
-  std::string config;
-  // Median cost of the first measurement and of the re-measurement (seconds; inf = failed).
-  // The winner is chosen by their mean.
-  double first_cost_s = 0;
-  double second_cost_s = 0;
-  // Workers of the two runs; different whenever the farm had a second live device.
-  std::string first_worker;
-  std::string second_worker;
 };
 
 // What a finished session found.
@@ -170,7 +161,7 @@ class TuningSession {
   };
   std::map<int64_t, Seen> seen_;
   int since_improvement_ = 0;
-  std::chrono::steady_clock::time_point start_;
+  absl::Time start_;
 };
 
 // Runs a whole session. `log` may be null (nothing recorded, nothing resumed); `cancel` may be

@@ -95,6 +95,48 @@ TEST(Tune, TiesWithinNoise_SmallestIndexWins_Repeatably) {
   }
 }
 
+// Every time the session reads comes from the injected clock: with a fake one that a measurer
+// moves by 2 s per batch, records carry the fake time and progress counts fake seconds.
+TEST(Tune, InjectedClock_TimestampsElapsedAndEtaFollowIt) {
+  TuneTask task = SmallTask();
+  auto log = db::TuningLog::Open(::testing::TempDir() + "/clock.db");
+  ASSERT_TRUE(log.ok()) << log.status();
+  FakeClock clock(absl::UnixEpoch() + absl::Seconds(5000));
+  class TickingMeasurer : public FakeMeasurer {
+   public:
+    explicit TickingMeasurer(FakeClock* c) : clock_(c) {}
+    MeasuredBatch Measure(const std::vector<BuildResult>& builds, const BuildResult& ref,
+                          const std::vector<std::string>& avoid, const ResultSink& sink) override {
+      clock_->Advance(absl::Seconds(2));
+      return FakeMeasurer::Measure(builds, ref, avoid, sink);
+    }
+    FakeClock* clock_;
+  } m(&clock);
+  Sequential s(task.space->size());
+  TuneOptions o;
+  o.trials = 8;
+  o.batch_size = 4;
+  o.top_k = 0;
+  o.clock = &clock;
+  std::vector<TuneProgress> progress;
+  auto r = Tune(task, s, m, log->get(), o, [&](const TuneProgress& p) { progress.push_back(p); });
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->time.total_s, 4.0);  // two batches
+  EXPECT_DOUBLE_EQ(r->time.measure_s, 4.0);
+  ASSERT_EQ(progress.size(), 4u);  // at the start, after each batch and at the end
+  EXPECT_DOUBLE_EQ(progress[1].elapsed_s, 2.0);
+  EXPECT_DOUBLE_EQ(progress[1].eta_s, 2.0);  // 4 trials left at 0.5 s each
+  std::set<double> stamps;
+  ASSERT_TRUE((*log)
+                  ->ForEachRecord({},
+                                  [&](const db::Record& rec) {
+                                    stamps.insert(rec.timestamp);
+                                    return absl::OkStatus();
+                                  })
+                  .ok());
+  EXPECT_EQ(stamps, (std::set<double>{5002.0, 5004.0}));
+}
+
 TEST(Tune, FarmFailsPartWay_ArrivedResultsRecordedThenError) {
   TuneTask task = SmallTask();
   auto log = db::TuningLog::Open(::testing::TempDir() + "/partial.db");
