@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "db/query_best.h"
 #include "db/test_records.h"
 #include "db/tuning_log.h"
 
@@ -94,7 +95,7 @@ int Run() {
     db::BestQuery q = best_query(i, true);
     q.workload = db::testing::DenseWorkload(100 + i, 300, 700);
     q.nearest_on_miss = true;
-    Check((*log)->BestK(q).status());
+    Check(db::QueryBest(**log, q).status());
   });
   Latency history = Time(n / 20, [&](int) {
     db::TemplateHistoryQuery q;

@@ -28,9 +28,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
-#include "db/svg_plot.h"
 #include "db/tuning_log.h"
 #include "farm/farm_setup.h"
+#include "report/svg_plot.h"
 #include "tuner/search/replay.h"
 #include "tuner/tuning/strategy_factory.h"
 #include "tuner/tuning/tuner.h"
@@ -191,7 +191,7 @@ int Run(bool quick) {
   double overhead = tm.search_s / tm.total_s;
 
   // Plot: median best-so-far GFLOP/s per trial.
-  db::PlotSpec plot;
+  report::PlotSpec plot;
   plot.title = absl::StrCat("dense ", s, "x", s, "x", s, ": best GFLOP/s vs trials (median of ",
                             kSeeds, " seeds)");
   plot.x_label = "trials";
@@ -199,7 +199,7 @@ int Run(bool quick) {
   const char* colors[] = {"#7f7f7f", "#2ca02c", "#d62728", "#ff7f0e", "#1f77b4", "#9467bd"};
   int ci = 0;
   for (const auto& [name, c] : curves) {
-    db::PlotSeries series{name, {}, colors[ci++ % 6], /*line=*/true};
+    report::PlotSeries series{name, {}, colors[ci++ % 6], /*line=*/true};
     size_t len = c.best_so_far[0].size();
     for (const auto& v : c.best_so_far) len = std::min(len, v.size());
     for (size_t t = 0; t < len; ++t) {
@@ -213,7 +213,7 @@ int Run(bool quick) {
   std::string svg_path = "tuning_curves.svg";
   if (const char* dir = getenv("BUILD_WORKING_DIRECTORY"))
     svg_path = absl::StrCat(dir, "/", svg_path);
-  std::ofstream(svg_path) << db::RenderSvgPlot(plot);
+  std::ofstream(svg_path) << report::RenderSvgPlot(plot);
 
   std::printf("dense %lldx%lldx%lld: space %lld configs, best %.1f GFLOP/s\n",
               static_cast<long long>(s), static_cast<long long>(s), static_cast<long long>(s),

@@ -12,6 +12,7 @@
 #include "cli/subcommand.h"
 #include "db/tuning_curve.h"
 #include "db/tuning_log.h"
+#include "report/tuning_curve_svg.h"
 
 ABSL_FLAG(int64_t, job, 0, "Job id whose tuning curve to show.");
 ABSL_FLAG(std::string, plot, "", "Write the tuning curve as an SVG picture to this file.");
@@ -64,7 +65,7 @@ int RunHistory(const std::vector<std::string>& positional) {
     std::string title = absl::StrCat("job ", job, name, ": ", first.workload.CanonicalString(),
                                      " on ", first.target);
     std::ofstream out(plot);
-    out << db::TuningCurveSvg(curve, title);
+    out << report::TuningCurveSvg(curve, title);
     out.close();
     if (!out) {
       absl::FPrintF(stderr, "tunefarm history: cannot write %s\n", plot);

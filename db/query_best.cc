@@ -1,10 +1,13 @@
 #include "db/query_best.h"
 
+#include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "db/nearest_shape.h"
 
 namespace tunefarm::db {
 
@@ -17,9 +20,38 @@ absl::StatusOr<std::vector<BestRecord>> QueryBest(const TuningLog& log, const Be
   absl::StatusOr<Workload> workload =
       Workload::Make(query.workload.template_name, query.workload.args, query.workload.flop);
   if (!workload.ok()) return workload.status();
-  BestQuery canonical = query;
-  canonical.workload = *std::move(workload);
-  return log.BestK(canonical);
+  BestQuery exact = query;
+  exact.workload = *std::move(workload);
+  exact.nearest_on_miss = false;
+  absl::StatusOr<std::vector<BestRecord>> best = log.BestK(exact);
+  if (!query.nearest_on_miss || !absl::IsNotFound(best.status())) return best;
+
+  // The nearest recorded shape of the same template with valid records on the target/device.
+  absl::StatusOr<std::vector<Workload>> shapes =
+      log.RecordedShapes(exact.workload.template_name, exact.target, exact.device_key);
+  if (!shapes.ok()) return shapes.status();
+  const Workload* nearest = nullptr;
+  double nearest_distance = std::numeric_limits<double>::infinity();
+  for (const Workload& w : *shapes) {
+    std::optional<double> d = ShapeDistance(exact.workload.args, w.args);
+    if (d.has_value() && *d < nearest_distance) {
+      nearest_distance = *d;
+      nearest = &w;
+    }
+  }
+  if (nearest == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat(best.status().message(), " (nor a comparable shape of the same template)"));
+  }
+  BestQuery near = exact;
+  near.workload = *nearest;
+  best = log.BestK(near);
+  if (!best.ok()) return best.status();
+  for (BestRecord& b : *best) {
+    b.exact = false;
+    b.distance = nearest_distance;
+  }
+  return best;
 }
 
 absl::StatusOr<std::vector<BestRecord>> BestPerWorkload(const TuningLog& log,

@@ -17,9 +17,11 @@ namespace tunefarm::db {
 // Upper bound on k accepted from remote callers.
 inline constexpr int kMaxBestK = 1000;
 
-// QueryBest RPC: the k best distinct configs of a workload on a target.
-// InvalidArgument: k not in [1, kMaxBestK], empty target or template, args not a JSON array.
-// NotFound: nothing recorded (see BestQuery::nearest_on_miss).
+// QueryBest RPC: the k best distinct configs of a workload on a target. With
+// query.nearest_on_miss, a workload with no valid record is answered by the nearest recorded
+// shape of its template (ShapeDistance in nearest_shape.h), the results marked exact=false with
+// that distance. InvalidArgument: k not in [1, kMaxBestK], empty target or template, args not a
+// JSON array. NotFound: nothing recorded (nor, with nearest_on_miss, a comparable shape).
 // Unavailable/Internal/DataLoss: the log could not be read.
 absl::StatusOr<std::vector<BestRecord>> QueryBest(const TuningLog& log, const BestQuery& query);
 

@@ -1,11 +1,11 @@
-// QueryBest / BestPerWorkload (RPC and export queries) and the tuning-curve picture.
+// QueryBest / BestPerWorkload (RPC and export queries) and the tuning curve.
 #include "db/query_best.h"
 
+#include <cmath>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "db/svg_plot.h"
 #include "db/test_records.h"
 #include "db/tuning_curve.h"
 #include "gtest/gtest.h"
@@ -33,6 +33,38 @@ TEST(QueryBest, SpacedArgs_CanonicalizedAndFound) {
   auto best = QueryBest(*log, q);
   ASSERT_TRUE(best.ok()) << best.status();
   EXPECT_EQ((*best)[0].record.config_index, 3);
+}
+
+TEST(QueryBest, MissWithNearest_ReturnsNearestShapeFlagged) {
+  auto log = OpenFresh("qb_near.db");
+  ASSERT_TRUE(log->Insert({MakeRecord(DenseWorkload(512, 512, 512), 1, 0.01),
+                           MakeRecord(DenseWorkload(2048, 2048, 2048), 2, 0.5),
+                           MakeRecord(DenseWorkload(1024, 1024, 512), 3, 0.05)})
+                  .ok());
+  BestQuery q;
+  q.workload = DenseWorkload(1024, 1024, 1024);
+  q.target = "llvm -mcpu=znver4";
+  q.device_key = "cpu-znver4";
+  EXPECT_EQ(QueryBest(*log, q).status().code(), absl::StatusCode::kNotFound);
+  q.nearest_on_miss = true;
+  auto best = QueryBest(*log, q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_FALSE((*best)[0].exact);
+  EXPECT_EQ((*best)[0].record.config_index, 3);
+  EXPECT_NEAR((*best)[0].distance, std::log(2.0), 1e-12);
+  // Another device key has nothing: still NotFound, and the message says so.
+  q.device_key = "gpu-h100";
+  auto none = QueryBest(*log, q);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StrContains(none.status().message(), "nor a comparable shape"));
+  // An exact hit stays exact.
+  q.device_key = "";
+  q.workload = DenseWorkload(512, 512, 512);
+  best = QueryBest(*log, q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_TRUE((*best)[0].exact);
+  EXPECT_EQ((*best)[0].distance, 0);
 }
 
 TEST(QueryBest, KOutOfRange_InvalidArgument) {
@@ -77,16 +109,6 @@ TEST(BestSoFarCurve, MixedTrials_MonotoneBest) {
   EXPECT_NEAR(curve[2].best_gflops, 1.0, 1e-9);
   EXPECT_NEAR(curve[3].best_gflops, 2.0, 1e-9);
   EXPECT_EQ(curve[3].best_index, 3);
-  std::string svg = TuningCurveSvg(curve, "job <1> & dense");
-  EXPECT_TRUE(absl::StartsWith(svg, "<svg "));
-  EXPECT_TRUE(absl::StrContains(svg, "<polyline"));
-  EXPECT_TRUE(absl::StrContains(svg, "job &lt;1&gt; &amp; dense"));
-  EXPECT_TRUE(absl::StrContains(svg, "</svg>"));
-}
-
-TEST(RenderSvgPlot, NoSeries_EmptyChart) {
-  std::string svg = RenderSvgPlot({});
-  EXPECT_TRUE(absl::StrContains(svg, "</svg>"));
 }
 
 }  // namespace

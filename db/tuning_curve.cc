@@ -1,7 +1,5 @@
 #include "db/tuning_curve.h"
 
-#include "db/svg_plot.h"
-
 namespace tunefarm::db {
 
 std::vector<CurvePoint> BestSoFarCurve(const std::vector<Record>& history) {
@@ -21,21 +19,6 @@ std::vector<CurvePoint> BestSoFarCurve(const std::vector<Record>& history) {
     curve.push_back(p);
   }
   return curve;
-}
-
-std::string TuningCurveSvg(const std::vector<CurvePoint>& curve, const std::string& title) {
-  PlotSpec spec;
-  spec.title = title;
-  spec.x_label = "trial";
-  spec.y_label = "GFLOP/s";
-  PlotSeries trials{"each trial", {}, "#9ecae1", /*line=*/false};
-  PlotSeries best{"best so far", {}, "#d62728", /*line=*/true};
-  for (const CurvePoint& p : curve) {
-    if (p.gflops > 0) trials.points.push_back({static_cast<double>(p.trial), p.gflops});
-    best.points.push_back({static_cast<double>(p.trial), p.best_gflops});
-  }
-  spec.series = {trials, best};
-  return RenderSvgPlot(spec);
 }
 
 }  // namespace tunefarm::db

@@ -1,9 +1,8 @@
-// Tuning curves from a job's history: what `tunefarm history` prints and plots.
+// Tuning curves from a job's history: what `tunefarm history` prints and report/ plots.
 #ifndef TUNEFARM_DB_TUNING_CURVE_H_
 #define TUNEFARM_DB_TUNING_CURVE_H_
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "db/record.h"
@@ -23,9 +22,6 @@ struct CurvePoint {
 
 // Best-so-far GFLOP/s per trial of `history` (as returned by TuningLog::JobHistory).
 std::vector<CurvePoint> BestSoFarCurve(const std::vector<Record>& history);
-
-// An SVG picture of the curve: the best-so-far line over the per-trial dots.
-std::string TuningCurveSvg(const std::vector<CurvePoint>& curve, const std::string& title);
 
 }  // namespace tunefarm::db
 

@@ -1,7 +1,6 @@
 #include "db/tuning_log.h"
 
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <utility>
 
@@ -10,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "db/json.h"
 #include "db/migrations.h"
-#include "db/nearest_shape.h"
 
 namespace tunefarm::db {
 namespace {
@@ -45,10 +43,10 @@ constexpr char kFindWorkload[] = "SELECT id FROM workloads WHERE hash = ?1";
 constexpr char kFindTarget[] = "SELECT id FROM targets WHERE target = ?1";
 // Workloads of a template with at least one valid record on the target (and device key).
 constexpr char kCandidatesAnyDevice[] =
-    "SELECT w.id, w.args FROM workloads w WHERE w.template = ?1 AND EXISTS (SELECT 1 FROM "
+    "SELECT w.args, w.flop FROM workloads w WHERE w.template = ?1 AND EXISTS (SELECT 1 FROM "
     "records r WHERE r.workload_id = w.id AND r.target_id = ?2 AND r.mean_cost IS NOT NULL)";
 constexpr char kCandidatesOneDevice[] =
-    "SELECT w.id, w.args FROM workloads w WHERE w.template = ?1 AND EXISTS (SELECT 1 FROM "
+    "SELECT w.args, w.flop FROM workloads w WHERE w.template = ?1 AND EXISTS (SELECT 1 FROM "
     "records r WHERE r.workload_id = w.id AND r.target_id = ?2 AND r.device_key = ?3 AND "
     "r.mean_cost IS NOT NULL)";
 
@@ -149,8 +147,7 @@ absl::StatusOr<std::optional<int64_t>> FindWorkloadId(Connection& conn, const Wo
 
 // Distinct-config best-k over one workload id.
 absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_id,
-                         const std::string& device_key, int k, bool exact, double distance,
-                         std::vector<BestRecord>* out) {
+                         const std::string& device_key, int k, std::vector<BestRecord>* out) {
   absl::StatusOr<Statement> s = conn.Prepare(device_key.empty() ? kBestAnyDevice : kBestOneDevice);
   if (!s.ok()) return s.status();
   s->BindInt(1, workload_id).BindInt(2, target_id);
@@ -168,8 +165,6 @@ absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_i
     best.record = *std::move(record);
     best.gflops =
         best.record.workload.flop > 0 ? best.record.workload.flop / best.mean_cost / 1e9 : 0;
-    best.exact = exact;
-    best.distance = distance;
     out->push_back(std::move(best));
   }
   return absl::OkStatus();
@@ -447,6 +442,10 @@ absl::StatusOr<std::vector<BestRecord>> TuningLog::BestK(const BestQuery& query)
   if (query.workload.template_name.empty()) {
     return absl::InvalidArgumentError("best-k: empty template name");
   }
+  if (query.nearest_on_miss) {
+    return absl::InvalidArgumentError(
+        "best-k: the log answers exact shapes; nearest shapes are db::QueryBest's");
+  }
   absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
   if (!leased.ok()) return leased.status();
   ReaderLease lease(this, *std::move(leased));
@@ -461,8 +460,7 @@ absl::StatusOr<std::vector<BestRecord>> TuningLog::BestK(const BestQuery& query)
   auto not_found = [&] {
     return absl::NotFoundError(absl::StrCat(
         "no valid record for ", query.workload.CanonicalString(), " on target '", query.target, "'",
-        query.device_key.empty() ? "" : absl::StrCat(" device key '", query.device_key, "'"),
-        query.nearest_on_miss ? " (nor a comparable shape of the same template)" : ""));
+        query.device_key.empty() ? "" : absl::StrCat(" device key '", query.device_key, "'")));
   };
   absl::StatusOr<std::optional<int64_t>> target_id = FindId(conn, kFindTarget, query.target);
   if (!target_id.ok()) return target_id.status();
@@ -471,41 +469,40 @@ absl::StatusOr<std::vector<BestRecord>> TuningLog::BestK(const BestQuery& query)
   absl::StatusOr<std::optional<int64_t>> workload_id = FindWorkloadId(conn, query.workload);
   if (!workload_id.ok()) return workload_id.status();
   if (workload_id->has_value()) {
-    if (absl::Status s = CollectBest(conn, **workload_id, **target_id, query.device_key, query.k,
-                                     /*exact=*/true, 0, &out);
+    if (absl::Status s =
+            CollectBest(conn, **workload_id, **target_id, query.device_key, query.k, &out);
         !s.ok()) {
       return s;
     }
   }
-  if (!out.empty()) return out;
-  if (!query.nearest_on_miss) return not_found();
+  if (out.empty()) return not_found();
+  return out;
+}
 
-  // Nearest recorded shape of the same template with valid records on the target/device.
+absl::StatusOr<std::vector<Workload>> TuningLog::RecordedShapes(
+    const std::string& template_name, const std::string& target,
+    const std::string& device_key) const {
+  if (template_name.empty()) return absl::InvalidArgumentError("shapes: empty template name");
+  if (target.empty()) return absl::InvalidArgumentError("shapes: empty target");
+  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
+  if (!leased.ok()) return leased.status();
+  ReaderLease lease(this, *std::move(leased));
+  Connection& conn = *lease;
+  std::vector<Workload> out;
+  absl::StatusOr<std::optional<int64_t>> target_id = FindId(conn, kFindTarget, target);
+  if (!target_id.ok()) return target_id.status();
+  if (!target_id->has_value()) return out;
   absl::StatusOr<Statement> s =
-      conn.Prepare(query.device_key.empty() ? kCandidatesAnyDevice : kCandidatesOneDevice);
+      conn.Prepare(device_key.empty() ? kCandidatesAnyDevice : kCandidatesOneDevice);
   if (!s.ok()) return s.status();
-  s->BindText(1, query.workload.template_name).BindInt(2, **target_id);
-  if (!query.device_key.empty()) s->BindText(3, query.device_key);
-  std::optional<int64_t> nearest_id;
-  double nearest_distance = std::numeric_limits<double>::infinity();
+  s->BindText(1, template_name).BindInt(2, **target_id);
+  if (!device_key.empty()) s->BindText(3, device_key);
   while (true) {
     absl::StatusOr<bool> row = s->Step();
     if (!row.ok()) return row.status();
-    if (!*row) break;
-    std::optional<double> d = ShapeDistance(query.workload.args, s->ColumnText(1));
-    if (d.has_value() && *d < nearest_distance) {
-      nearest_distance = *d;
-      nearest_id = s->ColumnInt(0);
-    }
+    if (!*row) return out;
+    out.push_back(Workload{template_name, s->ColumnText(0), s->ColumnDouble(1)});
   }
-  if (!nearest_id.has_value()) return not_found();
-  if (absl::Status st = CollectBest(conn, *nearest_id, **target_id, query.device_key, query.k,
-                                    /*exact=*/false, nearest_distance, &out);
-      !st.ok()) {
-    return st;
-  }
-  if (out.empty()) return not_found();
-  return out;
 }
 
 namespace {

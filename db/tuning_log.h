@@ -68,6 +68,7 @@ struct BestQuery {
   int k = 5;
   // When the exact workload has no valid record, answer with the nearest recorded shape of the
   // same template (and device key, when given) instead of NotFound; results say exact=false.
+  // Honoured by db::QueryBest (query_best.h); TuningLog::BestK answers exact shapes only.
   bool nearest_on_miss = false;
 };
 
@@ -154,11 +155,18 @@ class TuningLog {
 
   // ---- Queries (any thread, concurrently) ----
 
-  // The k best distinct configs of a workload on a target (optionally one device key).
-  // Invalid records never appear. Ties on mean cost go to the earlier record.
-  // InvalidArgument: k < 1 or empty target/template.
-  // NotFound: no valid record (and, with nearest_on_miss, no compatible shape either).
+  // The k best distinct configs of exactly this workload on a target (optionally one device
+  // key); all exact=true. Invalid records never appear. Ties on mean cost go to the earlier
+  // record. InvalidArgument: k < 1, empty target/template, or nearest_on_miss set (nearest
+  // shapes are db::QueryBest's). NotFound: no valid record.
   absl::StatusOr<std::vector<BestRecord>> BestK(const BestQuery& query) const;
+
+  // The workloads of a template with at least one valid record on `target` (and device key,
+  // when not empty): the candidates of a nearest-shape answer. Empty when there are none.
+  // InvalidArgument: empty template or target.
+  absl::StatusOr<std::vector<Workload>> RecordedShapes(const std::string& template_name,
+                                                       const std::string& target,
+                                                       const std::string& device_key) const;
 
   // Records of every workload of a template on a device key, newest first (transfer
   // learning). InvalidArgument: empty template name or device key.

@@ -90,23 +90,28 @@ TEST_F(TuningLogTest, BestK_DeviceKey_FiltersOtherDevices) {
   EXPECT_EQ((*best)[0].record.config_index, 1);
 }
 
-TEST_F(TuningLogTest, BestK_MissWithNearest_ReturnsNearestShapeFlagged) {
-  InsertOk({MakeRecord(DenseWorkload(512, 512, 512), 1, 0.01),
-            MakeRecord(DenseWorkload(2048, 2048, 2048), 2, 0.5),
-            MakeRecord(DenseWorkload(1024, 1024, 512), 3, 0.05)});
+TEST_F(TuningLogTest, BestK_NearestOnMiss_InvalidArgument_ItIsQueryBests) {
+  InsertOk({MakeRecord(DenseWorkload(512, 512, 512), 1, 0.01)});
   BestQuery q = Query(DenseWorkload(1024, 1024, 1024), 5);
-  q.device_key = "cpu-znver4";
-  EXPECT_EQ(log_->BestK(q).status().code(), absl::StatusCode::kNotFound);
   q.nearest_on_miss = true;
-  auto best = log_->BestK(q);
-  ASSERT_TRUE(best.ok()) << best.status();
-  ASSERT_EQ(best->size(), 1u);
-  EXPECT_FALSE((*best)[0].exact);
-  EXPECT_EQ((*best)[0].record.config_index, 3);
-  EXPECT_NEAR((*best)[0].distance, std::log(2.0), 1e-12);
-  // Another device key has nothing: still NotFound.
-  q.device_key = "gpu-h100";
-  EXPECT_EQ(log_->BestK(q).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(log_->BestK(q).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(TuningLogTest, RecordedShapes_OnlyShapesWithValidRecordsOnTargetAndKey) {
+  Record failed = MakeRecord(DenseWorkload(8, 8, 8), 1, 0.01);
+  failed.error = ErrorClass::kRuntimeError;
+  failed.costs.clear();
+  Record other_key = MakeRecord(DenseWorkload(16, 16, 16), 1, 0.01);
+  other_key.device_key = "gpu-h100";
+  InsertOk({MakeRecord(DenseWorkload(512, 512, 512), 1, 0.01), failed, other_key});
+  auto shapes = log_->RecordedShapes("dense", "llvm -mcpu=znver4", "cpu-znver4");
+  ASSERT_TRUE(shapes.ok()) << shapes.status();
+  ASSERT_EQ(shapes->size(), 1u);
+  EXPECT_EQ((*shapes)[0].args, DenseWorkload(512, 512, 512).args);
+  EXPECT_EQ(log_->RecordedShapes("dense", "llvm -mcpu=znver4", "")->size(), 2u);
+  EXPECT_TRUE(log_->RecordedShapes("dense", "cuda", "")->empty());
+  EXPECT_EQ(log_->RecordedShapes("", "llvm", "").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(TuningLogTest, Insert_OneMalformedRecord_NothingWritten) {

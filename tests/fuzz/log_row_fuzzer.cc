@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "db/query_best.h"
 #include "db/tuning_log.h"
 
 namespace {
@@ -86,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   query.workload.args = args;
   query.target = "llvm";
   query.nearest_on_miss = true;
-  (void)(*log)->BestK(query);
+  (void)tunefarm::db::QueryBest(**log, query);
   (void)(*log)->JobHistory(1);
   (void)(*log)->Stats();
   return 0;

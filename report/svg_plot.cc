@@ -1,4 +1,4 @@
-#include "db/svg_plot.h"
+#include "report/svg_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace tunefarm::db {
+namespace tunefarm::report {
 namespace {
 
 constexpr int kMarginLeft = 70;
@@ -137,4 +137,4 @@ std::string RenderSvgPlot(const PlotSpec& spec) {
   return svg;
 }
 
-}  // namespace tunefarm::db
+}  // namespace tunefarm::report

@@ -1,11 +1,11 @@
 // A minimal SVG line/scatter chart writer for tuning curves (no plotting library needed).
-#ifndef TUNEFARM_DB_SVG_PLOT_H_
-#define TUNEFARM_DB_SVG_PLOT_H_
+#ifndef TUNEFARM_REPORT_SVG_PLOT_H_
+#define TUNEFARM_REPORT_SVG_PLOT_H_
 
 #include <string>
 #include <vector>
 
-namespace tunefarm::db {
+namespace tunefarm::report {
 
 struct PlotPoint {
   double x = 0;
@@ -36,6 +36,6 @@ struct PlotSpec {
 // (an empty chart). Text is XML-escaped.
 std::string RenderSvgPlot(const PlotSpec& spec);
 
-}  // namespace tunefarm::db
+}  // namespace tunefarm::report
 
-#endif  // TUNEFARM_DB_SVG_PLOT_H_
+#endif  // TUNEFARM_REPORT_SVG_PLOT_H_
