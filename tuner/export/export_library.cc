@@ -8,7 +8,6 @@
 #include "compiler/abi/kernel_abi.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
-#include "db/json.h"
 #include "db/query_best.h"
 #include "tuner/templates/registry.h"
 #include "tuner/tuning/builder.h"
@@ -16,26 +15,6 @@
 
 namespace tunefarm::tuner {
 namespace {
-
-// [1024,1024,1024,"float32"] -> ({1024,1024,1024}, "float32").
-absl::Status ParseArgs(const db::Workload& w, std::vector<int64_t>* args, std::string* dtype) {
-  auto value = db::ParseJson(w.args);
-  if (!value.ok()) return value.status();
-  if (!value->has_list_value()) {
-    return absl::InvalidArgumentError(absl::StrCat("workload args ", w.args, " are not a list"));
-  }
-  *dtype = "float32";
-  for (const auto& v : value->list_value().values()) {
-    if (v.has_number_value()) {
-      args->push_back(static_cast<int64_t>(v.number_value()));
-    } else if (v.has_string_value()) {
-      *dtype = v.string_value();
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("bad workload args ", w.args));
-    }
-  }
-  return absl::OkStatus();
-}
 
 // "in A float32[64x32], in W float32[48x32], out C float32[64x48]".
 std::string ArgDocs(const lower::LoweredFunc& f) {
@@ -130,10 +109,8 @@ std::string KernelSymbol(const db::Workload& w) {
     }
   }
   // "dense1024_..." would read badly: separate the template from the first number.
-  std::vector<int64_t> args;
-  std::string dtype;
-  if (ParseArgs(w, &args, &dtype).ok()) {
-    out = absl::StrCat(w.template_name, "_", absl::StrJoin(args, "_"), "_", dtype);
+  if (absl::StatusOr<WorkloadArgs> parsed = ParseWorkloadArgs(w.args); parsed.ok()) {
+    out = absl::StrCat(w.template_name, "_", absl::StrJoin(parsed->args, "_"), "_", parsed->dtype);
   }
   return out;
 }
@@ -152,10 +129,7 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
   std::string decls;
   for (size_t i = 0; i < workloads.size(); ++i) {
     const db::BestRecord& b = (*best)[i];
-    std::vector<int64_t> args;
-    std::string dtype;
-    if (absl::Status s = ParseArgs(workloads[i], &args, &dtype); !s.ok()) return s;
-    auto task = MakeTask(workloads[i].template_name, args, dtype, options.target, "export");
+    auto task = MakeTaskFor(workloads[i], options.target, "export");
     if (!task.ok()) return task.status();
     std::optional<int64_t> index = b.record.config_index;
     if (!b.exact) {

@@ -5,7 +5,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "db/json.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
 #include "tuner/features/itervar_features.h"
 #include "tuner/search/genetic_search.h"
@@ -52,19 +51,9 @@ TransferHistory LoadHistory(const TuneTask& task, db::TuningLog* log, size_t fea
     if (r.workload.args == own) continue;  // This workload's own records come via resume.
     auto it = tasks.find(r.workload.args);
     if (it == tasks.end()) {
+      // A shape this build cannot rebuild (malformed args, a template that changed) is skipped.
       std::optional<TuneTask> other;
-      auto value = db::ParseJson(r.workload.args);
-      if (value.ok() && value->has_list_value()) {
-        std::vector<int64_t> args;
-        std::string dtype = "float32";
-        for (const auto& v : value->list_value().values()) {
-          if (v.has_number_value()) args.push_back(static_cast<int64_t>(v.number_value()));
-          if (v.has_string_value()) dtype = v.string_value();
-        }
-        auto t =
-            MakeTask(task.workload.template_name, args, dtype, task.target.str, task.device_key);
-        if (t.ok()) other = *t;
-      }
+      if (auto t = MakeTaskFor(r.workload, task.target.str, task.device_key); t.ok()) other = *t;
       it = tasks.emplace(r.workload.args, other).first;
       groups.emplace(r.workload.args, static_cast<int>(groups.size()) + 1);
     }

@@ -1,6 +1,10 @@
 #include "tuner/tuning/task.h"
 
+#include <cmath>
+
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "db/json.h"
 #include "tuner/templates/registry.h"
 
 namespace tunefarm::tuner {
@@ -36,6 +40,36 @@ absl::StatusOr<TuneTask> MakeTask(const std::string& template_name,
   }
   task.space = std::move(space);
   return task;
+}
+
+absl::StatusOr<WorkloadArgs> ParseWorkloadArgs(const std::string& args_json) {
+  absl::StatusOr<google::protobuf::Value> value = db::ParseJson(args_json);
+  if (!value.ok() || !value->has_list_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload args ", args_json, " are not a JSON array"));
+  }
+  WorkloadArgs out;
+  bool have_dtype = false;
+  for (const google::protobuf::Value& v : value->list_value().values()) {
+    if (v.has_number_value() && !have_dtype && std::trunc(v.number_value()) == v.number_value() &&
+        std::fabs(v.number_value()) < 9.0e15) {
+      out.args.push_back(static_cast<int64_t>(v.number_value()));
+    } else if (v.has_string_value() && !have_dtype) {
+      out.dtype = v.string_value();
+      have_dtype = true;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "workload args ", args_json, ": expected integers and then one dtype string"));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<TuneTask> MakeTaskFor(const db::Workload& workload, const std::string& target,
+                                     const std::string& device_key) {
+  absl::StatusOr<WorkloadArgs> parsed = ParseWorkloadArgs(workload.args);
+  if (!parsed.ok()) return parsed.status();
+  return MakeTask(workload.template_name, parsed->args, parsed->dtype, target, device_key);
 }
 
 }  // namespace tunefarm::tuner

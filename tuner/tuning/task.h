@@ -2,8 +2,10 @@
 #ifndef TUNEFARM_TUNER_TUNING_TASK_H_
 #define TUNEFARM_TUNER_TUNING_TASK_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/codegen/target.h"
@@ -40,6 +42,24 @@ struct TuneTask {
 absl::StatusOr<TuneTask> MakeTask(const std::string& template_name,
                                   const std::vector<int64_t>& args, const std::string& dtype,
                                   const std::string& target, const std::string& device_key);
+
+// The two workload types and the one conversion between them: a template's Workload (typed
+// args, dtype, FLOPs; template.h) is stored in the log as a db::Workload (template name and
+// canonical args JSON such as [1024,1024,1024,"float32"]; db/record.h). TuneTask::DbWorkload
+// goes one way; ParseWorkloadArgs and MakeTaskFor go back.
+
+// The integer args and dtype of a logged args array: integers first, then one dtype string
+// (float32 when absent). InvalidArgument: not a JSON array, a number that is not an integer, a
+// second string, or any other kind of value.
+struct WorkloadArgs {
+  std::vector<int64_t> args;
+  std::string dtype = "float32";
+};
+absl::StatusOr<WorkloadArgs> ParseWorkloadArgs(const std::string& args_json);
+
+// MakeTask for a logged workload. Errors: as ParseWorkloadArgs and MakeTask.
+absl::StatusOr<TuneTask> MakeTaskFor(const db::Workload& workload, const std::string& target,
+                                     const std::string& device_key);
 
 }  // namespace tunefarm::tuner
 
