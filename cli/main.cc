@@ -1,44 +1,103 @@
 // `tunefarm`: the single binary. Each subcommand is one row of kSubcommands.
 #include "absl/debugging/failure_signal_handler.h"
 #include "absl/debugging/symbolize.h"
+#include "absl/strings/string_view.h"
 #include "cli/commands.h"
 #include "cli/subcommand.h"
 
 namespace tunefarm::cli {
 namespace {
 
+// Flag groups, by what they configure. A flag may sit in several groups' commands.
+constexpr absl::string_view kFarm[] = {"tracker",       "token",           "worker_token",
+                                       "client_token",  "tls_cert",        "tls_key",
+                                       "tls_client_ca", "tls_client_cert", "tls_client_key",
+                                       "tls_ca",        "tls_server_name"};
+constexpr absl::string_view kSetup[] = {"workers", "threads_per_worker", "build_threads",
+                                        "repeat",  "min_repeat_ms",      "service"};
+constexpr absl::string_view kDevice[] = {"target", "key", "device"};
+constexpr absl::string_view kTarget[] = {"target"};
+constexpr absl::string_view kListen[] = {"host", "port"};
+constexpr absl::string_view kLog[] = {"db"};
+constexpr absl::string_view kLogFilter[] = {"workload", "device_key"};
+constexpr absl::string_view kTune[] = {"shape",          "dtype", "trials", "strategy", "batch",
+                                       "early_stopping", "seed",  "top_k",  "name"};
+constexpr absl::string_view kTracker[] = {
+    "max_queue", "heartbeat_timeout_s", "noise_threshold", "max_message_mb",
+    "keys",      "drain_timeout_s"};
+constexpr absl::string_view kServer[] = {"worker_id", "labels", "sandbox", "memory_limit_mb",
+                                         "calibration_period_s"};
+constexpr absl::string_view kBest[] = {"k", "nearest"};
+constexpr absl::string_view kHistory[] = {"job", "plot"};
+constexpr absl::string_view kExport[] = {"o", "header", "allow_nearest"};
+constexpr absl::string_view kImportLog[] = {"tvm_device_key"};
+constexpr absl::string_view kVersion[] = {"short"};
+
 constexpr Subcommand kSubcommands[] = {
-    {"tune", "Tune an operator on a farm (embedded local farm without --tracker).", "OPERATOR",
-     "cmd_tune.cc,tuning_setup.cc,farm_flags.cc,target_flag.cc,key_flag.cc,device_flag.cc,"
-     "log_flags.cc",
-     RunTune, ""},
-    {"serve", "Run the job service: tuning jobs over gRPC.", "",
-     "tuning_setup.cc,farm_flags.cc,target_flag.cc,key_flag.cc,device_flag.cc,log_flags.cc,"
-     "listen_flags.cc",
-     RunServe, ""},
-    {"jobs", "List the jobs of a job service.", "", "tuning_setup.cc,farm_flags.cc", RunJobs, ""},
-    {"watch", "Follow a job of a job service until it ends.", "JOB",
-     "tuning_setup.cc,farm_flags.cc", RunWatch, ""},
-    {"cancel", "Cancel a job of a job service.", "JOB", "tuning_setup.cc,farm_flags.cc", RunCancel,
+    {"tune",
+     "Tune an operator on a farm (embedded local farm without --tracker).",
+     "OPERATOR",
+     {kTune, kSetup, kFarm, kDevice, kLog},
+     RunTune,
      ""},
-    {"tracker", "Run the tracker that queues measurements for device workers.", "",
-     "cmd_tracker.cc,farm_flags.cc,listen_flags.cc", RunTracker, ""},
-    {"server", "Run a device worker that dials a tracker and measures kernels.", "",
-     "cmd_server.cc,farm_flags.cc,target_flag.cc,key_flag.cc,device_flag.cc", RunServer, ""},
-    {"status", "Show the devices, queues and throughput of a farm.", "", "farm_flags.cc", RunStatus,
+    {"serve",
+     "Run the job service: tuning jobs over gRPC.",
+     "",
+     {kSetup, kFarm, kDevice, kLog, kListen},
+     RunServe,
      ""},
-    {"best", "Show the best recorded schedules from a tuning log.", "",
-     "cmd_best.cc,log_flags.cc,log_filter_flags.cc,target_flag.cc", RunBest, ""},
-    {"history", "Plot the tuning curve of a job from a tuning log.", "",
-     "cmd_history.cc,log_flags.cc", RunHistory, ""},
-    {"export", "Build a deployable kernel library from the best schedules.", "",
-     "cmd_export.cc,log_flags.cc,log_filter_flags.cc,target_flag.cc", RunExport, ""},
-    {"import-log", "Import an AutoTVM JSON-lines tuning log.", "FILE",
-     "cmd_import_log.cc,log_flags.cc", RunImportLog, ""},
-    {"export-log", "Export records as an AutoTVM JSON-lines tuning log.", "FILE",
-     "log_flags.cc,log_filter_flags.cc,target_flag.cc", RunExportLog, ""},
-    {"version", "Print the version of tunefarm and of the libraries it links.", "",
-     "cmd_version.cc", RunVersion, ""},
+    {"jobs", "List the jobs of a job service.", "", {kSetup, kFarm}, RunJobs, ""},
+    {"watch", "Follow a job of a job service until it ends.", "JOB", {kSetup, kFarm}, RunWatch, ""},
+    {"cancel", "Cancel a job of a job service.", "JOB", {kSetup, kFarm}, RunCancel, ""},
+    {"tracker",
+     "Run the tracker that queues measurements for device workers.",
+     "",
+     {kTracker, kFarm, kListen},
+     RunTracker,
+     ""},
+    {"server",
+     "Run a device worker that dials a tracker and measures kernels.",
+     "",
+     {kServer, kFarm, kDevice},
+     RunServer,
+     ""},
+    {"status", "Show the devices, queues and throughput of a farm.", "", {kFarm}, RunStatus, ""},
+    {"best",
+     "Show the best recorded schedules from a tuning log.",
+     "",
+     {kBest, kLog, kLogFilter, kTarget},
+     RunBest,
+     ""},
+    {"history",
+     "Plot the tuning curve of a job from a tuning log.",
+     "",
+     {kHistory, kLog},
+     RunHistory,
+     ""},
+    {"export",
+     "Build a deployable kernel library from the best schedules.",
+     "",
+     {kExport, kLog, kLogFilter, kTarget},
+     RunExport,
+     ""},
+    {"import-log",
+     "Import an AutoTVM JSON-lines tuning log.",
+     "FILE",
+     {kImportLog, kLog},
+     RunImportLog,
+     ""},
+    {"export-log",
+     "Export records as an AutoTVM JSON-lines tuning log.",
+     "FILE",
+     {kLog, kLogFilter, kTarget},
+     RunExportLog,
+     ""},
+    {"version",
+     "Print the version of tunefarm and of the libraries it links.",
+     "",
+     {kVersion},
+     RunVersion,
+     ""},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,20 +20,17 @@
 namespace tunefarm::cli {
 namespace {
 
-// Flags that belong to the subcommand: those defined in its flags_file.
+// Flags that belong to the subcommand, by name.
 std::vector<const absl::CommandLineFlag*> FlagsOf(const Subcommand& cmd) {
   std::vector<const absl::CommandLineFlag*> out;
-  if (cmd.flags_file.empty()) return out;
-  // flags_file may list several files, comma-separated (flags shared by related commands).
-  for (absl::string_view file : absl::StrSplit(cmd.flags_file, ',', absl::SkipEmpty())) {
-    for (const auto& [name, flag] : absl::GetAllFlags()) {
-      if (absl::EndsWith(flag->Filename(), absl::StrCat("/", file)) || flag->Filename() == file) {
-        out.push_back(flag);
-      }
+  for (absl::Span<const absl::string_view> group : cmd.flags) {
+    for (absl::string_view name : group) {
+      if (const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name)) out.push_back(flag);
     }
   }
   std::sort(out.begin(), out.end(),
             [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -78,7 +76,35 @@ absl::string_view FlagName(absl::string_view arg) {
 
 }  // namespace
 
+absl::Status CheckFlagTable(absl::Span<const Subcommand> table) {
+  std::set<std::string> claimed;
+  for (const Subcommand& cmd : table) {
+    for (absl::Span<const absl::string_view> group : cmd.flags) {
+      for (absl::string_view name : group) {
+        if (absl::FindCommandLineFlag(name) == nullptr) {
+          return absl::InternalError(absl::StrCat("command '", cmd.name, "' lists flag --", name,
+                                                  ", which is not defined"));
+        }
+        claimed.insert(std::string(name));
+      }
+    }
+  }
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    const std::string file = flag->Filename();
+    const bool ours = absl::StartsWith(file, "cli/") || absl::StrContains(file, "/cli/");
+    if (ours && !claimed.count(std::string(name))) {
+      return absl::InternalError(
+          absl::StrCat("flag --", name, " (", file, ") belongs to no command"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv) {
+  if (absl::Status s = CheckFlagTable(table); !s.ok()) {
+    absl::FPrintF(stderr, "tunefarm: internal error in the command table: %s\n", s.message());
+    return kExitFailure;
+  }
   if (argc < 2 || IsHelp(argv[1])) {
     PrintTopUsage(table, argc < 2 ? stderr : stdout);
     return argc < 2 ? kExitUsage : kExitOk;
