@@ -13,6 +13,11 @@
 
 namespace tunefarm::bench {
 
+// The benchmark itself, defined once per benchmark binary whose only option is --quick (a
+// shorter run that still exercises every path). bench_main.cc's main() calls it; it returns
+// the process exit code.
+int Run(bool quick);
+
 // True when argv holds --quick.
 inline bool QuickMode(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {

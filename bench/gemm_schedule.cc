@@ -75,6 +75,8 @@ GemmProgram ScheduledGemm(int m, int n, int k, int bm, int bn, int kunroll, bool
 
 double Gflops(int m, int n, int k, double seconds) { return 2.0 * m * n * k / seconds * 1e-9; }
 
+}  // namespace
+
 int Run(bool quick) {
   const int m = 1024, n = 1024, k = 1024;
   const int repeats = quick ? 3 : 10;
@@ -158,9 +160,4 @@ int Run(bool quick) {
   return 0;
 }
 
-}  // namespace
 }  // namespace tunefarm::bench
-
-int main(int argc, char** argv) {
-  return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
-}

@@ -159,6 +159,8 @@ absl::StatusOr<Outcome> RunOne(GpuRunner& gpu, const Cublas& blas, const Workloa
   return out;
 }
 
+}  // namespace
+
 int Run(bool quick) {
   auto gpu = GpuRunner::Create(0);
   if (!gpu.ok()) {
@@ -213,9 +215,4 @@ int Run(bool quick) {
   return 0;
 }
 
-}  // namespace
 }  // namespace tunefarm::bench
-
-int main(int argc, char** argv) {
-  return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
-}

@@ -58,6 +58,8 @@ double TimeOneDnn(const Layer& l, int repeats) {
       repeats);
 }
 
+}  // namespace
+
 int Run(bool quick) {
   const std::vector<Layer> layers = {
       {"conv2_x 64x56 3x3", 64, 56, 64, 3, 1, 1},
@@ -95,9 +97,4 @@ int Run(bool quick) {
   return 0;
 }
 
-}  // namespace
 }  // namespace tunefarm::bench
-
-int main(int argc, char** argv) {
-  return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
-}

@@ -26,6 +26,8 @@ struct Shape {
   int threads;
 };
 
+}  // namespace
+
 int Run(bool quick) {
   const std::vector<Shape> shapes = {
       {"ratio_1t_1024", 1024, 1024, 1024, 1},  {"ratio_2t_1024", 1024, 1024, 1024, 2},
@@ -72,9 +74,4 @@ int Run(bool quick) {
   return 0;
 }
 
-}  // namespace
 }  // namespace tunefarm::bench
-
-int main(int argc, char** argv) {
-  return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
-}

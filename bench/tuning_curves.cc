@@ -86,6 +86,8 @@ int MedianTrials(std::vector<int> v, int cap) {
   return static_cast<int>(Median(std::vector<double>(v.begin(), v.end())));
 }
 
+}  // namespace
+
 int Run(bool quick) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int64_t s = quick ? 128 : 512;
@@ -250,9 +252,4 @@ int Run(bool quick) {
   return 0;
 }
 
-}  // namespace
 }  // namespace tunefarm::bench
-
-int main(int argc, char** argv) {
-  return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
-}

@@ -126,4 +126,45 @@ absl::Status SchedulePaddingPlanes(const std::string& tmpl, schedule::Schedule& 
   return absl::OkStatus();
 }
 
+absl::Status DirectConvTemplate::DefineSpace(const Workload& w, const codegen::Target& target,
+                                             ConfigSpace* space) const {
+  absl::StatusOr<ConvShape> sh = Shape(w);
+  if (!sh.ok()) return sh.status();
+  if (target.kind == codegen::Target::Kind::kCUDA) {
+    DefineGpuSpace(*sh, space);
+    return absl::OkStatus();
+  }
+  DefineCpuSpace(*sh, space);
+  space->DefineAnnotate("unroll_rs", {"none", "unroll"});
+  space->DefineOther("parallel", {0, 1});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Instance> DirectConvTemplate::Instantiate(const Workload& w,
+                                                         const codegen::Target& target,
+                                                         const Config* config) const {
+  const std::string tmpl = name();
+  absl::StatusOr<ConvShape> sh = Shape(w);
+  if (!sh.ok()) return sh.status();
+  if (target.kind == codegen::Target::Kind::kCUDA && config != nullptr) {
+    return InstantiateGpu(*sh, w.dtype, *config);
+  }
+  TF_TEMPLATE_ASSIGN_OR_RETURN(conv, Define(*sh, w.dtype), tmpl);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({conv.input, conv.weight, conv.out}), tmpl);
+  if (config == nullptr) return inst;
+  schedule::Schedule& s = *inst.sch;
+  TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(local, s.CacheWrite(conv.out, "local"), tmpl);
+  TF_TEMPLATE_STAGE(o, s, conv.out, tmpl);
+  TF_TEMPLATE_STAGE(l, s, local, tmpl);
+  // The steps below report their errors as TemplateError already.
+  absl::StatusOr<Window> window = ScheduleCpu(*config, parallel != 0, o, l);
+  if (!window.ok()) return window.status();
+  if (absl::Status st = UnrollWindow(tmpl, l, window->ry, window->rx, *config); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = SchedulePaddingPlanes(tmpl, s, conv, parallel != 0); !st.ok()) return st;
+  return inst;
+}
+
 }  // namespace tunefarm::tuner

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "compiler/codegen/target.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/te/tensor.h"
 #include "tuner/templates/template.h"
@@ -60,6 +61,38 @@ absl::Status UnrollWindow(const std::string& template_name, schedule::Stage& sta
 // with `parallel`, run in parallel.
 absl::Status SchedulePaddingPlanes(const std::string& template_name, schedule::Schedule& s,
                                    const DirectConv& conv, bool parallel);
+
+// The outline the two direct NCHW convolutions (conv2d, depthwise_conv2d) share: the geometry
+// from the workload; GPU spaces and schedules from gpu_conv.h; on CPUs an output stage with a
+// "local" accumulator stage computed inside it, the unroll_rs knob over the kernel window, the
+// parallel knob and the padding planes. A subclass gives the geometry, the definition, its own
+// knobs (defined before unroll_rs and parallel, so config indices keep their meaning) and the
+// tiling of the two stages.
+class DirectConvTemplate : public Template {
+ public:
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
+                           ConfigSpace* space) const final;
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
+                                       const Config* config) const final;
+
+ protected:
+  // The window's reduce axes of the local stage, for unroll_rs.
+  struct Window {
+    te::IterVar ry, rx;
+  };
+  // The geometry of a workload MakeWorkload made. InvalidArgument otherwise.
+  virtual absl::StatusOr<ConvShape> Shape(const Workload& w) const = 0;
+  // The program: input, weight, padded input and output.
+  virtual absl::StatusOr<DirectConv> Define(const ConvShape& sh, ir::DataType dtype) const = 0;
+  virtual void DefineGpuSpace(const ConvShape& sh, ConfigSpace* space) const = 0;
+  virtual absl::StatusOr<Instance> InstantiateGpu(const ConvShape& sh, ir::DataType dtype,
+                                                  const Config& config) const = 0;
+  // The subclass's CPU knobs.
+  virtual void DefineCpuSpace(const ConvShape& sh, ConfigSpace* space) const = 0;
+  // Tiles the output stage `o` per `config` and computes the local stage `l` inside it.
+  virtual absl::StatusOr<Window> ScheduleCpu(const Config& config, bool parallel,
+                                             schedule::Stage& o, schedule::Stage& l) const = 0;
+};
 
 }  // namespace tunefarm::tuner
 

@@ -8,16 +8,9 @@
 namespace tunefarm::tuner {
 namespace {
 
-class DenseTemplate : public Template {
+class DenseTemplate : public GemmTemplateBase {
  public:
   std::string name() const override { return "dense"; }
-  std::string args_doc() const override { return "M,N,K"; }
-
-  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
-                                        ir::DataType dtype) const override {
-    return MakeGemmWorkload(name(), args, dtype,
-                            {ir::DataType::Float(32), ir::DataType::Float(16)});
-  }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {

@@ -25,16 +25,9 @@ using ir::Expr;
 using ir::Var;
 using te::Tensor;
 
-class DenseSplitKTemplate : public Template {
+class DenseSplitKTemplate : public GemmTemplateBase {
  public:
   std::string name() const override { return "dense_splitk"; }
-  std::string args_doc() const override { return "M,N,K"; }
-
-  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
-                                        ir::DataType dtype) const override {
-    return MakeGemmWorkload(name(), args, dtype,
-                            {ir::DataType::Float(32), ir::DataType::Float(16)});
-  }
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {

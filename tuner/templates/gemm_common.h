@@ -42,6 +42,18 @@ absl::StatusOr<Workload> MakeGemmWorkload(const std::string& template_name,
                                           const std::vector<int64_t>& args, ir::DataType dtype,
                                           const std::vector<ir::DataType>& dtypes);
 
+// The shape and dtype rules of the M,N,K GEMM templates (dense, dense_splitk): positive M, N,
+// K; float32, or float16 inputs with float32 accumulation and output.
+class GemmTemplateBase : public Template {
+ public:
+  std::string args_doc() const override { return "M,N,K"; }
+  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
+                                        ir::DataType dtype) const override {
+    return MakeGemmWorkload(name(), args, dtype,
+                            {ir::DataType::Float(32), ir::DataType::Float(16)});
+  }
+};
+
 // Knobs: tile_y (M), tile_x (N), tile_k (K), order, unroll_k, parallel.
 void DefineGemmSpace(int64_t m, int64_t n, int64_t k, ConfigSpace* space);
 
