@@ -79,8 +79,9 @@ struct TrackerOptions {
 
 class TrackerCore {
  public:
-  // `clock` must outlive the core.
+  // `clock` must outlive the core; it decides liveness, lease expiry and long-poll deadlines.
   TrackerCore(TrackerOptions options, Clock* clock);
+  // Wakes every long poll (Shutdown) before the state goes.
   ~TrackerCore();
 
   TrackerCore(const TrackerCore&) = delete;
@@ -134,6 +135,7 @@ class TrackerCore {
   // forgets the job; late results for it are ignored. Errors: NotFound (unknown job).
   absl::StatusOr<v1::CancelResponse> Cancel(const v1::CancelRequest& request);
 
+  // Devices (with their state), queues, jobs and throughput: what `tunefarm status` shows.
   v1::FarmSummary Summary() const;
 
   // Number of live (registered, not lost) workers of `key`, noisy ones included.
@@ -262,24 +264,37 @@ class TrackerCore {
   KeyQueue& QueueOfLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const TrackerOptions options_;
+  // Every time decision of the core (see the constructor).
   Clock* const clock_;
+  // When the core was made, on clock_ (uptime in Summary).
   const absl::Time started_;
   const std::string incarnation_;
 
+  // Guards everything below; long polls wait on the queues' and jobs' condition variables
+  // with it.
   mutable absl::Mutex mu_;
+  // Set by Shutdown: long polls return, Lease answers Unavailable.
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+  // Set by StartDrain: Submit is refused.
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  // Device keys accepted before any worker registers them (options_.known_keys, then every
+  // key registered since).
   absl::flat_hash_set<std::string> known_keys_ ABSL_GUARDED_BY(mu_);
+  // Registrations by worker id. Node maps: long polls hold references across waits.
   absl::node_hash_map<std::string, Worker> workers_ ABSL_GUARDED_BY(mu_);
   absl::node_hash_map<std::string, KeyQueue> queues_ ABSL_GUARDED_BY(mu_);
   absl::node_hash_map<std::string, Job> jobs_ ABSL_GUARDED_BY(mu_);
+  // Every request between Submit and its result, by request id.
   absl::flat_hash_map<std::string, Task> tasks_ ABSL_GUARDED_BY(mu_);
   // Ids of finished requests, for de-duplication of late and repeated results.
   absl::flat_hash_set<std::string> completed_ ABSL_GUARDED_BY(mu_);
+  // completed_ in insertion order, so the oldest are forgotten first (max_finished_ids).
   std::deque<std::string> completed_order_ ABSL_GUARDED_BY(mu_);
+  // Artifact bytes by content hash, shared by the requests that reference them.
   absl::flat_hash_map<std::string, StoredArtifact> artifacts_ ABSL_GUARDED_BY(mu_);
   // Completion times of the last minute, for the throughput in Summary.
   std::deque<absl::Time> recent_completions_ ABSL_GUARDED_BY(mu_);
+  // Results accepted since start.
   int64_t results_total_ ABSL_GUARDED_BY(mu_) = 0;
   // Results dropped because their worker was never leased the request.
   int64_t results_refused_ ABSL_GUARDED_BY(mu_) = 0;

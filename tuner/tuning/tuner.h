@@ -99,6 +99,7 @@ struct TuneResult {
   double best_gflops = 0;
   // Best GFLOP/s after each trial of this run and the resumed ones, in order.
   std::vector<double> curve_gflops;
+  // Where this run's time went, on the session's clock.
   TuneTimeSplit time;
   // Why the session ended before its budget, if it did: no improvement for early_stopping
   // trials, cancelled by the caller, or every config of the space tried.
@@ -147,12 +148,15 @@ class TuningSession {
   ResultSink RecordInto(const std::vector<int64_t>& indices);
   double Gflops(double cost) const;
 
+  // As given to Start.
   TuneTask task_;
   SearchStrategy* strategy_;
   Measurer* measurer_;
   db::TuningLog* log_;
   TuneOptions options_;
+  // The unscheduled program, built once: every measurement is checked against it.
   BuildResult reference_;
+  // The result so far; Finish completes it.
   TuneResult result_;
   // Best cost of every config seen and the worker that measured it, for the final top-k.
   struct Seen {
@@ -160,7 +164,9 @@ class TuningSession {
     std::string worker;
   };
   std::map<int64_t, Seen> seen_;
+  // Trials since the best last improved (early stopping).
   int since_improvement_ = 0;
+  // When Start ran, on options_.clock.
   absl::Time start_;
 };
 
