@@ -41,14 +41,16 @@ constexpr char kAllRecords[] = TF_RECORD_SELECT
 
 constexpr char kFindWorkload[] = "SELECT id FROM workloads WHERE hash = ?1";
 constexpr char kFindTarget[] = "SELECT id FROM targets WHERE target = ?1";
-// Workloads of a template with at least one valid record on the target (and device key).
+// Workloads of a template with at least one valid record on the target (and device key). The
+// target's id is a scalar subquery, evaluated once; an unknown target matches nothing.
 constexpr char kCandidatesAnyDevice[] =
     "SELECT w.args, w.flop FROM workloads w WHERE w.template = ?1 AND EXISTS (SELECT 1 FROM "
-    "records r WHERE r.workload_id = w.id AND r.target_id = ?2 AND r.mean_cost IS NOT NULL)";
+    "records r WHERE r.workload_id = w.id AND r.mean_cost IS NOT NULL AND "
+    "r.target_id = (SELECT id FROM targets WHERE target = ?2))";
 constexpr char kCandidatesOneDevice[] =
     "SELECT w.args, w.flop FROM workloads w WHERE w.template = ?1 AND EXISTS (SELECT 1 FROM "
-    "records r WHERE r.workload_id = w.id AND r.target_id = ?2 AND r.device_key = ?3 AND "
-    "r.mean_cost IS NOT NULL)";
+    "records r WHERE r.workload_id = w.id AND r.device_key = ?3 AND r.mean_cost IS NOT NULL AND "
+    "r.target_id = (SELECT id FROM targets WHERE target = ?2))";
 
 constexpr char kUpsertWorkload[] =
     "INSERT INTO workloads(hash, template, args, flop) VALUES (?1, ?2, ?3, ?4) "
@@ -484,25 +486,20 @@ absl::StatusOr<std::vector<Workload>> TuningLog::RecordedShapes(
     const std::string& device_key) const {
   if (template_name.empty()) return absl::InvalidArgumentError("shapes: empty template name");
   if (target.empty()) return absl::InvalidArgumentError("shapes: empty target");
-  absl::StatusOr<std::unique_ptr<Connection>> leased = AcquireReader();
-  if (!leased.ok()) return leased.status();
-  ReaderLease lease(this, *std::move(leased));
-  Connection& conn = *lease;
   std::vector<Workload> out;
-  absl::StatusOr<std::optional<int64_t>> target_id = FindId(conn, kFindTarget, target);
-  if (!target_id.ok()) return target_id.status();
-  if (!target_id->has_value()) return out;
-  absl::StatusOr<Statement> s =
-      conn.Prepare(device_key.empty() ? kCandidatesAnyDevice : kCandidatesOneDevice);
-  if (!s.ok()) return s.status();
-  s->BindText(1, template_name).BindInt(2, **target_id);
-  if (!device_key.empty()) s->BindText(3, device_key);
-  while (true) {
-    absl::StatusOr<bool> row = s->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return out;
-    out.push_back(Workload{template_name, s->ColumnText(0), s->ColumnDouble(1)});
-  }
+  absl::Status st = WithReader(
+      device_key.empty() ? kCandidatesAnyDevice : kCandidatesOneDevice, [&](Statement& s) {
+        s.BindText(1, template_name).BindText(2, target);
+        if (!device_key.empty()) s.BindText(3, device_key);
+        while (true) {
+          absl::StatusOr<bool> row = s.Step();
+          if (!row.ok()) return row.status();
+          if (!*row) return absl::OkStatus();
+          out.push_back(Workload{template_name, s.ColumnText(0), s.ColumnDouble(1)});
+        }
+      });
+  if (!st.ok()) return st;
+  return out;
 }
 
 namespace {
