@@ -121,6 +121,11 @@ void MatchTypes(Expr* a, Expr* b) {
       return true;
     }
     if (const auto* f = c->as<FloatImmNode>()) {
+      // A float constant becomes an integer only when it is one: 0.5 meeting an int operand
+      // promotes that operand to float (below) instead of truncating to 0.
+      if (!t.is_float() && !(std::isfinite(f->value) && std::trunc(f->value) == f->value)) {
+        return false;
+      }
       *c = MakeConst(t, f->value);
       return true;
     }

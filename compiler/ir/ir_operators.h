@@ -2,9 +2,10 @@
 // operator definitions read like math: `A(i, k) * B(k, j)`, `floordiv(x, 4)`, `i < n`.
 //
 // Type matching (MatchTypes): a scalar meeting a vector is broadcast; a scalar constant takes
-// the other operand's type (the left one's first, so a float constant meeting an int operand
-// is truncated); otherwise an int operand meeting a float one is cast to the float type, and
-// the narrower operand is cast to the wider (on equal widths, the right one to the left's type).
+// the other operand's type (the left one's first), except a float constant with a fraction
+// meeting an int operand, which is never truncated: the int operand is cast to float instead;
+// otherwise an int operand meeting a float one is cast to the float type, and the narrower
+// operand is cast to the wider (on equal widths, the right one to the left's type).
 #ifndef TUNEFARM_COMPILER_IR_IR_OPERATORS_H_
 #define TUNEFARM_COMPILER_IR_IR_OPERATORS_H_
 

@@ -1,5 +1,8 @@
 #include "compiler/ir/ir.h"
 
+#include <string>
+#include <utility>
+
 #include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
@@ -22,6 +25,20 @@ TEST(IrOperators, IntConstantMeetsFloat_BecomesFloat) {
   Var x("x", DataType::Float(32));
   Expr e = x + 1;
   EXPECT_EQ(e.type(), DataType::Float(32));
+}
+
+// A fractional float constant meeting an integer is not truncated (0.5 * i used to fold to
+// 0 * i = 0): the integer is promoted to float. An integral one still adopts the int type, so
+// index arithmetic stays integer.
+TEST(IrOperators, FractionalFloatConstantMeetsInt_IntPromoted) {
+  Var i("i");
+  const std::pair<Expr, const char*> cases[] = {
+      {Expr(0.5f) * i, "0.5"}, {i * Expr(0.5f), "0.5"}, {i + Expr(1.25f), "1.25"}};
+  for (const auto& [e, constant] : cases) {
+    EXPECT_EQ(e.type(), DataType::Float(32)) << ToString(e);
+    EXPECT_NE(ToString(e).find(constant), std::string::npos) << ToString(e);
+  }
+  EXPECT_EQ((i * Expr(2.0f)).type(), i.type());  // integral: stays integer arithmetic
 }
 
 TEST(IrEquality, RenamedLoopVariables_Equal) {
