@@ -81,6 +81,9 @@ TEST(IrPrinter, Loop_PrintsReadably) {
 TEST(DataType, Parse_KnownAndUnknown) {
   EXPECT_EQ(*ParseDataType("float32x16"), DataType::Float(32, 16));
   EXPECT_EQ(ParseDataType("float7").status().code(), absl::StatusCode::kInvalidArgument);
+  for (const char* bad : {"float32x4x2", "float32x", "float32x0", "int8x-1", "x4", ""}) {
+    EXPECT_EQ(ParseDataType(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "compiler/ir/type.h"
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -30,12 +32,14 @@ std::string DataType::ToString() const {
 }
 
 absl::StatusOr<DataType> ParseDataType(absl::string_view name) {
-  std::pair<absl::string_view, absl::string_view> parts = absl::StrSplit(name, 'x');
+  // "base" or "basexN"; anything after a second 'x' is an error, not ignored.
+  std::vector<absl::string_view> parts = absl::StrSplit(name, 'x');
   int lanes = 1;
-  if (!parts.second.empty() && (!absl::SimpleAtoi(parts.second, &lanes) || lanes < 1)) {
+  if (parts.size() > 2 ||
+      (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &lanes) || lanes < 1))) {
     return absl::InvalidArgumentError(absl::StrCat("bad vector width in dtype '", name, "'"));
   }
-  absl::string_view base = parts.first;
+  absl::string_view base = parts[0];
   struct Known {
     absl::string_view name;
     DataType type;

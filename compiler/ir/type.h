@@ -60,8 +60,8 @@ struct DataType {
 };
 
 // Parses "float16/32/64", "int8/16/32/64", "uint8", "uint32" or "bool", optionally followed by
-// "xN" for an N-lane vector ("float32x8"). InvalidArgument: an unknown name, or N not a
-// positive integer.
+// "xN" for an N-lane vector ("float32x8"). InvalidArgument: an unknown name, N not a
+// positive integer, or anything after it ("float32x4x2").
 absl::StatusOr<DataType> ParseDataType(absl::string_view name);
 
 }  // namespace tunefarm::ir
