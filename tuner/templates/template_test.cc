@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_testing.h"
+#include "tuner/templates/template_util.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -118,6 +119,13 @@ TEST(Templates, ConfigOfAnotherSpace_InternalNotAbort) {
   for (const std::string& name : TemplateNames()) {
     EXPECT_TRUE(covered.count(name)) << "add a case for template " << name;
   }
+}
+
+TEST(TemplateError, WrapsOnce) {
+  absl::Status inner = TemplateError("dense", absl::InvalidArgumentError("bad split"));
+  EXPECT_EQ(inner.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(inner.message(), "template dense built an invalid program or schedule: bad split");
+  EXPECT_EQ(TemplateError("dense", inner), inner);
 }
 
 TEST(Registry, BadSpecs_InvalidArgument) {

@@ -1,5 +1,6 @@
 #include "tuner/templates/template_util.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -49,6 +50,10 @@ absl::StatusOr<Instance> MakeInstance(std::vector<te::Tensor> args) {
 }
 
 absl::Status TemplateError(const std::string& template_name, const absl::Status& s) {
+  // A helper shared by templates (CooperativeFetch, UnrollWindow, ...) reports its own
+  // TemplateError; wrapping it again would repeat the prefix.
+  const std::string prefix = absl::StrCat("template ", template_name, " built ");
+  if (s.code() == absl::StatusCode::kInternal && absl::StartsWith(s.message(), prefix)) return s;
   return absl::InternalError(absl::StrCat("template ", template_name,
                                           " built an invalid program or schedule: ", s.message()));
 }

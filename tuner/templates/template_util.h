@@ -33,7 +33,8 @@ absl::StatusOr<Instance> MakeInstance(std::vector<te::Tensor> args);
 // schedule primitive, a knob lookup) into the template's error. Every input a template sees was
 // validated by MakeWorkload and the config's space, so such a failure is a bug in the template:
 // Internal with context, and the job fails instead of the service. Templates use only these
-// Status-returning APIs, never the aborting Schedule::operator[].
+// Status-returning APIs, never the aborting Schedule::operator[]. A status that already is
+// this template's TemplateError (from a shared helper) is returned unchanged.
 absl::Status TemplateError(const std::string& template_name, const absl::Status& s);
 
 // Unwraps a StatusOr inside a template, returning early with TemplateError.
