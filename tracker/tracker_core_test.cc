@@ -152,9 +152,10 @@ TEST_F(TrackerCoreTest, LongPolls_EndWhenInjectedClockPassesDeadline) {
     fetch = core_.FetchResults(f);
     ++returned;
   });
-  // Bounded: 2,000 steps of 31 s fake and 5 ms real; both polls end after the first step that
-  // follows their start.
-  for (int i = 0; i < 2000 && returned.load() < 2; ++i) {
+  // Bounded: 12,000 steps of 31 s fake and 5 ms real (a minute, so a loaded CI machine that is
+  // slow to start the threads still fits); both polls end after the first step that follows
+  // their start.
+  for (int i = 0; i < 12000 && returned.load() < 2; ++i) {
     clock_.Advance(absl::Seconds(31));
     absl::SleepFor(absl::Milliseconds(5));
   }
