@@ -58,6 +58,9 @@ Expr tanh(Expr x);
 Expr fabs(Expr x);
 Expr sigmoid(Expr x);
 Expr pow(Expr x, Expr y);  // x and y are type-matched first.
+// The error function, built from the operations above (a rational approximation with absolute
+// error below 1.5e-7), so it vectorizes on every target; x must be a float.
+Expr erf(Expr x);
 // Marks a condition as likely true; the loop partitioner splits loops on it. A constant is
 // returned as it is (nothing to split on).
 Expr likely(Expr cond);

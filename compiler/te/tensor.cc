@@ -79,10 +79,16 @@ Tensor Placeholder(std::vector<Expr> shape, DataType dtype, const std::string& n
 }
 
 absl::StatusOr<Tensor> Compute(std::vector<Expr> shape, const FCompute& fcompute,
-                               const std::string& name) {
+                               const std::string& name,
+                               const std::vector<std::string>& axis_names) {
   if (shape.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("compute '", name, "': a tensor needs at least one dimension"));
+  }
+  if (!axis_names.empty() && axis_names.size() != shape.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("compute '", name, "': ", axis_names.size(),
+                                                   " axis names for ", shape.size(),
+                                                   " dimensions"));
   }
   std::vector<IterVar> axis;
   std::vector<Var> vars;
@@ -93,7 +99,7 @@ absl::StatusOr<Tensor> Compute(std::vector<Expr> shape, const FCompute& fcompute
       return absl::InvalidArgumentError(absl::StrCat("compute '", name, "': dimension ", d,
                                                      " has extent ", *c, "; must be positive"));
     }
-    Var v(d < 8 ? kAxisNames[d] : absl::StrCat("ax", d));
+    Var v(!axis_names.empty() ? axis_names[d] : d < 8 ? kAxisNames[d] : absl::StrCat("ax", d));
     vars.push_back(v);
     axis.push_back(std::make_shared<IterVarNode>(v, ir::Range{Expr(0), shape[d]},
                                                  IterVarNode::Kind::kDataPar));

@@ -111,9 +111,12 @@ Tensor Placeholder(std::vector<Expr> shape, DataType dtype, const std::string& n
 // dimension, a scalar body. InvalidArgument with a message naming the problem otherwise.
 // There is no aborting variant: definitions are built in the job service's process from user
 // input (templates' shapes, programs), so a bad one fails its job, never the service.
+// `axis_names` names the axes' variables (default i, j, k, ...); when given, it has one name
+// per dimension.
 using FCompute = std::function<Expr(const std::vector<Var>&)>;
 absl::StatusOr<Tensor> Compute(std::vector<Expr> shape, const FCompute& fcompute,
-                               const std::string& name);
+                               const std::string& name,
+                               const std::vector<std::string>& axis_names = {});
 
 // Reductions; identities are 0 for Sum, lowest for Max, highest for Min.
 Expr Sum(Expr source, const std::vector<IterVar>& axes);
