@@ -30,8 +30,8 @@ ABSL_FLAG(std::string, work_dir, "/tmp/tunefarm-fuzz",
 namespace tunefarm::bench {
 namespace {
 
-constexpr const char* kTargets[] = {"autotvm_log", "job_spec", "tracker_request", "sandbox_framing",
-                                    "log_row"};
+constexpr const char* kTargets[] = {"autotvm_log",     "job_spec", "tracker_request",
+                                    "sandbox_framing", "log_row",  "program"};
 
 #ifdef TUNEFARM_FUZZ_INSTRUMENTED
 constexpr bool kInstrumented = true;
