@@ -1,0 +1,190 @@
+#include "tuner/generated/generated_space.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "tuner/generated/sketch.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using te::IterVar;
+using te::Tensor;
+
+// Largest inner tile of the vectorized last axis, and of the other (unrolled) axes.
+constexpr int64_t kMaxVectorTile = 64;
+constexpr int64_t kMaxRowTile = 16;
+constexpr int64_t kMaxReduceTile = 16;
+// Unrolled register tiles stay small enough for LLVM to compile in milliseconds.
+constexpr int64_t kMaxUnrolledRows = 32;
+constexpr int64_t kMaxUnrolledPoints = 256;
+
+int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
+
+std::string KnobName(const Tensor& writer, absl::string_view what) {
+  return absl::StrCat(writer.name(), ".", what);
+}
+
+absl::Status CheckTarget(const codegen::Target& target) {
+  if (target.kind == codegen::Target::Kind::kCUDA) {
+    return absl::UnimplementedError(
+        "generated spaces are built for CPU targets only so far; for cuda, tune a template");
+  }
+  return absl::OkStatus();
+}
+
+// Applies one tiled stage of the sketch (see generated_space.h for the knobs).
+absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool parallel,
+                        schedule::Schedule* sch) {
+  Tensor writer = ts.writer;
+  Tensor acc = ts.accumulator;
+  if (ts.cache_write) {
+    absl::StatusOr<Tensor> local = sch->CacheWrite(writer, "local");
+    if (!local.ok()) return local.status();
+    acc = *local;
+  }
+  absl::StatusOr<schedule::Stage*> ws = sch->StageOf(writer);
+  if (!ws.ok()) return ws.status();
+  schedule::Stage& w = **ws;
+  const int rank = static_cast<int>(w.root_axes().size());
+  std::vector<IterVar> outer, inner;
+  int64_t row_points = 1;
+  for (int d = 0; d < rank; ++d) {
+    IterVar axis = w.axis(d);
+    const std::string knob = KnobName(writer, absl::StrCat("tile_", axis->name()));
+    if (config.space->KnobIndex(knob) < 0) {
+      outer.push_back(axis);
+      continue;
+    }
+    absl::StatusOr<std::vector<int64_t>> f = config.Split(knob);
+    if (!f.ok()) return f.status();
+    absl::StatusOr<std::pair<IterVar, IterVar>> split = w.Split(axis, (*f)[1]);
+    if (!split.ok()) return split.status();
+    outer.push_back(split->first);
+    inner.push_back(split->second);
+    if (d + 1 < rank) row_points *= (*f)[1];
+  }
+  std::vector<IterVar> order = outer;
+  order.insert(order.end(), inner.begin(), inner.end());
+  if (absl::Status s = w.Reorder(order); !s.ok()) return s;
+  IterVar fused = outer[0];
+  for (size_t d = 1; d < outer.size(); ++d) {
+    absl::StatusOr<IterVar> f = w.Fuse(fused, outer[d]);
+    if (!f.ok()) return f.status();
+    fused = *f;
+  }
+  if (parallel) {
+    if (absl::Status s = w.Parallel(fused); !s.ok()) return s;
+  }
+  if (!inner.empty()) {
+    if (absl::Status s = w.Vectorize(inner.back()); !s.ok()) return s;
+  }
+  if (!acc.defined()) return absl::OkStatus();
+
+  absl::StatusOr<schedule::Stage*> ls = sch->StageOf(acc);
+  if (!ls.ok()) return ls.status();
+  schedule::Stage& l = **ls;
+  if (absl::Status s = l.ComputeAt(w, fused); !s.ok()) return s;
+  std::vector<IterVar> r_outer, r_inner;
+  int64_t reduce_points = 1;
+  for (int r = 0; r < static_cast<int>(l.reduce_axes().size()); ++r) {
+    IterVar axis = l.reduce_axis(r);
+    absl::StatusOr<std::vector<int64_t>> f =
+        config.Split(KnobName(writer, absl::StrCat("tile_", axis->name())));
+    if (!f.ok()) return f.status();
+    absl::StatusOr<std::pair<IterVar, IterVar>> split = l.Split(axis, (*f)[1]);
+    if (!split.ok()) return split.status();
+    r_outer.push_back(split->first);
+    r_inner.push_back(split->second);
+    reduce_points *= (*f)[1];
+  }
+  std::vector<IterVar> local_order = r_outer;
+  local_order.insert(local_order.end(), r_inner.begin(), r_inner.end());
+  const int local_rank = static_cast<int>(l.root_axes().size());
+  for (int d = 0; d < local_rank; ++d) local_order.push_back(l.axis(d));
+  if (absl::Status s = l.Reorder(local_order); !s.ok()) return s;
+  if (absl::Status s = l.Vectorize(l.axis(local_rank - 1)); !s.ok()) return s;
+  const bool unroll_rows = row_points <= kMaxUnrolledRows;
+  if (unroll_rows) {
+    for (int d = 0; d + 1 < local_rank; ++d) {
+      if (absl::Status s = l.Unroll(l.axis(d)); !s.ok()) return s;
+    }
+  }
+  absl::StatusOr<int64_t> unroll = config.Other(KnobName(writer, "unroll"));
+  if (!unroll.ok()) return unroll.status();
+  if (*unroll != 0 && reduce_points * (unroll_rows ? row_points : 1) <= kMaxUnrolledPoints) {
+    for (const IterVar& iv : r_inner) {
+      if (absl::Status s = l.Unroll(iv); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
+                                  const codegen::Target& target, ConfigSpace* space) {
+  if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+  absl::StatusOr<Sketch> sketch = MakeSketch(args);
+  if (!sketch.ok()) return sketch.status();
+  for (const TiledStage& ts : sketch->tiled) {
+    const te::ComputeOpNode* w = ts.writer.compute();
+    const int rank = static_cast<int>(w->axis.size());
+    for (int d = 0; d < rank; ++d) {
+      const bool last = d + 1 == rank;
+      if (!last && !ts.accumulator.defined()) continue;  // Only the vector axis is tiled.
+      space->DefineSplit(KnobName(ts.writer, absl::StrCat("tile_", w->axis[d]->name())),
+                         Extent(w->axis[d]), 2, SplitPolicy::kPowerOfTwo,
+                         last ? kMaxVectorTile : kMaxRowTile);
+    }
+    if (!ts.accumulator.defined()) continue;
+    for (const IterVar& r : ts.accumulator.compute()->reduce_axis) {
+      space->DefineSplit(KnobName(ts.writer, absl::StrCat("tile_", r->name())), Extent(r), 2,
+                         SplitPolicy::kPowerOfTwo, kMaxReduceTile);
+    }
+    space->DefineOther(KnobName(ts.writer, "unroll"), {0, 1});
+  }
+  for (const Tensor& t : sketch->inline_choices) {
+    space->DefineOther(absl::StrCat("inline_", t.name()), {1, 0});
+  }
+  space->DefineOther("parallel", {1, 0});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<schedule::Schedule>> ApplyGeneratedSchedule(
+    const std::vector<te::Tensor>& args, const codegen::Target& target, const Config& config) {
+  if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+  if (config.space == nullptr)
+    return absl::InternalError("generated space: a config with no space");
+  absl::StatusOr<Sketch> sketch = MakeSketch(args);
+  if (!sketch.ok()) return sketch.status();
+  absl::StatusOr<std::unique_ptr<schedule::Schedule>> sch =
+      schedule::Schedule::Create({args.back()});
+  if (!sch.ok()) return sch.status();
+  absl::StatusOr<int64_t> parallel = config.Other("parallel");
+  if (!parallel.ok()) return parallel.status();
+  for (const Tensor& t : sketch->inlined) {
+    absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
+    if (!st.ok()) return st.status();
+    if (absl::Status s = (*st)->ComputeInline(); !s.ok()) return s;
+  }
+  for (const Tensor& t : sketch->inline_choices) {
+    absl::StatusOr<int64_t> inline_it = config.Other(absl::StrCat("inline_", t.name()));
+    if (!inline_it.ok()) return inline_it.status();
+    absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
+    if (!st.ok()) return st.status();
+    if (*inline_it != 0) {
+      if (absl::Status s = (*st)->ComputeInline(); !s.ok()) return s;
+    } else if (*parallel != 0) {
+      if (absl::Status s = (*st)->Parallel((*st)->axis(0)); !s.ok()) return s;
+    }
+  }
+  for (const TiledStage& ts : sketch->tiled) {
+    if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get()); !s.ok()) return s;
+  }
+  return sch;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,44 @@
+// Schedule spaces generated from a program's stage graph (see sketch.h for the rules): an
+// ordinary ConfigSpace whose knobs are the sketch's tile sizes, inlining choices, unrolling
+// and parallelism, so every search strategy, the cost model's features and replay work on it
+// unchanged.
+//
+// Knobs, for each tiled stage W (names prefixed "W."):
+//   tile_<axis>     the writer's spatial axes split (outer, inner) by any power of two up to the
+//                   extent (non-divisors leave a guarded tail that loop partitioning peels):
+//                   the last axis, vectorized, up to 64; the others, unrolled register rows,
+//                   up to 16 (only when there is an accumulator);
+//   tile_<raxis>    each reduction axis split (outer, inner), inner up to 16;
+//   unroll          unroll the inner reduction loops (0/1);
+// and for the program: `parallel` (fuse each writer's outer loops and run them on all cores),
+// and `inline_<stage>` for an elementwise stage read by a reduction (1: inline, 0: compute at
+// the top level).
+#ifndef TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_
+#define TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/codegen/target.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/te/tensor.h"
+#include "tuner/space/config_space.h"
+
+namespace tunefarm::tuner {
+
+// Defines the generated knobs of the program `args` (inputs, then the output) on `target`.
+// InvalidArgument: see MakeSketch. Unimplemented: a CUDA target (generated GPU spaces are not
+// built yet; use a template).
+absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
+                                  const codegen::Target& target, ConfigSpace* space);
+
+// The program scheduled per `config`, a point of the space DefineGeneratedSpace defined for
+// the same program and target. Internal: a config from another space; InvalidArgument or
+// FailedPrecondition: a schedule primitive refused the config.
+absl::StatusOr<std::unique_ptr<schedule::Schedule>> ApplyGeneratedSchedule(
+    const std::vector<te::Tensor>& args, const codegen::Target& target, const Config& config);
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_

@@ -1,0 +1,148 @@
+// Every generated space must be correct at every point: random configs of each example
+// program (and of the templates' operators under --space generated) are built, run and
+// compared with the unscheduled program.
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/runtime/ndarray.h"
+#include "gtest/gtest.h"
+#include "tuner/generated/generated_template.h"
+#include "tuner/generated/program_template.h"
+#include "tuner/templates/registry.h"
+#include "tuner/templates/template_testing.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+constexpr int kConfigsPerSpace = 6;
+
+std::string ReadExample(const std::string& name) {
+  std::ifstream in("examples/programs/" + name + ".te");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Shapes chosen so no tile divides them evenly.
+struct ProgramCase {
+  std::string file;
+  absl::flat_hash_map<std::string, int64_t> shapes;
+};
+
+const std::vector<ProgramCase>& ProgramCases() {
+  static const auto* cases = new std::vector<ProgramCase>{
+      {"dense", {{"M", 13}, {"N", 37}, {"K", 21}}},
+      {"dense_bias_relu", {{"M", 9}, {"N", 35}, {"K", 19}}},
+      {"dense_bias_gelu", {{"M", 5}, {"N", 33}, {"K", 17}}},
+      {"batch_matmul", {{"B", 2}, {"M", 7}, {"N", 19}, {"K", 11}}},
+      {"layer_norm", {{"N", 6}, {"D", 45}}},
+      {"max_pool", {{"N", 1}, {"C", 3}, {"H", 15}, {"W", 12}}},
+      {"global_avg_pool", {{"N", 2}, {"C", 5}, {"H", 7}, {"W", 6}}},
+      {"conv2d_bias_relu", {{"N", 1}, {"C", 3}, {"H", 9}, {"W", 7}, {"F", 5}}},
+      {"depthwise_conv2d", {{"N", 1}, {"C", 5}, {"H", 10}, {"W", 9}}},
+      {"attention_softmax", {{"Hd", 2}, {"L", 9}, {"D", 8}}},
+      {"stencil5", {{"H", 11}, {"W", 29}}},
+      {"int8_gemm", {{"M", 5}, {"N", 19}, {"K", 30}}},
+  };
+  return *cases;
+}
+
+// Builds kConfigsPerSpace configs spread over the space (the first, the last and evenly in
+// between) and checks each against the unscheduled program.
+void CheckSpace(const Template& t, const Workload& w) {
+  const codegen::Target host = codegen::HostTarget();
+  ConfigSpace space;
+  ASSERT_TRUE(t.DefineSpace(w, host, &space).ok());
+  ASSERT_GT(space.size(), 1) << space.Describe();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref = RunConfig(t, w, host, nullptr, 11);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  for (int i = 0; i < kConfigsPerSpace; ++i) {
+    const int64_t index = (space.size() - 1) / (kConfigsPerSpace - 1) * i;
+    absl::StatusOr<Config> config = space.Get(index);
+    ASSERT_TRUE(config.ok());
+    absl::StatusOr<std::vector<runtime::NDArray>> out = RunConfig(t, w, host, &*config, 11);
+    ASSERT_TRUE(out.ok()) << w.ToString() << " " << config->ToJson() << ": " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+        << w.ToString() << " " << config->ToJson();
+  }
+}
+
+class ProgramSpaceTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ProgramSpaceTest, RandomConfigs_MatchUnscheduledProgram) {
+  const ProgramCase& c = ProgramCases()[GetParam()];
+  const std::string text = ReadExample(c.file);
+  ASSERT_FALSE(text.empty()) << c.file;
+  absl::StatusOr<std::shared_ptr<const ProgramTemplate>> t = ProgramTemplate::Create(c.file, text);
+  ASSERT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<std::vector<int64_t>> args = (*t)->ArgsFor(c.shapes);
+  ASSERT_TRUE(args.ok()) << args.status();
+  absl::StatusOr<ir::DataType> dtype = (*t)->OutputType(*args);
+  ASSERT_TRUE(dtype.ok()) << dtype.status();
+  absl::StatusOr<Workload> w = (*t)->MakeWorkload(*args, *dtype);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE(absl::StartsWith(w->template_name, absl::StrCat("expr:", c.file, ":")));
+  CheckSpace(**t, *w);
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ProgramSpaceTest,
+                         ::testing::Range(0, static_cast<int>(ProgramCases().size())),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return ProgramCases()[info.param].file;
+                         });
+
+TEST(GeneratedTemplateSpace, TemplateOperators_RandomConfigsMatchReference) {
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
+      {"dense", {13, 37, 21}},
+      {"batch_matmul", {2, 7, 19, 11}},
+      {"conv2d", {1, 3, 9, 9, 4, 3, 3, 1, 1}},
+      {"depthwise_conv2d", {1, 4, 10, 10, 3, 3, 2, 1}},
+  };
+  for (const auto& [name, args] : cases) {
+    absl::StatusOr<const Template*> base = FindTemplate(name);
+    ASSERT_TRUE(base.ok()) << base.status();
+    std::shared_ptr<const Template> t = WithGeneratedSpace(*base);
+    EXPECT_EQ(t->name(), "generated:" + name);
+    absl::StatusOr<Workload> w = t->MakeWorkload(args, ir::DataType::Float(32));
+    ASSERT_TRUE(w.ok()) << name << ": " << w.status();
+    CheckSpace(*t, *w);
+  }
+}
+
+TEST(ProgramTemplate, Identity_LayoutFreeHashAndNamedArgs) {
+  auto a = ProgramTemplate::Create("d", "A = input(float32, [M, K])\nB[i, k] = A[i, k] * 2\n");
+  auto b = ProgramTemplate::Create("d", "A=input(float32,[M,K]) # same\nB[i,k]=(A[i,k]*2)");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ((*a)->name(), (*b)->name());
+  EXPECT_EQ((*a)->args_doc(), "M,K");
+  auto c = ProgramTemplate::Create("d", "A = input(float32, [M, K])\nB[i, k] = A[i, k] * 3\n");
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE((*a)->name(), (*c)->name());
+  std::string name, hash;
+  ASSERT_TRUE(ParseProgramTemplateName((*a)->name(), &name, &hash).ok());
+  EXPECT_EQ(name, "d");
+  EXPECT_EQ(hash.size(), 16u);
+  EXPECT_EQ(*(*a)->ArgsFor({{"K", 3}, {"M", 2}}), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(absl::StrContains((*a)->ArgsFor({{"M", 2}}).status().message(),
+                                "shape variable K has no value"));
+  EXPECT_TRUE(absl::StrContains((*a)->ArgsFor({{"M", 2}, {"K", 2}, {"Q", 1}}).status().message(),
+                                "'Q' is not a shape variable"));
+  EXPECT_EQ(ProgramTemplate::Create("bad name", "A = input(float32, [M])").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(ProgramTemplate::Create("p", "A = input(").status().message(),
+                                "line 1, column 11"));
+  // A CUDA target has no generated space yet: a clear error, not a crash.
+  auto w = (*a)->MakeWorkload({4, 4}, ir::DataType::Float(32));
+  ASSERT_TRUE(w.ok());
+  ConfigSpace space;
+  absl::StatusOr<codegen::Target> cuda = codegen::ParseTarget("cuda -arch=sm_90");
+  ASSERT_TRUE(cuda.ok());
+  EXPECT_EQ((*a)->DefineSpace(*w, *cuda, &space).code(), absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner

@@ -1,0 +1,127 @@
+#include "tuner/generated/sketch.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/ir_visitor.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using te::Tensor;
+
+bool IsReduction(const Tensor& t) {
+  return t.compute() != nullptr && !t.compute()->reduce_axis.empty();
+}
+
+// True when every load of `producer` in `consumer`'s body is at exactly the consumer's own
+// axes, in order: the consumer reads it element for element.
+class IdentityReads : public ir::IRVisitor {
+ public:
+  IdentityReads(const te::OperationNode* producer, const te::ComputeOpNode* consumer)
+      : producer_(producer), consumer_(consumer) {}
+  bool ok = true;
+
+ protected:
+  void Visit_(const ir::LoadNode* op) override {
+    if (te::AsOperation(op->buffer) == producer_) {
+      if (op->indices.size() != consumer_->axis.size()) {
+        ok = false;
+      } else {
+        for (size_t d = 0; d < op->indices.size(); ++d) {
+          const auto* v = op->indices[d].as<ir::VarNode>();
+          ok &= v != nullptr && v == consumer_->axis[d]->var.get();
+        }
+      }
+    }
+    IRVisitor::Visit_(op);
+  }
+
+ private:
+  const te::OperationNode* producer_;
+  const te::ComputeOpNode* consumer_;
+};
+
+// The tensors a body reads, each once, in first-use order.
+class ProducerCollector : public ir::IRVisitor {
+ public:
+  std::vector<Tensor> producers;
+
+ protected:
+  void Visit_(const ir::LoadNode* op) override {
+    if (auto t = std::dynamic_pointer_cast<const te::OperationNode>(op->buffer)) {
+      if (std::find(producers.begin(), producers.end(), Tensor(t)) == producers.end()) {
+        producers.push_back(Tensor(t));
+      }
+    }
+    IRVisitor::Visit_(op);
+  }
+};
+
+std::vector<Tensor> Producers(const ir::Expr& body) {
+  ProducerCollector c;
+  c.Visit(body);
+  return c.producers;
+}
+
+}  // namespace
+
+absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args) {
+  if (args.empty() || args.back().compute() == nullptr) {
+    return absl::InvalidArgumentError("generated space: the output must be a computed tensor");
+  }
+  const Tensor output = args.back();
+  // Every computed stage, producers first (depth-first post-order from the output).
+  std::vector<Tensor> order;
+  absl::flat_hash_map<const te::OperationNode*, std::vector<Tensor>> readers;
+  absl::flat_hash_set<const te::OperationNode*> seen;
+  std::vector<std::pair<Tensor, bool>> stack = {{output, false}};
+  while (!stack.empty()) {
+    auto [t, expanded] = stack.back();
+    stack.pop_back();
+    if (expanded) {
+      order.push_back(t);
+      continue;
+    }
+    if (!seen.insert(t.op()).second) continue;
+    stack.push_back({t, true});
+    if (t.compute() == nullptr) continue;
+    for (const Tensor& in : Producers(t.compute()->body)) {
+      readers[in.op()].push_back(t);
+      if (in.compute() != nullptr && !seen.contains(in.op())) stack.push_back({in, false});
+    }
+  }
+  Sketch sketch;
+  absl::flat_hash_set<const te::OperationNode*> fused;
+  for (const Tensor& t : order) {
+    if (t.compute() == nullptr || t == output || IsReduction(t)) continue;
+    bool feeds_reduction = false;
+    for (const Tensor& r : readers[t.op()]) feeds_reduction |= IsReduction(r);
+    (feeds_reduction ? sketch.inline_choices : sketch.inlined).push_back(t);
+  }
+  for (const Tensor& t : order) {
+    if (!IsReduction(t)) continue;
+    const std::vector<Tensor>& rs = readers[t.op()];
+    const bool fusable = t != output && rs.size() == 1 && rs[0] == output && !IsReduction(output) &&
+                         output.ndim() == t.ndim() && [&] {
+                           IdentityReads check(t.op(), output.compute());
+                           check.Visit(output.compute()->body);
+                           return check.ok;
+                         }();
+    if (fusable) {
+      sketch.tiled.push_back(TiledStage{output, t, false});
+      fused.insert(output.op());
+    } else {
+      sketch.tiled.push_back(TiledStage{t, t, true});
+    }
+  }
+  if (!IsReduction(output) && !fused.contains(output.op())) {
+    sketch.tiled.push_back(TiledStage{output, Tensor(), false});
+  }
+  return sketch;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,46 @@
+// The structure of a generated schedule, read from a program's stage graph by rules in the
+// manner of Ansor's sketches (no per-operator code):
+//   - an elementwise stage that is not the output is inlined into its readers; one that feeds
+//     a reduction (a padding stage) may instead be computed at the top level (a knob);
+//   - every reduction gets multi-level tiling with a local accumulator: when its only reader
+//     is the elementwise output of the same shape, reading it element for element (bias,
+//     activation), the reduction is computed inside the output's tile (compute_at) and the
+//     output is the tiled writer; otherwise the reduction is tiled on its own, with a
+//     cache_write accumulator;
+//   - an elementwise output with no such reduction is tiled along its last (contiguous) axis.
+#ifndef TUNEFARM_TUNER_GENERATED_SKETCH_H_
+#define TUNEFARM_TUNER_GENERATED_SKETCH_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/te/tensor.h"
+
+namespace tunefarm::tuner {
+
+// One tiled stage: `writer` is tiled and its outer loops fused and run in parallel; the
+// `accumulator` (a reduction; null for a plain elementwise writer) is computed inside the
+// writer's tile. With cache_write, writer and accumulator are the same reduction: the schedule
+// splits it into a local accumulator and its copy-out.
+struct TiledStage {
+  te::Tensor writer;
+  te::Tensor accumulator;  // Undefined when the writer has no reduction to accumulate.
+  bool cache_write = false;
+};
+
+struct Sketch {
+  // Elementwise producers inlined into their readers.
+  std::vector<te::Tensor> inlined;
+  // Elementwise producers read by a reduction: inlined, or computed at the top level (knob).
+  std::vector<te::Tensor> inline_choices;
+  // The tiled stages, producers first; the last one writes the output.
+  std::vector<TiledStage> tiled;
+};
+
+// The sketch of the program whose output is args.back() (args: inputs then output).
+// InvalidArgument: an output that is not computed, or an output of rank 0.
+absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args);
+
+}  // namespace tunefarm::tuner
+
+#endif  // TUNEFARM_TUNER_GENERATED_SKETCH_H_
