@@ -1,13 +1,20 @@
-// `tunefarm tune OPERATOR --shape ...`: runs a tuning job and shows its progress. Without
+// `tunefarm tune OPERATOR --shape ...` or `tunefarm tune --expr FILE --shape M=...,N=...`: runs a
+// tuning job and shows its progress. Without
 // --service the job runs in this process, on the embedded local farm unless --tracker is given.
+#include <algorithm>
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -17,15 +24,21 @@
 #include "cli/subcommand.h"
 #include "cli/tuning_setup.h"
 #include "common/transport.h"
+#include "tuner/service/task_spec.h"
 #include "tuner/templates/registry.h"
-#include "tuner/tuning/task.h"
 
 ABSL_DECLARE_FLAG(std::string, target);
 ABSL_DECLARE_FLAG(std::string, key);
 ABSL_FLAG(std::string, shape, "",
           "Shape arguments, comma-separated: dense M,N,K; batch_matmul B,M,N,K; conv2d "
           "N,C,H,W,K,R,S,stride,pad; depthwise_conv2d N,C,H,W,R,S,stride,pad; softmax M,N; "
-          "bias_relu M,N.");
+          "bias_relu M,N. With --expr, the program's shape variables by name: M=128,N=768,K=768.");
+ABSL_FLAG(std::string, expr, "",
+          "A file holding a program of the tensor-expression language to tune instead of a "
+          "template (see tuner/README.md); its space is generated.");
+ABSL_FLAG(std::string, space, "template",
+          "For a template: 'template' (its own space) or 'generated' (the space generated from "
+          "its computation, as for programs).");
 ABSL_FLAG(std::string, dtype, "float32", "Element type.");
 ABSL_FLAG(int, trials, 1000, "Measurements to make.");
 ABSL_FLAG(std::string, strategy, "xgb", "Search: xgb, xgb_reg, ga, random or grid.");
@@ -38,24 +51,62 @@ ABSL_FLAG(std::string, name, "", "Job name (default: the workload).");
 namespace tunefarm::cli {
 namespace {
 
-absl::StatusOr<v1::JobSpec> SpecFromFlags(const std::vector<std::string>& positional) {
-  if (positional.size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected one OPERATOR (", absl::StrJoin(tuner::TemplateNames(), ", "), ")"));
-  }
-  v1::JobSpec spec;
-  v1::TaskSpec* task = spec.add_tasks();
-  task->set_template_name(positional[0]);
+// The task of a program file: its text, its name (the file's stem) and NAME=VALUE shapes.
+absl::Status ProgramTaskFromFlags(const std::string& path, v1::TaskSpec* task) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("--expr: cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  task->set_program(text.str());
+  std::string stem = std::filesystem::path(path).stem().string();
+  std::replace_if(
+      stem.begin(), stem.end(), [](char c) { return !absl::ascii_isalnum(c) && c != '-'; }, '_');
+  task->set_program_name(stem.substr(0, 64));
   for (absl::string_view part :
        absl::StrSplit(absl::GetFlag(FLAGS_shape), ',', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
     int64_t v;
-    if (!absl::SimpleAtoi(part, &v)) {
-      return absl::InvalidArgumentError(absl::StrCat("--shape: '", part, "' is not an integer"));
+    if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shape: '", part, "' is not NAME=VALUE (e.g. M=128)"));
     }
-    task->add_args(v);
+    (*task->mutable_shapes())[std::string(absl::StripAsciiWhitespace(kv.first))] = v;
   }
-  if (task->args_size() == 0) return absl::InvalidArgumentError("--shape is required");
-  task->set_dtype(absl::GetFlag(FLAGS_dtype));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::JobSpec> SpecFromFlags(const std::vector<std::string>& positional) {
+  v1::JobSpec spec;
+  v1::TaskSpec* task = spec.add_tasks();
+  const std::string expr = absl::GetFlag(FLAGS_expr);
+  const std::string space = absl::GetFlag(FLAGS_space);
+  if (space != "template" && space != "generated") {
+    return absl::InvalidArgumentError("--space is 'template' or 'generated'");
+  }
+  if (!expr.empty()) {
+    if (!positional.empty()) {
+      return absl::InvalidArgumentError("give either an OPERATOR or --expr FILE, not both");
+    }
+    if (absl::Status s = ProgramTaskFromFlags(expr, task); !s.ok()) return s;
+  } else {
+    if (positional.size() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat("expected one OPERATOR (",
+                                                     absl::StrJoin(tuner::TemplateNames(), ", "),
+                                                     ") or --expr FILE"));
+    }
+    task->set_template_name(space == "generated" ? absl::StrCat("generated:", positional[0])
+                                                 : positional[0]);
+    for (absl::string_view part :
+         absl::StrSplit(absl::GetFlag(FLAGS_shape), ',', absl::SkipEmpty())) {
+      int64_t v;
+      if (!absl::SimpleAtoi(part, &v)) {
+        return absl::InvalidArgumentError(absl::StrCat("--shape: '", part, "' is not an integer"));
+      }
+      task->add_args(v);
+    }
+    if (task->args_size() == 0) return absl::InvalidArgumentError("--shape is required");
+    task->set_dtype(absl::GetFlag(FLAGS_dtype));
+  }
   spec.set_name(absl::GetFlag(FLAGS_name));
   spec.set_target(absl::GetFlag(FLAGS_target));
   spec.set_trials(absl::GetFlag(FLAGS_trials));
@@ -66,8 +117,7 @@ absl::StatusOr<v1::JobSpec> SpecFromFlags(const std::vector<std::string>& positi
   spec.set_top_k(absl::GetFlag(FLAGS_top_k) == 0 ? -1 : absl::GetFlag(FLAGS_top_k));
   if (spec.trials() <= 0) return absl::InvalidArgumentError("--trials must be positive");
   // Validate the workload here, before a farm is started for it.
-  auto valid = tuner::MakeTask(task->template_name(), {task->args().begin(), task->args().end()},
-                               task->dtype(), spec.target(), "validate");
+  auto valid = tuner::MakeTaskFromSpec(*task, spec.target(), "validate");
   if (!valid.ok()) return valid.status();
   return spec;
 }

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -18,6 +21,12 @@ std::string Duration(double s) {
 }
 
 std::string TaskName(const v1::TaskSpec& t) {
+  if (!t.program().empty()) {
+    std::vector<std::pair<std::string, int64_t>> shapes(t.shapes().begin(), t.shapes().end());
+    std::sort(shapes.begin(), shapes.end());
+    return absl::StrCat(t.program_name().empty() ? "program" : t.program_name(), "[",
+                        absl::StrJoin(shapes, ",", absl::PairFormatter("=")), "]");
+  }
   return absl::StrCat(t.template_name(), "[", absl::StrJoin(t.args(), ","), "]");
 }
 

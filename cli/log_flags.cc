@@ -20,7 +20,9 @@ absl::StatusOr<std::unique_ptr<db::TuningLog>> OpenLogFromFlags(bool read_only) 
 }
 
 absl::StatusOr<WorkloadSpec> ParseWorkloadSpec(const std::string& text) {
-  size_t colon = text.find(':');
+  // Template names may hold ':' themselves ("expr:NAME:HASH", "generated:dense"): the args
+  // start at ":[".
+  size_t colon = text.find(":[");
   WorkloadSpec spec;
   spec.template_name = text.substr(0, colon);
   if (spec.template_name.empty()) {

@@ -20,8 +20,9 @@ constexpr absl::string_view kTarget[] = {"target"};
 constexpr absl::string_view kListen[] = {"host", "port"};
 constexpr absl::string_view kLog[] = {"db"};
 constexpr absl::string_view kLogFilter[] = {"workload", "device_key"};
-constexpr absl::string_view kTune[] = {"shape",          "dtype", "trials", "strategy", "batch",
-                                       "early_stopping", "seed",  "top_k",  "name"};
+constexpr absl::string_view kTune[] = {"shape",  "expr",     "space", "dtype",
+                                       "trials", "strategy", "batch", "early_stopping",
+                                       "seed",   "top_k",    "name"};
 constexpr absl::string_view kTracker[] = {
     "max_queue", "heartbeat_timeout_s", "noise_threshold", "max_message_mb",
     "keys",      "drain_timeout_s"};
@@ -36,7 +37,7 @@ constexpr absl::string_view kVersion[] = {"short"};
 constexpr Subcommand kSubcommands[] = {
     {"tune",
      "Tune an operator on a farm (embedded local farm without --tracker).",
-     "OPERATOR",
+     "OPERATOR | --expr FILE",
      {kTune, kSetup, kFarm, kDevice, kLog},
      RunTune,
      ""},

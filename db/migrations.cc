@@ -104,11 +104,19 @@ UPDATE records SET error_class = 10
   WHERE error_class = 4 AND error_message LIKE 'kernel ran out of memory%';
 )sql";
 
+// Version 5: the texts of tensor-expression programs, so a program's records (template name
+// "expr:NAME:HASH") can be rebuilt for best, export, resume and transfer learning.
+constexpr char kSchemaV5[] = R"sql(
+CREATE TABLE programs(
+  hash TEXT PRIMARY KEY,             -- 16 hex digits of FNV-1a 64 of the canonical text
+  name TEXT NOT NULL,
+  text TEXT NOT NULL,                -- the canonical text
+  created_at REAL NOT NULL
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1},
-    {2, kSchemaV2},
-    {3, kSchemaV3},
-    {4, kSchemaV4},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
 };
 static_assert(std::size(kMigrations) == kCurrentSchemaVersion, "one migration per schema version");
 

@@ -601,6 +601,39 @@ absl::StatusOr<JobInfo> TuningLog::GetJob(int64_t job_id) const {
   return job;
 }
 
+absl::Status TuningLog::SaveProgram(const std::string& hash, const std::string& name,
+                                    const std::string& text, double created_at) {
+  if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("program hash '", hash, "' is not 16 lowercase hex digits"));
+  }
+  if (text.empty()) return absl::InvalidArgumentError("empty program text");
+  absl::MutexLock lock(&write_mu_);
+  if (writer_ == nullptr) return absl::FailedPreconditionError("tuning log opened read-only");
+  absl::StatusOr<Statement> s = writer_->Prepare(
+      "INSERT OR IGNORE INTO programs(hash, name, text, created_at) VALUES (?1, ?2, ?3, ?4)");
+  if (!s.ok()) return s.status();
+  s->BindText(1, hash).BindText(2, name).BindText(3, text).BindDouble(4, created_at);
+  return WithContext(s->Run(), "save program");
+}
+
+absl::StatusOr<std::string> TuningLog::ProgramText(const std::string& hash) const {
+  std::string text;
+  absl::Status st =
+      WithReader("SELECT text FROM programs WHERE hash = ?1", [&](Statement& s) -> absl::Status {
+        s.BindText(1, hash);
+        absl::StatusOr<bool> row = s.Step();
+        if (!row.ok()) return row.status();
+        if (!*row) {
+          return absl::NotFoundError(absl::StrCat("no program with hash ", hash, " in ", path_));
+        }
+        text = s.ColumnText(0);
+        return absl::OkStatus();
+      });
+  if (!st.ok()) return st;
+  return text;
+}
+
 absl::StatusOr<std::vector<WorkloadStats>> TuningLog::Stats(const RecordFilter& filter) const {
   std::vector<WorkloadStats> out;
   absl::Status st = WithReader(kStats, [&](Statement& s) -> absl::Status {

@@ -178,6 +178,15 @@ class TuningLog {
   // The job row. NotFound: no such job.
   absl::StatusOr<JobInfo> GetJob(int64_t job_id) const;
 
+  // Keeps the canonical text of a tensor-expression program under its hash (16 hex digits, as
+  // in its template name "expr:NAME:HASH"); saving the same hash again is a no-op.
+  // InvalidArgument: a hash that is not 16 hex digits, an empty text; FailedPrecondition: a
+  // read-only log.
+  absl::Status SaveProgram(const std::string& hash, const std::string& name,
+                           const std::string& text, double created_at);
+  // The text saved under `hash`. NotFound: none.
+  absl::StatusOr<std::string> ProgramText(const std::string& hash) const;
+
   // Per (workload, target) statistics, ordered by template, args, target.
   absl::StatusOr<std::vector<WorkloadStats>> Stats(const RecordFilter& filter = {}) const;
 

@@ -63,6 +63,19 @@ TEST_F(TuningLogTest, BestK_MixedRecords_FastestDistinctValidConfigs) {
   EXPECT_EQ((*best)[0].record.device.cpu_model, "AMD Ryzen 9 7950X");
 }
 
+TEST_F(TuningLogTest, SaveProgram_KeptByHash_SavedOnceAndCheckedInput) {
+  const std::string text = "A = input(float32, [N])\nB[i] = A[i] * 2\n";
+  ASSERT_TRUE(log_->SaveProgram("0123456789abcdef", "double", text, 1.0).ok());
+  ASSERT_TRUE(log_->SaveProgram("0123456789abcdef", "double", "ignored", 2.0).ok());
+  auto got = log_->ProgramText("0123456789abcdef");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, text);
+  EXPECT_EQ(log_->ProgramText("ffffffffffffffff").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(log_->SaveProgram("XYZ", "p", text, 1.0).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(log_->SaveProgram("0123456789abcdef", "p", "", 1.0).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(TuningLogTest, BestK_OnlyInvalidRecords_NotFound) {
   Workload w = DenseWorkload(64, 64, 64);
   InsertOk({MakeErrorRecord(w, 1, ErrorClass::kBuildError)});

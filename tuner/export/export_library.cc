@@ -112,6 +112,11 @@ std::string KernelSymbol(const db::Workload& w) {
   if (absl::StatusOr<WorkloadArgs> parsed = ParseWorkloadArgs(w.args); parsed.ok()) {
     out = absl::StrCat(w.template_name, "_", absl::StrJoin(parsed->args, "_"), "_", parsed->dtype);
   }
+  // A C identifier: a program's "expr:NAME:HASH" or "generated:dense" name keeps its parts
+  // with '_' between them.
+  for (char& c : out) {
+    if (!absl::ascii_isalnum(c) && c != '_') c = '_';
+  }
   return out;
 }
 
@@ -129,7 +134,8 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
   std::string decls;
   for (size_t i = 0; i < workloads.size(); ++i) {
     const db::BestRecord& b = (*best)[i];
-    auto task = MakeTaskFor(workloads[i], options.target, "export");
+    auto task = MakeTaskFor(workloads[i], options.target, "export",
+                            [&](const std::string& hash) { return log.ProgramText(hash); });
     if (!task.ok()) return task.status();
     std::optional<int64_t> index = b.record.config_index;
     if (!b.exact) {

@@ -7,7 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/random_token.h"
 #include "common/version.h"
+#include "tuner/generated/program_template.h"
 #include "tuner/service/task_scheduler.h"
+#include "tuner/service/task_spec.h"
 #include "tuner/tuning/tuner.h"
 
 namespace tunefarm::tuner {
@@ -77,9 +79,7 @@ absl::StatusOr<std::vector<TuneTask>> JobManager::Validate(v1::JobSpec& spec) co
   }
   std::vector<TuneTask> tasks;
   for (const v1::TaskSpec& t : spec.tasks()) {
-    auto task =
-        MakeTask(t.template_name(), {t.args().begin(), t.args().end()},
-                 t.dtype().empty() ? "float32" : t.dtype(), spec.target(), spec.device_key());
+    auto task = MakeTaskFromSpec(t, spec.target(), spec.device_key());
     if (!task.ok()) return task.status();
     tasks.push_back(*std::move(task));
   }
@@ -120,6 +120,22 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
     auto id = options_.log->CreateJob(info);
     if (!id.ok()) return id.status();
     log_job_id = *id;
+    // A program's records name it by hash; its text is kept beside them so best, export and
+    // resume can rebuild it.
+    for (const TuneTask& t : *tasks) {
+      const std::string text = ProgramTextOf(t);
+      if (text.empty()) continue;
+      std::string name, hash;
+      if (absl::Status s = ParseProgramTemplateName(t.workload.template_name, &name, &hash);
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = options_.log->SaveProgram(hash, name, text,
+                                                     absl::ToUnixSeconds(options_.clock->Now()));
+          !s.ok()) {
+        return s;
+      }
+    }
   }
   auto job = std::make_shared<Job>();
   job->tasks = *std::move(tasks);
@@ -135,7 +151,12 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& requested) {
     job->status.set_trials_total(spec.trials());
     job->status.set_log_job_id(log_job_id);
     job->status.set_farm_job_id(absl::StrCat(id, "-", log_job_id, "-", RandomToken().substr(0, 8)));
-    for (const v1::TaskSpec& t : spec.tasks()) *job->status.add_tasks()->mutable_spec() = t;
+    for (size_t i = 0; i < job->tasks.size(); ++i) {
+      v1::TaskStatus* ts = job->status.add_tasks();
+      *ts->mutable_spec() = spec.tasks(static_cast<int>(i));
+      ts->set_workload_template(job->tasks[i].workload.template_name);
+      ts->set_workload_args(job->tasks[i].workload.ArgsJson());
+    }
     job->status.set_version(1);
     jobs_[id] = job;
     SaveLocked(job.get());

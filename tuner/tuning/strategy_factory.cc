@@ -53,7 +53,9 @@ TransferHistory LoadHistory(const TuneTask& task, db::TuningLog* log, size_t fea
     if (it == tasks.end()) {
       // A shape this build cannot rebuild (malformed args, a template that changed) is skipped.
       std::optional<TuneTask> other;
-      if (auto t = MakeTaskFor(r.workload, task.target.str, task.device_key); t.ok()) other = *t;
+      auto t = MakeTaskFor(r.workload, task.target.str, task.device_key,
+                           [&](const std::string& hash) { return log->ProgramText(hash); });
+      if (t.ok()) other = *t;
       it = tasks.emplace(r.workload.args, other).first;
       groups.emplace(r.workload.args, static_cast<int>(groups.size()) + 1);
     }
