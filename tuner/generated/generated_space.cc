@@ -170,6 +170,12 @@ absl::StatusOr<std::unique_ptr<schedule::Schedule>> ApplyGeneratedSchedule(
     if (!st.ok()) return st.status();
     if (absl::Status s = (*st)->ComputeInline(); !s.ok()) return s;
   }
+  for (const Tensor& t : sketch->root) {
+    if (*parallel == 0) continue;
+    absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
+    if (!st.ok()) return st.status();
+    if (absl::Status s = (*st)->Parallel((*st)->axis(0)); !s.ok()) return s;
+  }
   for (const Tensor& t : sketch->inline_choices) {
     absl::StatusOr<int64_t> inline_it = config.Other(absl::StrCat("inline_", t.name()));
     if (!inline_it.ok()) return inline_it.status();

@@ -113,6 +113,21 @@ TEST(GeneratedTemplateSpace, TemplateOperators_RandomConfigsMatchReference) {
   }
 }
 
+// A chain of stages that each read their producer twice would inline into 2^40 nodes: the
+// large ones are computed at the top level instead, and the space still builds and runs.
+TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {
+  std::string text = "X = input(float32, [N])\nS0[i] = X[i] * 0.5\n";
+  for (int s = 1; s <= 40; ++s) {
+    absl::StrAppend(&text, "S", s, "[i] = S", s - 1, "[i] + S", s - 1, "[i] * 0.5\n");
+  }
+  absl::StrAppend(&text, "Y[i] = S40[i] + 1.0\n");
+  auto t = ProgramTemplate::Create("chain", text);
+  ASSERT_TRUE(t.ok()) << t.status();
+  auto w = (*t)->MakeWorkload({37}, ir::DataType::Float(32));
+  ASSERT_TRUE(w.ok()) << w.status();
+  CheckSpace(**t, *w);
+}
+
 TEST(ProgramTemplate, Identity_LayoutFreeHashAndNamedArgs) {
   auto a = ProgramTemplate::Create("d", "A = input(float32, [M, K])\nB[i, k] = A[i, k] * 2\n");
   auto b = ProgramTemplate::Create("d", "A=input(float32,[M,K]) # same\nB[i,k]=(A[i,k]*2)");

@@ -61,6 +61,31 @@ class ProducerCollector : public ir::IRVisitor {
   }
 };
 
+// Nodes of a body once the stages it reads are inlined, given each stage's inlined size.
+class InlinedSize : public ir::IRVisitor {
+ public:
+  explicit InlinedSize(const absl::flat_hash_map<const te::OperationNode*, double>* sizes)
+      : sizes_(sizes) {}
+  double nodes = 0;
+
+  using IRVisitor::Visit;
+  void Visit(const ir::Expr& e) override {
+    nodes += 1;
+    IRVisitor::Visit(e);
+  }
+
+ protected:
+  void Visit_(const ir::LoadNode* op) override {
+    if (auto it = sizes_->find(te::AsOperation(op->buffer)); it != sizes_->end()) {
+      nodes += it->second;
+    }
+    IRVisitor::Visit_(op);
+  }
+
+ private:
+  const absl::flat_hash_map<const te::OperationNode*, double>* sizes_;
+};
+
 std::vector<Tensor> Producers(const ir::Expr& body) {
   ProducerCollector c;
   c.Visit(body);
@@ -96,8 +121,19 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args) {
   }
   Sketch sketch;
   absl::flat_hash_set<const te::OperationNode*> fused;
+  // Inlining substitutes a stage's body at every read, so a chain of stages that each read
+  // their producer twice doubles at every step: a stage whose inlined body would exceed
+  // kMaxInlinedNodes is computed at the top level instead (programs come from the network).
+  absl::flat_hash_map<const te::OperationNode*, double> inlined_size;
   for (const Tensor& t : order) {
     if (t.compute() == nullptr || t == output || IsReduction(t)) continue;
+    InlinedSize size(&inlined_size);
+    size.Visit(t.compute()->body);
+    if (size.nodes > kMaxInlinedNodes) {
+      sketch.root.push_back(t);
+      continue;
+    }
+    inlined_size[t.op()] = size.nodes;
     bool feeds_reduction = false;
     for (const Tensor& r : readers[t.op()]) feeds_reduction |= IsReduction(r);
     (feeds_reduction ? sketch.inline_choices : sketch.inlined).push_back(t);
