@@ -1,10 +1,13 @@
 #include "tuner/generated/generated_space.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "tuner/generated/pack_input.h"
 #include "tuner/generated/sketch.h"
 
 namespace tunefarm::tuner {
@@ -25,6 +28,15 @@ int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
 
 std::string KnobName(const Tensor& writer, absl::string_view what) {
   return absl::StrCat(writer.name(), ".", what);
+}
+
+// The tile knob of a reduction axis: "tile_<name>", or "tile_r_<name>" when a spatial axis of
+// the writer has that name (te's default names can repeat: i, j, k spatial and k reduced).
+std::string ReduceKnobName(const Tensor& writer, const IterVar& r) {
+  for (const IterVar& s : writer.compute()->axis) {
+    if (s->name() == r->name()) return KnobName(writer, absl::StrCat("tile_r_", r->name()));
+  }
+  return KnobName(writer, absl::StrCat("tile_", r->name()));
 }
 
 absl::Status CheckTarget(const codegen::Target& target) {
@@ -91,8 +103,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   int64_t reduce_points = 1;
   for (int r = 0; r < static_cast<int>(l.reduce_axes().size()); ++r) {
     IterVar axis = l.reduce_axis(r);
-    absl::StatusOr<std::vector<int64_t>> f =
-        config.Split(KnobName(writer, absl::StrCat("tile_", axis->name())));
+    absl::StatusOr<std::vector<int64_t>> f = config.Split(ReduceKnobName(writer, axis));
     if (!f.ok()) return f.status();
     absl::StatusOr<std::pair<IterVar, IterVar>> split = l.Split(axis, (*f)[1]);
     if (!split.ok()) return split.status();
@@ -122,6 +133,38 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   return absl::OkStatus();
 }
 
+// The program with each input packed whose `pack_` knob is on (see pack_input.h); the block is
+// the vector tile of the reduction's last axis.
+absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
+                                               const Config& config) {
+  absl::StatusOr<Sketch> sketch = MakeSketch(args);
+  if (!sketch.ok()) return sketch.status();
+  std::vector<Tensor> current = args;
+  for (const TiledStage& ts : sketch->tiled) {
+    if (!ts.accumulator.defined()) continue;
+    std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator);
+    if (!pack.has_value()) continue;
+    absl::StatusOr<int64_t> on =
+        config.Other(KnobName(ts.writer, absl::StrCat("pack_", pack->input.name())));
+    if (!on.ok()) return on.status();
+    if (*on == 0) continue;
+    const te::ComputeOpNode* w = ts.writer.compute();
+    absl::StatusOr<std::vector<int64_t>> tile =
+        config.Split(KnobName(ts.writer, absl::StrCat("tile_", w->axis.back()->name())));
+    if (!tile.ok()) return tile.status();
+    // The reduction as it is in the current (possibly already rebuilt) program, by name.
+    Tensor reduction;
+    for (const Tensor& t : ComputeStages(current.back())) {
+      if (t.name() == ts.accumulator.name()) reduction = t;
+    }
+    absl::StatusOr<std::vector<Tensor>> next =
+        PackInput(current, reduction, pack->input, pack->dim, (*tile)[1]);
+    if (!next.ok()) return next.status();
+    current = *std::move(next);
+  }
+  return current;
+}
+
 }  // namespace
 
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
@@ -140,9 +183,12 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
                          last ? kMaxVectorTile : kMaxRowTile);
     }
     if (!ts.accumulator.defined()) continue;
+    if (std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator)) {
+      space->DefineOther(KnobName(ts.writer, absl::StrCat("pack_", pack->input.name())), {0, 1});
+    }
     for (const IterVar& r : ts.accumulator.compute()->reduce_axis) {
-      space->DefineSplit(KnobName(ts.writer, absl::StrCat("tile_", r->name())), Extent(r), 2,
-                         SplitPolicy::kPowerOfTwo, kMaxReduceTile);
+      space->DefineSplit(ReduceKnobName(ts.writer, r), Extent(r), 2, SplitPolicy::kPowerOfTwo,
+                         kMaxReduceTile);
     }
     space->DefineOther(KnobName(ts.writer, "unroll"), {0, 1});
   }
@@ -153,15 +199,26 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<schedule::Schedule>> ApplyGeneratedSchedule(
-    const std::vector<te::Tensor>& args, const codegen::Target& target, const Config& config) {
+absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
+                                                         const codegen::Target& target,
+                                                         const Config& config) {
   if (absl::Status s = CheckTarget(target); !s.ok()) return s;
   if (config.space == nullptr)
     return absl::InternalError("generated space: a config with no space");
-  absl::StatusOr<Sketch> sketch = MakeSketch(args);
+  absl::StatusOr<std::vector<Tensor>> packed_args = PackInputs(args, config);
+  if (!packed_args.ok()) return packed_args.status();
+  std::vector<Tensor> packed;  // The packed copies: the stages the packing added.
+  const std::vector<Tensor> before = ComputeStages(args.back());
+  for (const Tensor& t : ComputeStages(packed_args->back())) {
+    auto same_name = [&](const Tensor& o) { return o.name() == t.name(); };
+    if (std::find_if(before.begin(), before.end(), same_name) == before.end()) {
+      packed.push_back(t);
+    }
+  }
+  absl::StatusOr<Sketch> sketch = MakeSketch(*packed_args, packed);
   if (!sketch.ok()) return sketch.status();
   absl::StatusOr<std::unique_ptr<schedule::Schedule>> sch =
-      schedule::Schedule::Create({args.back()});
+      schedule::Schedule::Create({packed_args->back()});
   if (!sch.ok()) return sch.status();
   absl::StatusOr<int64_t> parallel = config.Other("parallel");
   if (!parallel.ok()) return parallel.status();
@@ -171,10 +228,16 @@ absl::StatusOr<std::unique_ptr<schedule::Schedule>> ApplyGeneratedSchedule(
     if (absl::Status s = (*st)->ComputeInline(); !s.ok()) return s;
   }
   for (const Tensor& t : sketch->root) {
-    if (*parallel == 0) continue;
     absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
     if (!st.ok()) return st.status();
-    if (absl::Status s = (*st)->Parallel((*st)->axis(0)); !s.ok()) return s;
+    if (*parallel != 0) {
+      if (absl::Status s = (*st)->Parallel((*st)->axis(0)); !s.ok()) return s;
+    }
+    if (std::find(packed.begin(), packed.end(), t) != packed.end()) {
+      // A packed copy's innermost dimension is the vector block: contiguous stores.
+      const int rank = static_cast<int>((*st)->root_axes().size());
+      if (absl::Status s = (*st)->Vectorize((*st)->axis(rank - 1)); !s.ok()) return s;
+    }
   }
   for (const Tensor& t : sketch->inline_choices) {
     absl::StatusOr<int64_t> inline_it = config.Other(absl::StrCat("inline_", t.name()));
@@ -190,7 +253,7 @@ absl::StatusOr<std::unique_ptr<schedule::Schedule>> ApplyGeneratedSchedule(
   for (const TiledStage& ts : sketch->tiled) {
     if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get()); !s.ok()) return s;
   }
-  return sch;
+  return GeneratedSchedule{*std::move(packed_args), *std::move(sch)};
 }
 
 }  // namespace tunefarm::tuner

@@ -8,7 +8,9 @@
 //                   extent (non-divisors leave a guarded tail that loop partitioning peels):
 //                   the last axis, vectorized, up to 64; the others, unrolled register rows,
 //                   up to 16 (only when there is an accumulator);
-//   tile_<raxis>    each reduction axis split (outer, inner), inner up to 16;
+//   tile_<raxis>    each reduction axis split (outer, inner), inner up to 16 (tile_r_<raxis>
+//                   when a spatial axis has the same name);
+//   pack_<input>    read an input through a copy packed for the vector axis (pack_input.h);
 //   unroll          unroll the inner reduction loops (0/1);
 // and for the program: `parallel` (fuse each writer's outer loops and run them on all cores),
 // and `inline_<stage>` for an elementwise stage read by a reduction (1: inline, 0: compute at
@@ -34,10 +36,17 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
                                   const codegen::Target& target, ConfigSpace* space);
 
 // The program scheduled per `config`, a point of the space DefineGeneratedSpace defined for
-// the same program and target. Internal: a config from another space; InvalidArgument or
-// FailedPrecondition: a schedule primitive refused the config.
-absl::StatusOr<std::unique_ptr<schedule::Schedule>> ApplyGeneratedSchedule(
-    const std::vector<te::Tensor>& args, const codegen::Target& target, const Config& config);
+// the same program and target. The kernel's arguments are `args` again except the output,
+// which is rebuilt when a pack knob rewrote the program (pack_input.h). Internal: a config
+// from another space; InvalidArgument or FailedPrecondition: a schedule primitive refused the
+// config.
+struct GeneratedSchedule {
+  std::vector<te::Tensor> args;
+  std::unique_ptr<schedule::Schedule> sch;
+};
+absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
+                                                         const codegen::Target& target,
+                                                         const Config& config);
 
 }  // namespace tunefarm::tuner
 

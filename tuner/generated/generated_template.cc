@@ -37,10 +37,9 @@ class GeneratedTemplate : public Template {
                                        const Config* config) const override {
     absl::StatusOr<Instance> plain = Plain(w, target);
     if (!plain.ok() || config == nullptr) return plain;
-    absl::StatusOr<std::unique_ptr<schedule::Schedule>> sch =
-        ApplyGeneratedSchedule(plain->args, target, *config);
-    if (!sch.ok()) return TemplateError(name_, sch.status());
-    return Instance{std::move(plain->args), *std::move(sch)};
+    absl::StatusOr<GeneratedSchedule> g = ApplyGeneratedSchedule(plain->args, target, *config);
+    if (!g.ok()) return TemplateError(name_, g.status());
+    return Instance{std::move(g->args), std::move(g->sch)};
   }
 
  private:

@@ -139,10 +139,9 @@ absl::StatusOr<Instance> ProgramTemplate::Instantiate(const Workload& w,
   absl::StatusOr<std::vector<te::Tensor>> built = Build(w.args, nullptr);
   if (!built.ok()) return TemplateError(template_name_, built.status());
   if (config == nullptr) return MakeInstance(*std::move(built));
-  absl::StatusOr<std::unique_ptr<schedule::Schedule>> sch =
-      ApplyGeneratedSchedule(*built, target, *config);
-  if (!sch.ok()) return TemplateError(template_name_, sch.status());
-  return Instance{*std::move(built), *std::move(sch)};
+  absl::StatusOr<GeneratedSchedule> g = ApplyGeneratedSchedule(*built, target, *config);
+  if (!g.ok()) return TemplateError(template_name_, g.status());
+  return Instance{std::move(g->args), std::move(g->sch)};
 }
 
 }  // namespace tunefarm::tuner

@@ -86,22 +86,17 @@ class InlinedSize : public ir::IRVisitor {
   const absl::flat_hash_map<const te::OperationNode*, double>* sizes_;
 };
 
-std::vector<Tensor> Producers(const ir::Expr& body) {
+}  // namespace
+
+std::vector<Tensor> TensorsRead(const ir::Expr& body) {
   ProducerCollector c;
   c.Visit(body);
   return c.producers;
 }
 
-}  // namespace
-
-absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args) {
-  if (args.empty() || args.back().compute() == nullptr) {
-    return absl::InvalidArgumentError("generated space: the output must be a computed tensor");
-  }
-  const Tensor output = args.back();
-  // Every computed stage, producers first (depth-first post-order from the output).
+std::vector<Tensor> ComputeStages(const Tensor& output) {
+  // Depth-first post-order with an explicit stack (programs come from the network).
   std::vector<Tensor> order;
-  absl::flat_hash_map<const te::OperationNode*, std::vector<Tensor>> readers;
   absl::flat_hash_set<const te::OperationNode*> seen;
   std::vector<std::pair<Tensor, bool>> stack = {{output, false}};
   while (!stack.empty()) {
@@ -111,13 +106,25 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args) {
       order.push_back(t);
       continue;
     }
-    if (!seen.insert(t.op()).second) continue;
+    if (t.compute() == nullptr || !seen.insert(t.op()).second) continue;
     stack.push_back({t, true});
-    if (t.compute() == nullptr) continue;
-    for (const Tensor& in : Producers(t.compute()->body)) {
-      readers[in.op()].push_back(t);
+    for (const Tensor& in : TensorsRead(t.compute()->body)) {
       if (in.compute() != nullptr && !seen.contains(in.op())) stack.push_back({in, false});
     }
+  }
+  return order;
+}
+
+absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
+                                  const std::vector<te::Tensor>& at_root) {
+  if (args.empty() || args.back().compute() == nullptr) {
+    return absl::InvalidArgumentError("generated space: the output must be a computed tensor");
+  }
+  const Tensor output = args.back();
+  const std::vector<Tensor> order = ComputeStages(output);
+  absl::flat_hash_map<const te::OperationNode*, std::vector<Tensor>> readers;
+  for (const Tensor& t : order) {
+    for (const Tensor& in : TensorsRead(t.compute()->body)) readers[in.op()].push_back(t);
   }
   Sketch sketch;
   absl::flat_hash_set<const te::OperationNode*> fused;
@@ -127,6 +134,10 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args) {
   absl::flat_hash_map<const te::OperationNode*, double> inlined_size;
   for (const Tensor& t : order) {
     if (t.compute() == nullptr || t == output || IsReduction(t)) continue;
+    if (std::find(at_root.begin(), at_root.end(), t) != at_root.end()) {
+      sketch.root.push_back(t);
+      continue;
+    }
     InlinedSize size(&inlined_size);
     size.Visit(t.compute()->body);
     if (size.nodes > kMaxInlinedNodes) {

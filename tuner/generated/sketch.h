@@ -45,9 +45,17 @@ struct Sketch {
   std::vector<TiledStage> tiled;
 };
 
-// The sketch of the program whose output is args.back() (args: inputs then output).
+// The computed stages of the program that `output` ends, producers before their readers.
+std::vector<te::Tensor> ComputeStages(const te::Tensor& output);
+
+// The tensors `body` reads (inputs and stages), each once, in first-use order.
+std::vector<te::Tensor> TensorsRead(const ir::Expr& body);
+
+// The sketch of the program whose output is args.back() (args: inputs then output). Stages in
+// `at_root` (packed copies of inputs) are computed at the top level whatever they are.
 // InvalidArgument: an output that is not computed, or an output of rank 0.
-absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args);
+absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
+                                  const std::vector<te::Tensor>& at_root = {});
 
 }  // namespace tunefarm::tuner
 

@@ -1,0 +1,160 @@
+#include "tuner/generated/pack_input.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/ir_mutator.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/ir/ir_util.h"
+#include "compiler/ir/ir_visitor.h"
+#include "tuner/generated/sketch.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using ir::Expr;
+using te::Tensor;
+
+Expr I32(int64_t v) { return Expr(static_cast<int>(v)); }
+
+// Finds a load of a placeholder whose index at a non-last dimension is exactly `axis`.
+class CandidateFinder : public ir::IRVisitor {
+ public:
+  explicit CandidateFinder(const ir::VarNode* axis) : axis_(axis) {}
+  std::optional<PackCandidate> found;
+
+ protected:
+  void Visit_(const ir::LoadNode* op) override {
+    auto t = std::dynamic_pointer_cast<const te::OperationNode>(op->buffer);
+    if (!found.has_value() && t != nullptr && t->op_kind == te::OperationNode::Kind::kPlaceholder) {
+      for (size_t d = 0; d + 1 < op->indices.size(); ++d) {
+        if (op->indices[d].as<ir::VarNode>() == axis_) {
+          found = PackCandidate{Tensor(t), static_cast<int>(d)};
+          break;
+        }
+      }
+    }
+    IRVisitor::Visit_(op);
+  }
+
+ private:
+  const ir::VarNode* axis_;
+};
+
+// Rewrites loads: of replaced stages to their new versions; in the packed reader, of the
+// input to the packed copy.
+class LoadRewriter : public ir::IRMutator {
+ public:
+  LoadRewriter(const absl::flat_hash_map<const te::OperationNode*, Tensor>* replaced,
+               const te::OperationNode* input, const Tensor* packed, int dim, int64_t block)
+      : replaced_(replaced), input_(input), packed_(packed), dim_(dim), block_(block) {}
+
+ protected:
+  Expr Mutate_(const ir::LoadNode* op, const Expr& self) override {
+    Expr e = IRMutator::Mutate_(op, self);
+    const auto* load = e.as<ir::LoadNode>();
+    const te::OperationNode* t = te::AsOperation(load->buffer);
+    if (packed_ != nullptr && t == input_) {
+      std::vector<Expr> idx;
+      idx.push_back(ir::floordiv(load->indices[dim_], I32(block_)));
+      for (size_t d = 0; d < load->indices.size(); ++d) {
+        if (static_cast<int>(d) != dim_) idx.push_back(load->indices[d]);
+      }
+      idx.push_back(ir::floormod(load->indices[dim_], I32(block_)));
+      return (*packed_)(std::move(idx));
+    }
+    if (auto it = replaced_->find(t); it != replaced_->end()) return it->second(load->indices);
+    return e;
+  }
+
+ private:
+  const absl::flat_hash_map<const te::OperationNode*, Tensor>* replaced_;
+  const te::OperationNode* input_;
+  const Tensor* packed_;
+  int dim_;
+  int64_t block_;
+};
+
+}  // namespace
+
+std::optional<PackCandidate> FindPackCandidate(const te::Tensor& reduction) {
+  const te::ComputeOpNode* c = reduction.compute();
+  if (c == nullptr || c->reduce_axis.empty() || c->axis.empty()) return std::nullopt;
+  CandidateFinder finder(c->axis.back()->var.as<ir::VarNode>());
+  finder.Visit(c->body);
+  return finder.found;
+}
+
+absl::StatusOr<std::vector<te::Tensor>> PackInput(const std::vector<te::Tensor>& args,
+                                                  const te::Tensor& reduction,
+                                                  const te::Tensor& input, int dim, int64_t block) {
+  if (block < 1 || dim < 0 || dim >= static_cast<int>(input.ndim())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pack ", input.name(), ": bad dimension ", dim, " or block ", block));
+  }
+  std::vector<int64_t> extents;
+  for (const Expr& e : input.shape()) extents.push_back(*ir::AsConstInt(e));
+  const int64_t extent = extents[dim];
+  std::vector<Expr> shape = {I32((extent + block - 1) / block)};
+  for (size_t d = 0; d < extents.size(); ++d) {
+    if (static_cast<int>(d) != dim) shape.push_back(I32(extents[d]));
+  }
+  shape.push_back(I32(block));
+  absl::StatusOr<Tensor> packed = te::Compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) -> Expr {
+        std::vector<Expr> idx;
+        size_t next = 1;
+        Expr row = v[0] * I32(block) + v.back();
+        for (size_t d = 0; d < extents.size(); ++d) {
+          idx.push_back(static_cast<int>(d) == dim ? row : Expr(v[next++]));
+        }
+        Expr value = input(idx);
+        if (extent % block == 0) return value;
+        return ir::select(row < I32(extent), value, ir::MakeConst(input.dtype(), 0));
+      },
+      absl::StrCat(input.name(), "_packed"));
+  if (!packed.ok()) return packed.status();
+
+  const std::vector<Tensor> order = ComputeStages(args.back());
+  absl::flat_hash_map<const te::OperationNode*, Tensor> replaced;
+  bool reads_input = false;
+  for (const Tensor& t : order) {
+    const bool is_reader = t == reduction;
+    const Tensor* p = is_reader ? &*packed : nullptr;
+    LoadRewriter rewrite(&replaced, input.op(), p, dim, block);
+    const te::ComputeOpNode* c = t.compute();
+    Expr body = rewrite.Mutate(c->body);
+    if (body.same_as(c->body)) continue;
+    reads_input |= is_reader;
+    std::vector<Expr> out_shape;
+    std::vector<std::string> names;
+    for (const te::IterVar& iv : c->axis) {
+      out_shape.push_back(iv->dom.extent);
+      names.push_back(iv->name());
+    }
+    absl::StatusOr<Tensor> rebuilt = te::Compute(
+        out_shape,
+        [&](const std::vector<ir::Var>& v) {
+          ir::VarMap vmap;
+          for (size_t d = 0; d < v.size(); ++d) vmap[c->axis[d]->var.as<ir::VarNode>()] = v[d];
+          return ir::Substitute(body, vmap);
+        },
+        t.name(), names);
+    if (!rebuilt.ok()) return rebuilt.status();
+    replaced[t.op()] = *rebuilt;
+  }
+  if (!reads_input) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pack: ", reduction.name(), " does not read ", input.name()));
+  }
+  std::vector<Tensor> out(args.begin(), args.end() - 1);
+  auto it = replaced.find(args.back().op());
+  out.push_back(it != replaced.end() ? it->second : args.back());
+  return out;
+}
+
+}  // namespace tunefarm::tuner
