@@ -17,16 +17,23 @@ namespace tunefarm::bench {
 absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
                                         const std::vector<int64_t>& args,
                                         const TuneBenchOptions& options) {
+  auto task = tuner::MakeTask(template_name, args, "float32", "llvm", kBenchDeviceKey);
+  if (!task.ok()) return task.status();
+  return TuneTaskAndLoad(*task, options);
+}
+
+absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& tune_task,
+                                            const TuneBenchOptions& options) {
+  const tuner::TuneTask* task = &tune_task;
+  const std::string template_name = task->workload.template_name;
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // The kernel timed in this process after tuning uses as many threads as the farm's did.
   omp_set_num_threads(options.threads);
   FarmSetupOptions fo;
-  fo.key = "cpu-bench";
+  fo.key = kBenchDeviceKey;
   fo.threads_per_worker = options.threads;
   auto farm = StartFarm(fo);
   if (!farm.ok()) return farm.status();
-  auto task = tuner::MakeTask(template_name, args, "float32", "llvm", fo.key);
-  if (!task.ok()) return task.status();
   auto strategy = tuner::MakeStrategy(options.strategy, *task, options.seed, nullptr);
   if (!strategy.ok()) return strategy.status();
   tuner::TrackerMeasurerOptions mo;

@@ -33,11 +33,17 @@ struct TuneBenchOptions {
   uint64_t seed = 0;
 };
 
+// The device key of the benchmarks' local farms; tasks for TuneTaskAndLoad use it.
+inline constexpr char kBenchDeviceKey[] = "cpu-bench";
+
 // Tunes `template_name` with `args` on a fresh local farm (no tuning log), then JIT-compiles
 // the winner here. Prints one progress line per round to stderr.
 absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
                                         const std::vector<int64_t>& args,
                                         const TuneBenchOptions& options);
+// The same for any task (a program, a generated space) made for kBenchDeviceKey.
+absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& task,
+                                            const TuneBenchOptions& options);
 
 // Median seconds of the kernel over `repeats` calls (after a warm-up call).
 double TimeKernel(TunedKernel& k, int repeats);

@@ -20,6 +20,7 @@ using te::Tensor;
 constexpr int64_t kMaxVectorTile = 64;
 constexpr int64_t kMaxRowTile = 16;
 constexpr int64_t kMaxReduceTile = 16;
+constexpr int64_t kMaxOuterTile = 8;
 // Unrolled register tiles stay small enough for LLVM to compile in milliseconds.
 constexpr int64_t kMaxUnrolledRows = 32;
 constexpr int64_t kMaxUnrolledPoints = 256;
@@ -178,22 +179,27 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
     for (int d = 0; d < rank; ++d) {
       const bool last = d + 1 == rank;
       if (!last && !ts.accumulator.defined()) continue;  // Only the vector axis is tiled.
-      space->DefineSplit(KnobName(ts.writer, absl::StrCat("tile_", w->axis[d]->name())),
-                         Extent(w->axis[d]), 2, SplitPolicy::kPowerOfTwo,
-                         last ? kMaxVectorTile : kMaxRowTile);
+      // The vector axis and the register rows take any power of two (a guarded tail, peeled
+      // by loop partitioning); outer axes only divisors, so at most two axes have tails and
+      // the partitioned code stays small for LLVM.
+      const std::string name = KnobName(ts.writer, absl::StrCat("tile_", w->axis[d]->name()));
+      if (last) {
+        space->DefineSplit(name, Extent(w->axis[d]), 2, SplitPolicy::kPowerOfTwo, kMaxVectorTile);
+      } else if (d + 2 == rank) {
+        space->DefineSplit(name, Extent(w->axis[d]), 2, SplitPolicy::kPowerOfTwo, kMaxRowTile);
+      } else {
+        space->DefineSplit(name, Extent(w->axis[d]), 2, SplitPolicy::kFactors, kMaxOuterTile);
+      }
     }
     if (!ts.accumulator.defined()) continue;
     if (std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator)) {
       space->DefineOther(KnobName(ts.writer, absl::StrCat("pack_", pack->input.name())), {0, 1});
     }
     for (const IterVar& r : ts.accumulator.compute()->reduce_axis) {
-      space->DefineSplit(ReduceKnobName(ts.writer, r), Extent(r), 2, SplitPolicy::kPowerOfTwo,
+      space->DefineSplit(ReduceKnobName(ts.writer, r), Extent(r), 2, SplitPolicy::kFactors,
                          kMaxReduceTile);
     }
     space->DefineOther(KnobName(ts.writer, "unroll"), {0, 1});
-  }
-  for (const Tensor& t : sketch->inline_choices) {
-    space->DefineOther(absl::StrCat("inline_", t.name()), {1, 0});
   }
   space->DefineOther("parallel", {1, 0});
   return absl::OkStatus();
@@ -237,17 +243,6 @@ absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::T
       // A packed copy's innermost dimension is the vector block: contiguous stores.
       const int rank = static_cast<int>((*st)->root_axes().size());
       if (absl::Status s = (*st)->Vectorize((*st)->axis(rank - 1)); !s.ok()) return s;
-    }
-  }
-  for (const Tensor& t : sketch->inline_choices) {
-    absl::StatusOr<int64_t> inline_it = config.Other(absl::StrCat("inline_", t.name()));
-    if (!inline_it.ok()) return inline_it.status();
-    absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
-    if (!st.ok()) return st.status();
-    if (*inline_it != 0) {
-      if (absl::Status s = (*st)->ComputeInline(); !s.ok()) return s;
-    } else if (*parallel != 0) {
-      if (absl::Status s = (*st)->Parallel((*st)->axis(0)); !s.ok()) return s;
     }
   }
   for (const TiledStage& ts : sketch->tiled) {

@@ -4,17 +4,15 @@
 // unchanged.
 //
 // Knobs, for each tiled stage W (names prefixed "W."):
-//   tile_<axis>     the writer's spatial axes split (outer, inner) by any power of two up to the
-//                   extent (non-divisors leave a guarded tail that loop partitioning peels):
-//                   the last axis, vectorized, up to 64; the others, unrolled register rows,
-//                   up to 16 (only when there is an accumulator);
-//   tile_<raxis>    each reduction axis split (outer, inner), inner up to 16 (tile_r_<raxis>
-//                   when a spatial axis has the same name);
+//   tile_<axis>     the writer's spatial axes split (outer, inner): the last axis, vectorized,
+//                   by any power of two up to 64, and the one before it (register rows) up to
+//                   16 (non-divisors leave a guarded tail that loop partitioning peels); outer
+//                   axes by divisors up to 8 (only when there is an accumulator);
+//   tile_<raxis>    each reduction axis split (outer, inner) by divisors up to 16
+//                   (tile_r_<raxis> when a spatial axis has the same name);
 //   pack_<input>    read an input through a copy packed for the vector axis (pack_input.h);
 //   unroll          unroll the inner reduction loops (0/1);
-// and for the program: `parallel` (fuse each writer's outer loops and run them on all cores),
-// and `inline_<stage>` for an elementwise stage read by a reduction (1: inline, 0: compute at
-// the top level).
+// and for the program: `parallel` (fuse each writer's outer loops and run them on all cores).
 #ifndef TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_
 #define TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_
 

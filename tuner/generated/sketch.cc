@@ -145,9 +145,11 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
       continue;
     }
     inlined_size[t.op()] = size.nodes;
+    // A stage read by a reduction (padding) is computed once at the top level: inlined, its
+    // guards would sit in the innermost loop, vectorized lane by lane.
     bool feeds_reduction = false;
     for (const Tensor& r : readers[t.op()]) feeds_reduction |= IsReduction(r);
-    (feeds_reduction ? sketch.inline_choices : sketch.inlined).push_back(t);
+    (feeds_reduction ? sketch.root : sketch.inlined).push_back(t);
   }
   for (const Tensor& t : order) {
     if (!IsReduction(t)) continue;

@@ -1,8 +1,8 @@
 // The structure of a generated schedule, read from a program's stage graph by rules in the
 // manner of Ansor's sketches (no per-operator code):
-//   - an elementwise stage that is not the output is inlined into its readers (unless its
-//     inlined body would be too large); one that feeds a reduction (a padding stage) may
-//     instead be computed at the top level (a knob);
+//   - an elementwise stage that is not the output is inlined into its readers, unless it
+//     feeds a reduction (a padding stage) or its inlined body would be too large: those are
+//     computed at the top level;
 //   - every reduction gets multi-level tiling with a local accumulator: when its only reader
 //     is the elementwise output of the same shape, reading it element for element (bias,
 //     activation), the reduction is computed inside the output's tile (compute_at) and the
@@ -36,10 +36,8 @@ inline constexpr double kMaxInlinedNodes = 4096;
 struct Sketch {
   // Elementwise producers inlined into their readers.
   std::vector<te::Tensor> inlined;
-  // Elementwise producers read by a reduction: inlined, or computed at the top level (knob).
-  std::vector<te::Tensor> inline_choices;
-  // Elementwise producers too large to inline (see kMaxInlinedNodes): computed at the top
-  // level.
+  // Elementwise producers computed at the top level: those read by a reduction (padding),
+  // those too large to inline (see kMaxInlinedNodes), packed copies of inputs.
   std::vector<te::Tensor> root;
   // The tiled stages, producers first; the last one writes the output.
   std::vector<TiledStage> tiled;

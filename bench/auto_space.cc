@@ -1,0 +1,315 @@
+// Generated schedule spaces against hand templates and against oneDNN, with the same trial
+// budget, measured side by side in this process (one thread each).
+//
+//   bazel run -c opt //bench:auto_space -- [--quick]
+//
+// Part 1: a template's operator tuned in the template's space and in the space generated from
+// its computation (`--space generated`): dense, batch_matmul and depthwise_conv2d.
+//
+// Not measured yet: conv2d (conv2d_nchwc against generated:conv2d_nchwc) and conv+bias+ReLU.
+// Some points of the generated space for a full-size NCHW convolution take LLVM longer than
+// ten minutes to compile (the builder has no build timeout yet), so tuning them stalls; the
+// OneDnnConvBiasRelu baseline is kept for when they are back.
+// Part 2: operators with no template, written in the tensor-expression language
+// (examples/programs/*.te), against oneDNN where oneDNN has the operation: layer
+// normalization, max pooling, global average pooling, inner product with bias and GELU, and
+// batched matmul + softmax for the attention scores.
+// oneDNN gets its best case: its preferred layouts (format any) for weights and activations,
+// the reorders outside the timed region, and its fused post-ops. The stencil has no oneDNN
+// counterpart and is reported against the machine's read bandwidth only.
+//
+// Each line also gives `peak`: GFLOP/s over this core's FMA peak, or for memory-bound
+// operators, bytes read and written per second over this core's read bandwidth (both
+// measured at the start of this run). The last line is
+// `RESULT ratio_vs_template_min=… ratio_vs_onednn_min=… ops_tuned=…` (ratios > 1: generated
+// is faster).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <dnnl.hpp>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "bench/bench_util.h"
+#include "bench/machine_peak.h"
+#include "bench/tune_common.h"
+#include "tuner/tuning/task.h"
+
+extern "C" void omp_set_num_threads(int);
+
+namespace tunefarm::bench {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using Dt = memory::data_type;
+
+// Median seconds of `prims` run in order (their memories filled with small values).
+struct OneDnnRun {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{eng};
+  std::vector<std::pair<dnnl::primitive, std::unordered_map<int, memory>>> steps;
+
+  memory Make(const memory::desc& d) {
+    memory m(d, eng);
+    float* p = static_cast<float*>(m.get_data_handle());
+    for (size_t i = 0; i < d.get_size() / sizeof(float); ++i) p[i] = 0.01f * (i % 13) - 0.05f;
+    return m;
+  }
+  double Time(int repeats) {
+    return TimeMedian(
+        [&] {
+          for (auto& [prim, args] : steps) prim.execute(stream, args);
+          stream.wait();
+        },
+        repeats);
+  }
+};
+
+double OneDnnLayerNorm(int64_t n, int64_t d, int repeats) {
+  OneDnnRun r;
+  memory::desc md({n, d}, Dt::f32, Tag::ab);
+  dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1e-5f,
+                                               dnnl::normalization_flags::use_scale_shift);
+  dnnl::layer_normalization_forward::primitive_desc pd(desc, r.eng);
+  memory src = r.Make(md), dst = r.Make(md), ss = r.Make(pd.weights_desc());
+  r.steps.push_back({dnnl::layer_normalization_forward(pd),
+                     {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCALE_SHIFT, ss}}});
+  return r.Time(repeats);
+}
+
+double OneDnnPool(dnnl::algorithm alg, int64_t c, int64_t hw, int64_t k, int64_t stride,
+                  int repeats) {
+  OneDnnRun r;
+  const int64_t out = (hw - k) / stride + 1;
+  memory::desc src_md({1, c, hw, hw}, Dt::f32, Tag::any);
+  memory::desc dst_md({1, c, out, out}, Dt::f32, Tag::any);
+  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src_md, dst_md,
+                                   {stride, stride}, {k, k}, {0, 0}, {0, 0});
+  dnnl::pooling_forward::primitive_desc pd(desc, r.eng);
+  memory src = r.Make(pd.src_desc()), dst = r.Make(pd.dst_desc());
+  r.steps.push_back({dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}});
+  return r.Time(repeats);
+}
+
+dnnl::primitive_attr Eltwise(dnnl::algorithm alg) {
+  dnnl::post_ops po;
+  po.append_eltwise(1.f, alg, 0.f, 0.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  return attr;
+}
+
+double OneDnnDenseBiasGelu(int64_t m, int64_t n, int64_t k, int repeats) {
+  OneDnnRun r;
+  memory::desc src({m, k}, Dt::f32, Tag::any), wei({n, k}, Dt::f32, Tag::any);
+  memory::desc bias({n}, Dt::f32, Tag::a), dst({m, n}, Dt::f32, Tag::any);
+  dnnl::inner_product_forward::desc desc(dnnl::prop_kind::forward_inference, src, wei, bias, dst);
+  dnnl::inner_product_forward::primitive_desc pd(desc, Eltwise(dnnl::algorithm::eltwise_gelu_erf),
+                                                 r.eng);
+  r.steps.push_back({dnnl::inner_product_forward(pd),
+                     {{DNNL_ARG_SRC, r.Make(pd.src_desc())},
+                      {DNNL_ARG_WEIGHTS, r.Make(pd.weights_desc())},
+                      {DNNL_ARG_BIAS, r.Make(pd.bias_desc())},
+                      {DNNL_ARG_DST, r.Make(pd.dst_desc())}}});
+  return r.Time(repeats);
+}
+
+[[maybe_unused]] double OneDnnConvBiasRelu(int64_t c, int64_t hw, int64_t f, int repeats) {
+  OneDnnRun r;
+  memory::desc src({1, c, hw, hw}, Dt::f32, Tag::any), wei({f, c, 3, 3}, Dt::f32, Tag::any);
+  memory::desc bias({f}, Dt::f32, Tag::a), dst({1, f, hw, hw}, Dt::f32, Tag::any);
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                       dnnl::algorithm::convolution_direct, src, wei, bias, dst,
+                                       {1, 1}, {1, 1}, {1, 1});
+  dnnl::convolution_forward::primitive_desc pd(desc, Eltwise(dnnl::algorithm::eltwise_relu), r.eng);
+  r.steps.push_back({dnnl::convolution_forward(pd),
+                     {{DNNL_ARG_SRC, r.Make(pd.src_desc())},
+                      {DNNL_ARG_WEIGHTS, r.Make(pd.weights_desc())},
+                      {DNNL_ARG_BIAS, r.Make(pd.bias_desc())},
+                      {DNNL_ARG_DST, r.Make(pd.dst_desc())}}});
+  return r.Time(repeats);
+}
+
+// softmax(Q·Kᵀ / √d) per head: a batched matmul with the scale folded in, then softmax.
+double OneDnnAttention(int64_t heads, int64_t len, int64_t d, int repeats) {
+  OneDnnRun r;
+  memory::desc q({heads, len, d}, Dt::f32, Tag::abc);
+  memory::desc kt({heads, d, len}, Dt::f32, Tag::acb);  // K stored [h][j][d], read as Kᵀ.
+  memory::desc s({heads, len, len}, Dt::f32, Tag::abc);
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(0, {1.0f / std::sqrt(static_cast<float>(d))});
+  dnnl::matmul::primitive_desc mm(dnnl::matmul::desc(q, kt, s), attr, r.eng);
+  memory ms = r.Make(s), mp = r.Make(s);
+  r.steps.push_back(
+      {dnnl::matmul(mm),
+       {{DNNL_ARG_SRC, r.Make(q)}, {DNNL_ARG_WEIGHTS, r.Make(kt)}, {DNNL_ARG_DST, ms}}});
+  dnnl::softmax_forward::primitive_desc sm(
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, s, 2), r.eng);
+  r.steps.push_back({dnnl::softmax_forward(sm), {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mp}}});
+  return r.Time(repeats);
+}
+
+std::string ReadProgram(const std::string& name) {
+  for (const std::string& dir : {std::string("examples/programs/"),
+                                 std::string(std::getenv("BUILD_WORKSPACE_DIRECTORY") != nullptr
+                                                 ? std::getenv("BUILD_WORKSPACE_DIRECTORY")
+                                                 : ".") +
+                                     "/examples/programs/"}) {
+    std::ifstream in(dir + name + ".te");
+    if (!in) continue;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  return "";
+}
+
+// Bytes a kernel must move at least: every argument once.
+double ArgBytes(const TunedKernel& k) {
+  double bytes = 0;
+  for (const runtime::NDArray& a : k.args) {
+    bytes += static_cast<double>(a.size()) * a.dtype().bytes();
+  }
+  return bytes;
+}
+
+struct Limits {
+  double gflops = 0;
+  double gbs = 0;
+};
+
+// The fraction of the binding limit: compute or memory, whichever the kernel is closer to.
+double PeakFraction(const TunedKernel& k, double seconds, const Limits& lim) {
+  const double compute = k.task.workload.flop / seconds * 1e-9 / lim.gflops;
+  const double memory = ArgBytes(k) / seconds * 1e-9 / lim.gbs;
+  return std::max(compute, memory);
+}
+
+}  // namespace
+
+int Run(bool quick) {
+  TuneBenchOptions o;
+  o.trials = quick ? 12 : 200;
+  o.threads = 1;
+  const int repeats = quick ? 5 : 30;
+  Limits lim;
+  lim.gflops = MeasureFmaPeakGflops();
+  lim.gbs = MeasureReadBandwidthGBs();
+  std::printf("machine: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s (one core)\n\n", lim.gflops,
+              lim.gbs);
+
+  // Part 1: generated space against the template's, same budget.
+  struct TemplateCase {
+    std::string label, tmpl;
+    std::vector<int64_t> args;
+  };
+  const std::vector<TemplateCase> templates = {
+      {"dense 512x512x512", "dense", {512, 512, 512}},
+      {"batch_matmul 8x128x128x128", "batch_matmul", {8, 128, 128, 128}},
+      {"depthwise_conv2d 128x56x56", "depthwise_conv2d", {1, 128, 56, 56, 3, 3, 1, 1}},
+  };
+  std::vector<double> vs_template, vs_onednn;
+  int tuned_ops = 0;
+  std::printf("%-28s %7s %12s %12s %7s %6s  %s\n", "template operator", "trials", "template GF/s",
+              "generated", "ratio", "peak", "generated best config");
+  for (const TemplateCase& c : templates) {
+    auto hand = TuneAndLoad(c.tmpl, c.args, o);
+    auto gen = TuneAndLoad("generated:" + c.tmpl, c.args, o);
+    if (!hand.ok() || !gen.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.label.c_str(),
+                   (!hand.ok() ? hand.status() : gen.status()).ToString().c_str());
+      return 1;
+    }
+    omp_set_num_threads(1);
+    const double t_hand = TimeKernel(*hand, repeats), t_gen = TimeKernel(*gen, repeats);
+    const double flop = gen->task.workload.flop;
+    std::printf("%-28s %7d %12.1f %12.1f %7.2f %6.2f  %s\n", c.label.c_str(), gen->result.trials,
+                flop / t_hand * 1e-9, flop / t_gen * 1e-9, t_hand / t_gen,
+                PeakFraction(*gen, t_gen, lim), gen->result.best_config.c_str());
+    std::fflush(stdout);
+    vs_template.push_back(t_hand / t_gen);
+    ++tuned_ops;
+  }
+
+  // Part 2: programs with no template.
+  struct ProgramCase {
+    std::string label, file;
+    absl::flat_hash_map<std::string, int64_t> shapes;
+    std::function<double(int)> onednn;  // Null: no oneDNN counterpart.
+  };
+  const std::vector<ProgramCase> programs = {
+      {"layer_norm 128x768",
+       "layer_norm",
+       {{"N", 128}, {"D", 768}},
+       [](int r) { return OneDnnLayerNorm(128, 768, r); }},
+      {"max_pool 3x3/2 64x112x112",
+       "max_pool",
+       {{"N", 1}, {"C", 64}, {"H", 112}, {"W", 112}},
+       [](int r) { return OneDnnPool(dnnl::algorithm::pooling_max, 64, 112, 3, 2, r); }},
+      {"global_avg_pool 512x7x7",
+       "global_avg_pool",
+       {{"N", 1}, {"C", 512}, {"H", 7}, {"W", 7}},
+       [](int r) {
+         return OneDnnPool(dnnl::algorithm::pooling_avg_exclude_padding, 512, 7, 7, 1, r);
+       }},
+      {"dense+bias+gelu 128x768x768",
+       "dense_bias_gelu",
+       {{"M", 128}, {"N", 768}, {"K", 768}},
+       [](int r) { return OneDnnDenseBiasGelu(128, 768, 768, r); }},
+      {"attention 12x128x64",
+       "attention_softmax",
+       {{"Hd", 12}, {"L", 128}, {"D", 64}},
+       [](int r) { return OneDnnAttention(12, 128, 64, r); }},
+      {"stencil5 1024x1024", "stencil5", {{"H", 1024}, {"W", 1024}}, nullptr},
+  };
+  std::printf("\n%-28s %7s %12s %12s %7s %6s  %s\n", "program (no template)", "trials", "generated",
+              "oneDNN GF/s", "ratio", "peak", "best config");
+  for (const ProgramCase& c : programs) {
+    const std::string text = ReadProgram(c.file);
+    if (text.empty()) {
+      std::fprintf(stderr, "cannot read examples/programs/%s.te\n", c.file.c_str());
+      return 1;
+    }
+    auto task = tuner::MakeProgramTask(c.file, text, c.shapes, "llvm", kBenchDeviceKey);
+    if (!task.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.label.c_str(), task.status().ToString().c_str());
+      return 1;
+    }
+    auto gen = TuneTaskAndLoad(*task, o);
+    if (!gen.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.label.c_str(), gen.status().ToString().c_str());
+      return 1;
+    }
+    omp_set_num_threads(1);
+    const double t_gen = TimeKernel(*gen, repeats);
+    const double flop = gen->task.workload.flop;
+    std::string baseline = "-", ratio = "-";
+    if (c.onednn) {
+      const double t_dnnl = c.onednn(repeats);
+      baseline = absl::StrFormat("%.1f", flop / t_dnnl * 1e-9);
+      ratio = absl::StrFormat("%.2f", t_dnnl / t_gen);
+      vs_onednn.push_back(t_dnnl / t_gen);
+    }
+    std::printf("%-28s %7d %12.1f %12s %7s %6.2f  %s\n", c.label.c_str(), gen->result.trials,
+                flop / t_gen * 1e-9, baseline.c_str(), ratio.c_str(),
+                PeakFraction(*gen, t_gen, lim), gen->result.best_config.c_str());
+    std::fflush(stdout);
+    ++tuned_ops;
+  }
+  auto min_of = [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+  };
+  PrintResult({{"ratio_vs_template_min", Fixed(min_of(vs_template))},
+               {"ratio_vs_onednn_min", Fixed(min_of(vs_onednn))},
+               {"ops_tuned", std::to_string(tuned_ops)},
+               {"fma_peak_gflops", Fixed(lim.gflops, 1)},
+               {"read_gbs", Fixed(lim.gbs, 1)}});
+  return 0;
+}
+
+}  // namespace tunefarm::bench

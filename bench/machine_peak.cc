@@ -1,0 +1,94 @@
+#include "bench/machine_peak.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <vector>
+
+namespace tunefarm::bench {
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+constexpr long kIterations = 20'000'000;
+
+__attribute__((target("avx512f"))) double FmaAvx512() {
+  __m512 acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(0.001f * i);
+  const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.0001f);
+  auto t0 = std::chrono::steady_clock::now();
+  for (long n = 0; n < kIterations / 16; ++n) {
+    // Fully unrolled so the accumulators live in registers.
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  __m512 sum = acc[0];
+  for (int i = 1; i < 16; ++i) sum = _mm512_add_ps(sum, acc[i]);
+  volatile float sink = _mm512_reduce_add_ps(sum);
+  (void)sink;
+  return static_cast<double>(kIterations / 16) * 16 * 16 * 2 / Seconds(t0, t1) * 1e-9;
+}
+
+__attribute__((target("avx2,fma"))) double FmaAvx2() {
+  __m256 acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = _mm256_set1_ps(0.001f * i);
+  const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.0001f);
+  auto t0 = std::chrono::steady_clock::now();
+  for (long n = 0; n < kIterations / 16; ++n) {
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  __m256 sum = acc[0];
+  for (int i = 1; i < 16; ++i) sum = _mm256_add_ps(sum, acc[i]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  volatile float sink = lanes[0];
+  (void)sink;
+  return static_cast<double>(kIterations / 16) * 16 * 8 * 2 / Seconds(t0, t1) * 1e-9;
+}
+
+__attribute__((target("avx2"))) double ReadPass(const float* data, size_t n, float* out) {
+  __m256 acc[8];
+  for (int i = 0; i < 8; ++i) acc[i] = _mm256_setzero_ps();
+  auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i + 64 <= n; i += 64) {
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_load_ps(data + i + 8 * j));
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  for (int j = 1; j < 8; ++j) acc[0] = _mm256_add_ps(acc[0], acc[j]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc[0]);
+  *out = lanes[0];
+  return static_cast<double>(n) * sizeof(float) / Seconds(t0, t1) * 1e-9;
+}
+
+}  // namespace
+
+double MeasureFmaPeakGflops() {
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  double best = 0;
+  for (int r = 0; r < 3; ++r) best = std::max(best, avx512 ? FmaAvx512() : FmaAvx2());
+  return best;
+}
+
+double MeasureReadBandwidthGBs() {
+  const size_t n = (256u << 20) / sizeof(float);
+  float* data = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
+  for (size_t i = 0; i < n; ++i) data[i] = static_cast<float>(i & 7);
+  double best = 0;
+  float sink = 0;
+  for (int r = 0; r < 3; ++r) best = std::max(best, ReadPass(data, n, &sink));
+  std::free(data);
+  volatile float keep = sink;
+  (void)keep;
+  return best;
+}
+
+}  // namespace tunefarm::bench
