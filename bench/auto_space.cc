@@ -7,9 +7,10 @@
 // its computation (`--space generated`): dense, batch_matmul and depthwise_conv2d.
 //
 // Not measured yet: conv2d (conv2d_nchwc against generated:conv2d_nchwc) and conv+bias+ReLU.
-// Some points of the generated space for a full-size NCHW convolution take LLVM longer than
-// ten minutes to compile (the builder has no build timeout yet), so tuning them stalls; the
-// OneDnnConvBiasRelu baseline is kept for when they are back.
+// While padding was inlined into the generated convolution, some of its configs took LLVM more
+// than ten minutes to compile, and one config of the attention block still stalled a quick run
+// for over six minutes; the builder has no build timeout yet, so one such config stalls the
+// whole benchmark. The OneDnnConvBiasRelu baseline is kept for when they are back.
 // Part 2: operators with no template, written in the tensor-expression language
 // (examples/programs/*.te), against oneDNN where oneDNN has the operation: layer
 // normalization, max pooling, global average pooling, inner product with bias and GELU, and
