@@ -32,6 +32,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_format.h"

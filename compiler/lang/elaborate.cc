@@ -140,10 +140,6 @@ class Elaborator {
     te::Tensor tensor;
     bool used = false;
   };
-  struct IndexVar {
-    Var var;
-    bool reduce = false;
-  };
   // Where an index variable indexes a tensor dimension directly: its inferred extent.
   struct Use {
     int64_t extent;
@@ -393,7 +389,7 @@ class Elaborator {
     absl::StatusOr<te::Tensor> t = te::Compute(
         shape,
         [&](const std::vector<Var>& vars) -> Expr {
-          for (size_t d = 0; d < vars.size(); ++d) scope_[s.axes[d].name] = IndexVar{vars[d]};
+          for (size_t d = 0; d < vars.size(); ++d) scope_[s.axes[d].name] = vars[d];
           top_ = s.body.get();
           absl::StatusOr<Value> v = Elab(*s.body);
           if (!v.ok()) {
@@ -508,7 +504,7 @@ class Elaborator {
   }
 
   absl::StatusOr<Value> ElabName(const Node& n) {
-    if (auto it = scope_.find(n.name); it != scope_.end()) return Typed(it->second.var);
+    if (auto it = scope_.find(n.name); it != scope_.end()) return Typed(it->second);
     if (reduce_names_.contains(n.name)) {
       return ErrorAt(
           n.pos, absl::StrCat("reduction variable '", n.name, "' is used outside its reduction"));
@@ -581,7 +577,7 @@ class Elaborator {
     for (const AxisDecl& a : n.axes) {
       const int64_t extent = reduce_extents_.at(a.name);
       te::IterVar iv = te::ReduceAxis(Expr(static_cast<int>(extent)), a.name);
-      scope_[a.name] = IndexVar{iv->var, true};
+      scope_[a.name] = iv->var;
       bounds_->BindVar(a.name, extent);
       axes.push_back(iv);
       reduce_points_ *= static_cast<double>(extent);
@@ -741,8 +737,8 @@ class Elaborator {
 
   // The statement being defined.
   std::string current_;
-  const Node* top_ = nullptr;  // Its body: the one place a reduction may be.
-  absl::flat_hash_map<std::string, IndexVar> scope_;
+  const Node* top_ = nullptr;                    // Its body: the one place a reduction may be.
+  absl::flat_hash_map<std::string, Var> scope_;  // Index variables in scope.
   absl::flat_hash_set<std::string> reduce_names_;
   absl::flat_hash_map<std::string, int64_t> reduce_extents_;
   std::unique_ptr<IndexBounds> bounds_;
