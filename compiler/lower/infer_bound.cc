@@ -35,6 +35,15 @@ std::optional<Interval> Relax(const Expr& e,
   auto b = Relax(op->b, relax);
   if (!a || !b) return std::nullopt;
   bool b_fixed = b->first.same_as(b->second);
+  // Both operands points: the result is one point, built once, so that operators above it
+  // (a floormod of a floordiv of a fused loop) still see a point and do not widen it to
+  // their whole range. Rebuilt from the relaxed operands, never `e` itself: a relaxed loop of
+  // extent 1 relaxes to 0 and x + 0 folds to x, so `e` could keep a relaxed variable that is
+  // unbound where the region is used.
+  if (a->first.same_as(a->second) && b_fixed) {
+    Expr v = ir::BinaryNode::Make(op->op, a->first, b->first);
+    return Interval{v, v};
+  }
   const int64_t* bc = ir::AsConstInt(b->first);
   switch (op->op) {
     case ir::BinaryOp::kAdd:
@@ -51,13 +60,6 @@ std::optional<Interval> Relax(const Expr& e,
         if (*ac >= 0) return Interval{b->first * a->first, b->second * a->first};
         return Interval{b->second * a->first, b->first * a->first};
       }
-      // A point interval: rebuild it from the relaxed operands. Returning `e` itself kept
-      // relaxed variables (a loop of extent 1 relaxes to 0, and x + 0 folds to x, so the
-      // operand looked fixed) in the region, where they were unbound at codegen.
-      if (a->first.same_as(a->second) && b_fixed) {
-        Expr v = a->first * b->first;
-        return Interval{v, v};
-      }
       return std::nullopt;
     }
     case ir::BinaryOp::kFloorDiv:
@@ -67,10 +69,6 @@ std::optional<Interval> Relax(const Expr& e,
       return std::nullopt;
     case ir::BinaryOp::kFloorMod:
       if (b_fixed && bc != nullptr && *bc > 0) {
-        if (a->first.same_as(a->second)) {  // As for kMul: never `e` itself.
-          Expr v = ir::floormod(a->first, b->first);
-          return Interval{v, v};
-        }
         return Interval{Expr(0), Expr(static_cast<int>(*bc - 1))};
       }
       return std::nullopt;

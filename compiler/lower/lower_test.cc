@@ -59,5 +59,33 @@ TEST(Lower, NonDivisibleSplit_Partitioned) {
   std::cout << f->body << "\n";
 }
 
+// A local accumulator computed at a loop that fuses the outer parts of two split axes covers
+// one tile: the fused loop's value is a point, and so are the floordiv and floormod that
+// recover each outer index (they once widened a floormod of a floordiv to the whole axis, and
+// the accumulator held 55 rows instead of 1).
+TEST(Lower, ComputeAtFusedLoop_RegionIsOneTile) {
+  Tensor X = te::Placeholder({4, 55, 58}, DataType::Float(32), "X");
+  auto r = te::ReduceAxis(3, "r");
+  Tensor Y =
+      te::Compute(
+          {4, 55, 56},
+          [&](const std::vector<Var>& i) { return te::Max(X(i[0], i[1], i[2] + r->var), {r}); },
+          "Y")
+          .value();
+  auto sch = *schedule::Schedule::Create({Y});
+  Tensor YL = *sch->CacheWrite(Y, "local");
+  auto& y = (*sch)[Y];
+  auto c = *y.Split(y.axis(0), 1);
+  auto h = *y.Split(y.axis(1), 1);
+  auto w = *y.Split(y.axis(2), 4);
+  ASSERT_TRUE(y.Reorder({c.first, h.first, w.first, c.second, h.second, w.second}).ok());
+  auto fused = *y.Fuse(*y.Fuse(c.first, h.first), w.first);
+  ASSERT_TRUE((*sch)[YL].ComputeAt(y, fused).ok());
+  auto f = Lower(*sch, {X, Y}, "pool");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string body = ir::ToString(f->body);
+  EXPECT_NE(body.find("allocate Y.local[float32 * 1 * 1 * 4]"), std::string::npos) << body;
+}
+
 }  // namespace
 }  // namespace tunefarm::lower

@@ -1,0 +1,191 @@
+// Builds and times chosen configs of a program's generated space (or a template's space) in
+// this process, one line per config: lowering and compile time, the size of the lowered IR,
+// the kernel's median time and GFLOP/s. For finding the configs that are slow to build or to
+// run, and for reading their lowered IR.
+//
+//   bazel run -c opt //tools:kernel_probe -- --expr $PWD/examples/programs/max_pool.te
+//       --shape N=1,C=64,H=112,W=112 --random 20 [--config 17,42] [--ir] [--reference]
+//   bazel run -c opt //tools:kernel_probe -- --template_name dense --args 64,64,64 --random 5
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "compiler/codegen/build.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/lower/lower.h"
+#include "compiler/runtime/ndarray.h"
+#include "tuner/tuning/builder.h"
+#include "tuner/tuning/task.h"
+
+ABSL_FLAG(std::string, expr, "", "a program file of the tensor-expression language");
+ABSL_FLAG(std::string, shape, "", "the program's shape bindings, e.g. M=128,N=768");
+ABSL_FLAG(std::string, template_name, "", "a registry template (or generated:<name>)");
+ABSL_FLAG(std::string, args, "", "the template's shape arguments, e.g. 64,64,64");
+ABSL_FLAG(std::string, target, "llvm", "the target");
+ABSL_FLAG(std::vector<std::string>, config, {}, "config indices to build");
+ABSL_FLAG(int, random, 0, "also build this many random configs");
+ABSL_FLAG(uint64_t, seed, 1, "seed of the random configs");
+ABSL_FLAG(bool, ir, false, "print each config's lowered IR");
+ABSL_FLAG(bool, passes, false, "print each config's IR after every lowering pass");
+ABSL_FLAG(bool, reference, false, "also build the unscheduled reference program");
+ABSL_FLAG(int, repeats, 20, "timed calls per kernel (the median is printed)");
+
+namespace tunefarm {
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// Median seconds of `repeats` calls of `fn`, after one warm-up call.
+double MedianSeconds(const std::function<void()>& fn, int repeats) {
+  fn();
+  std::vector<double> t;
+  for (int i = 0; i < std::max(1, repeats); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    t.push_back(Seconds(start));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Statements and expressions in a lowered body.
+class NodeCount : public ir::IRVisitor {
+ public:
+  int64_t nodes = 0;
+  using IRVisitor::Visit;
+  void Visit(const ir::Expr& e) override {
+    ++nodes;
+    IRVisitor::Visit(e);
+  }
+  void Visit(const ir::Stmt& s) override {
+    ++nodes;
+    IRVisitor::Visit(s);
+  }
+};
+
+absl::StatusOr<tuner::TuneTask> MakeProbeTask() {
+  if (!absl::GetFlag(FLAGS_expr).empty()) {
+    std::ifstream in(absl::GetFlag(FLAGS_expr));
+    if (!in) return absl::NotFoundError("cannot read " + absl::GetFlag(FLAGS_expr));
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::flat_hash_map<std::string, int64_t> shapes;
+    for (absl::string_view kv :
+         absl::StrSplit(absl::GetFlag(FLAGS_shape), ',', absl::SkipEmpty())) {
+      std::pair<std::string, std::string> p = absl::StrSplit(kv, '=');
+      int64_t v = 0;
+      if (!absl::SimpleAtoi(p.second, &v)) return absl::InvalidArgumentError("bad --shape");
+      shapes[p.first] = v;
+    }
+    return tuner::MakeProgramTask("probe", text.str(), shapes, absl::GetFlag(FLAGS_target),
+                                  "probe");
+  }
+  std::vector<int64_t> args;
+  for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_args), ',', absl::SkipEmpty())) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(a, &v)) return absl::InvalidArgumentError("bad --args");
+    args.push_back(v);
+  }
+  return tuner::MakeTask(absl::GetFlag(FLAGS_template_name), args, "float32",
+                         absl::GetFlag(FLAGS_target), "probe");
+}
+
+void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<lower::LoweredFunc> f = tuner::LowerConfig(task, index);
+  const double lower_s = Seconds(start);
+  std::string knobs = "reference";
+  if (index.has_value()) {
+    absl::StatusOr<tuner::Config> c = task.space->Get(*index);
+    knobs = c.ok() ? c->ToJson() : std::string(c.status().message());
+  }
+  if (!f.ok()) {
+    std::printf("%-12s lower error: %s\n  %s\n", index ? std::to_string(*index).c_str() : "ref",
+                std::string(f.status().message()).c_str(), knobs.c_str());
+    return;
+  }
+  NodeCount count;
+  count.Visit(f->body);
+  const auto build_start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<codegen::JitModule>> jit = codegen::BuildJit({*f}, task.target);
+  const double build_s = Seconds(build_start);
+  double run_s = 0;
+  if (jit.ok()) {
+    absl::StatusOr<TfKernelFn> fn = (*jit)->Lookup(tuner::kKernelName);
+    std::vector<runtime::NDArray> arrays;
+    std::vector<runtime::NDArray*> ptrs;
+    for (size_t i = 0; i < f->args.size(); ++i) {
+      absl::StatusOr<runtime::NDArray> a =
+          runtime::NDArray::Empty(f->args[i].shape, f->args[i].buffer->dtype);
+      if (!a.ok()) return;
+      a->FillRandom(i + 1);
+      arrays.push_back(*std::move(a));
+    }
+    for (auto& a : arrays) ptrs.push_back(&a);
+    if (fn.ok()) {
+      run_s = MedianSeconds([&] { (void)runtime::Call(*fn, ptrs); }, absl::GetFlag(FLAGS_repeats));
+    }
+  }
+  std::printf("%-12s lower %6.1f ms  nodes %8lld  build %8.1f ms  run %10.1f us  %8.2f GFLOP/s%s\n",
+              index ? std::to_string(*index).c_str() : "ref", lower_s * 1e3,
+              static_cast<long long>(count.nodes), build_s * 1e3, run_s * 1e6,
+              run_s > 0 ? task.workload.flop / run_s * 1e-9 : 0.0,
+              jit.ok() ? "" : ("  build error: " + std::string(jit.status().message())).c_str());
+  std::printf("  %s\n", knobs.c_str());
+  if (absl::GetFlag(FLAGS_ir)) std::printf("%s\n", ir::ToString(f->body).c_str());
+  if (absl::GetFlag(FLAGS_passes) && index.has_value()) {
+    absl::StatusOr<tuner::Config> c = task.space->Get(*index);
+    absl::StatusOr<tuner::Instance> inst = task.tmpl->Instantiate(task.workload, task.target, &*c);
+    std::ostringstream dump;
+    lower::LowerOptions options;
+    options.dump_to = &dump;
+    if (inst.ok()) (void)lower::Lower(*inst->sch, inst->args, tuner::kKernelName, options);
+    std::printf("%s\n", dump.str().c_str());
+  }
+  std::fflush(stdout);
+}
+
+int Run() {
+  absl::StatusOr<tuner::TuneTask> task = MakeProbeTask();
+  if (!task.ok()) {
+    std::fprintf(stderr, "%s\n", task.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("%s: %lld configs, %.3g FLOP\n%s\n", task->workload.template_name.c_str(),
+              static_cast<long long>(task->space->size()), task->workload.flop,
+              task->space->Describe().c_str());
+  if (absl::GetFlag(FLAGS_reference)) Probe(*task, std::nullopt);
+  for (const std::string& c : absl::GetFlag(FLAGS_config)) {
+    int64_t index = 0;
+    if (!absl::SimpleAtoi(c, &index)) {
+      std::fprintf(stderr, "bad --config %s\n", c.c_str());
+      return 1;
+    }
+    Probe(*task, index);
+  }
+  std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
+  std::uniform_int_distribution<int64_t> pick(0, task->space->size() - 1);
+  for (int i = 0; i < absl::GetFlag(FLAGS_random); ++i) Probe(*task, pick(rng));
+  return 0;
+}
+
+}  // namespace
+}  // namespace tunefarm
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return tunefarm::Run();
+}
