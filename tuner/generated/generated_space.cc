@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "tuner/generated/pack_input.h"
 #include "tuner/generated/sketch.h"
+#include "tuner/generated/split_reduction.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -134,13 +135,48 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   return absl::OkStatus();
 }
 
+// The reductions of the program that can be split along their contiguous axis (see
+// split_reduction.h), with their lanes, producers first.
+std::vector<std::pair<Tensor, int64_t>> SplitCandidates(const std::vector<Tensor>& args) {
+  std::vector<std::pair<Tensor, int64_t>> out;
+  for (const Tensor& t : ComputeStages(args.back())) {
+    if (int64_t lanes = SplitReductionLanes(t); lanes > 0) out.push_back({t, lanes});
+  }
+  return out;
+}
+
+// The program with `candidates` split (all of them, or those whose `rfactor` knob is on when
+// `config` is given).
+absl::StatusOr<std::vector<Tensor>> SplitReductions(
+    const std::vector<Tensor>& args, const std::vector<std::pair<Tensor, int64_t>>& candidates,
+    const Config* config) {
+  std::vector<Tensor> current = args;
+  for (const auto& [reduction, lanes] : candidates) {
+    if (config != nullptr) {
+      absl::StatusOr<int64_t> on = config->Other(KnobName(reduction, "rfactor"));
+      if (!on.ok()) return on.status();
+      if (*on == 0) continue;
+    }
+    // The reduction as it is in the current (possibly already rebuilt) program, by name.
+    Tensor now;
+    for (const Tensor& t : ComputeStages(current.back())) {
+      if (t.name() == reduction.name()) now = t;
+    }
+    absl::StatusOr<std::vector<Tensor>> next = SplitReduction(current, now, lanes);
+    if (!next.ok()) return next.status();
+    current = *std::move(next);
+  }
+  return current;
+}
+
 // The program with each input packed whose `pack_` knob is on (see pack_input.h); the block is
-// the vector tile of the reduction's last axis.
+// the vector tile of the reduction's last axis. `packed` receives the packed copies.
 absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
-                                               const Config& config) {
+                                               const Config& config, std::vector<Tensor>* packed) {
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
   if (!sketch.ok()) return sketch.status();
   std::vector<Tensor> current = args;
+  std::vector<std::string> packed_names;
   for (const TiledStage& ts : sketch->tiled) {
     if (!ts.accumulator.defined()) continue;
     std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator);
@@ -162,18 +198,24 @@ absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
         PackInput(current, reduction, pack->input, pack->dim, (*tile)[1]);
     if (!next.ok()) return next.status();
     current = *std::move(next);
+    packed_names.push_back(pack->input.name() + "_packed");
+  }
+  for (const Tensor& t : ComputeStages(current.back())) {
+    if (std::find(packed_names.begin(), packed_names.end(), t.name()) != packed_names.end()) {
+      packed->push_back(t);
+    }
   }
   return current;
 }
 
-}  // namespace
-
-absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
-                                  const codegen::Target& target, ConfigSpace* space) {
-  if (absl::Status s = CheckTarget(target); !s.ok()) return s;
-  absl::StatusOr<Sketch> sketch = MakeSketch(args);
-  if (!sketch.ok()) return sketch.status();
-  for (const TiledStage& ts : sketch->tiled) {
+// Defines the knobs of one sketch's tiled stages that `space` does not have yet (the space is
+// the union of the knobs of every variant of the program; see DefineGeneratedSpace).
+void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
+  auto define_split = [&](const std::string& name, int64_t extent, SplitPolicy policy,
+                          int64_t max) {
+    if (space->KnobIndex(name) < 0) space->DefineSplit(name, extent, 2, policy, max);
+  };
+  for (const TiledStage& ts : sketch.tiled) {
     const te::ComputeOpNode* w = ts.writer.compute();
     const int rank = static_cast<int>(w->axis.size());
     for (int d = 0; d < rank; ++d) {
@@ -184,22 +226,51 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
       // the partitioned code stays small for LLVM.
       const std::string name = KnobName(ts.writer, absl::StrCat("tile_", w->axis[d]->name()));
       if (last) {
-        space->DefineSplit(name, Extent(w->axis[d]), 2, SplitPolicy::kPowerOfTwo, kMaxVectorTile);
+        define_split(name, Extent(w->axis[d]), SplitPolicy::kPowerOfTwo, kMaxVectorTile);
       } else if (d + 2 == rank) {
-        space->DefineSplit(name, Extent(w->axis[d]), 2, SplitPolicy::kPowerOfTwo, kMaxRowTile);
+        define_split(name, Extent(w->axis[d]), SplitPolicy::kPowerOfTwo, kMaxRowTile);
       } else {
-        space->DefineSplit(name, Extent(w->axis[d]), 2, SplitPolicy::kFactors, kMaxOuterTile);
+        define_split(name, Extent(w->axis[d]), SplitPolicy::kFactors, kMaxOuterTile);
       }
     }
     if (!ts.accumulator.defined()) continue;
     if (std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator)) {
-      space->DefineOther(KnobName(ts.writer, absl::StrCat("pack_", pack->input.name())), {0, 1});
+      const std::string name = KnobName(ts.writer, absl::StrCat("pack_", pack->input.name()));
+      if (space->KnobIndex(name) < 0) space->DefineOther(name, {0, 1});
     }
     for (const IterVar& r : ts.accumulator.compute()->reduce_axis) {
-      space->DefineSplit(ReduceKnobName(ts.writer, r), Extent(r), 2, SplitPolicy::kFactors,
-                         kMaxReduceTile);
+      define_split(ReduceKnobName(ts.writer, r), Extent(r), SplitPolicy::kFactors, kMaxReduceTile);
     }
-    space->DefineOther(KnobName(ts.writer, "unroll"), {0, 1});
+    const std::string unroll = KnobName(ts.writer, "unroll");
+    if (space->KnobIndex(unroll) < 0) space->DefineOther(unroll, {0, 1});
+  }
+}
+
+}  // namespace
+
+absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
+                                  const codegen::Target& target, ConfigSpace* space) {
+  if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+  absl::StatusOr<Sketch> sketch = MakeSketch(args);
+  if (!sketch.ok()) return sketch.status();
+  DefineSketchKnobs(*sketch, space);
+  // Each split reduction's variant of the program has stages of its own ("<name>_rf", and the
+  // lane sum in the reduction's place): the space holds the knobs of the variant with one
+  // reduction split, for each, and of the one with all of them split. Knobs that a config's
+  // variant does not have are left unused by it.
+  const std::vector<std::pair<Tensor, int64_t>> candidates = SplitCandidates(args);
+  std::vector<std::vector<std::pair<Tensor, int64_t>>> variants;
+  for (const auto& c : candidates) variants.push_back({c});
+  if (candidates.size() > 1) variants.push_back(candidates);
+  for (const auto& variant : variants) {
+    absl::StatusOr<std::vector<Tensor>> split = SplitReductions(args, variant, nullptr);
+    if (!split.ok()) return split.status();
+    absl::StatusOr<Sketch> s = MakeSketch(*split);
+    if (!s.ok()) return s.status();
+    DefineSketchKnobs(*s, space);
+  }
+  for (const auto& [reduction, lanes] : candidates) {
+    space->DefineOther(KnobName(reduction, "rfactor"), {0, lanes});
   }
   space->DefineOther("parallel", {1, 0});
   return absl::OkStatus();
@@ -211,16 +282,12 @@ absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::T
   if (absl::Status s = CheckTarget(target); !s.ok()) return s;
   if (config.space == nullptr)
     return absl::InternalError("generated space: a config with no space");
-  absl::StatusOr<std::vector<Tensor>> packed_args = PackInputs(args, config);
-  if (!packed_args.ok()) return packed_args.status();
+  absl::StatusOr<std::vector<Tensor>> split_args =
+      SplitReductions(args, SplitCandidates(args), &config);
+  if (!split_args.ok()) return split_args.status();
   std::vector<Tensor> packed;  // The packed copies: the stages the packing added.
-  const std::vector<Tensor> before = ComputeStages(args.back());
-  for (const Tensor& t : ComputeStages(packed_args->back())) {
-    auto same_name = [&](const Tensor& o) { return o.name() == t.name(); };
-    if (std::find_if(before.begin(), before.end(), same_name) == before.end()) {
-      packed.push_back(t);
-    }
-  }
+  absl::StatusOr<std::vector<Tensor>> packed_args = PackInputs(*split_args, config, &packed);
+  if (!packed_args.ok()) return packed_args.status();
   absl::StatusOr<Sketch> sketch = MakeSketch(*packed_args, packed);
   if (!sketch.ok()) return sketch.status();
   absl::StatusOr<std::unique_ptr<schedule::Schedule>> sch =

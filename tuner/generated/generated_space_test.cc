@@ -113,6 +113,55 @@ TEST(GeneratedTemplateSpace, TemplateOperators_RandomConfigsMatchReference) {
   }
 }
 
+// Reductions along a contiguous axis are split into vector lanes and their sum (the rfactor
+// knob): random configs with every such knob on still match the unscheduled program.
+TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
+  struct Case {
+    std::string file;
+    absl::flat_hash_map<std::string, int64_t> shapes;
+    int splits;  // Reductions with an rfactor knob.
+  };
+  const std::vector<Case> cases = {
+      {"layer_norm", {{"N", 5}, {"D", 48}}, 2},
+      {"dense", {{"M", 1}, {"N", 7}, {"K", 64}}, 1},
+      {"attention_softmax", {{"Hd", 2}, {"L", 16}, {"D", 8}}, 3},
+      {"global_avg_pool", {{"N", 1}, {"C", 3}, {"H", 5}, {"W", 8}}, 1},
+      {"max_pool", {{"N", 1}, {"C", 3}, {"H", 15}, {"W", 12}}, 0},
+  };
+  const codegen::Target host = codegen::HostTarget();
+  for (const Case& c : cases) {
+    auto t = ProgramTemplate::Create(c.file, ReadExample(c.file));
+    ASSERT_TRUE(t.ok()) << t.status();
+    absl::StatusOr<std::vector<int64_t>> args = (*t)->ArgsFor(c.shapes);
+    ASSERT_TRUE(args.ok()) << args.status();
+    absl::StatusOr<Workload> w = (*t)->MakeWorkload(*args, ir::DataType::Float(32));
+    ASSERT_TRUE(w.ok()) << w.status();
+    ConfigSpace space;
+    ASSERT_TRUE((*t)->DefineSpace(*w, host, &space).ok());
+    std::vector<int> rfactor;
+    for (int k = 0; k < space.num_knobs(); ++k) {
+      if (absl::EndsWith(space.knob(k).name(), ".rfactor")) rfactor.push_back(k);
+    }
+    ASSERT_EQ(static_cast<int>(rfactor.size()), c.splits) << c.file << ": " << space.Describe();
+    if (rfactor.empty()) continue;
+    absl::StatusOr<std::vector<runtime::NDArray>> ref = RunConfig(**t, *w, host, nullptr, 11);
+    ASSERT_TRUE(ref.ok()) << ref.status();
+    for (int i = 0; i < kConfigsPerSpace; ++i) {
+      std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 7 * (i + 1));
+      for (size_t r = 0; r < rfactor.size(); ++r) {
+        // Every knob on, then each alone.
+        choices[rfactor[r]] = i == 0 || static_cast<int>(r) == i % rfactor.size() ? 1 : 0;
+      }
+      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+      ASSERT_TRUE(config.ok());
+      absl::StatusOr<std::vector<runtime::NDArray>> out = RunConfig(**t, *w, host, &*config, 11);
+      ASSERT_TRUE(out.ok()) << c.file << " " << config->ToJson() << ": " << out.status();
+      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+          << c.file << " " << config->ToJson();
+    }
+  }
+}
+
 // A chain of stages that each read their producer twice would inline into 2^40 nodes: the
 // large ones are computed at the top level instead, and the space still builds and runs.
 TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {

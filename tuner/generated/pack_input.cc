@@ -3,14 +3,13 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
-#include "tuner/generated/sketch.h"
+#include "tuner/generated/rebuild_program.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -44,34 +43,27 @@ class CandidateFinder : public ir::IRVisitor {
   const ir::VarNode* axis_;
 };
 
-// Rewrites loads: of replaced stages to their new versions; in the packed reader, of the
-// input to the packed copy.
-class LoadRewriter : public ir::IRMutator {
+// Rewrites the loads of the input to loads of its packed copy.
+class PackedLoads : public ir::IRMutator {
  public:
-  LoadRewriter(const absl::flat_hash_map<const te::OperationNode*, Tensor>* replaced,
-               const te::OperationNode* input, const Tensor* packed, int dim, int64_t block)
-      : replaced_(replaced), input_(input), packed_(packed), dim_(dim), block_(block) {}
+  PackedLoads(const te::OperationNode* input, const Tensor* packed, int dim, int64_t block)
+      : input_(input), packed_(packed), dim_(dim), block_(block) {}
 
  protected:
   Expr Mutate_(const ir::LoadNode* op, const Expr& self) override {
     Expr e = IRMutator::Mutate_(op, self);
     const auto* load = e.as<ir::LoadNode>();
-    const te::OperationNode* t = te::AsOperation(load->buffer);
-    if (packed_ != nullptr && t == input_) {
-      std::vector<Expr> idx;
-      idx.push_back(ir::floordiv(load->indices[dim_], I32(block_)));
-      for (size_t d = 0; d < load->indices.size(); ++d) {
-        if (static_cast<int>(d) != dim_) idx.push_back(load->indices[d]);
-      }
-      idx.push_back(ir::floormod(load->indices[dim_], I32(block_)));
-      return (*packed_)(std::move(idx));
+    if (te::AsOperation(load->buffer) != input_) return e;
+    std::vector<Expr> idx;
+    idx.push_back(ir::floordiv(load->indices[dim_], I32(block_)));
+    for (size_t d = 0; d < load->indices.size(); ++d) {
+      if (static_cast<int>(d) != dim_) idx.push_back(load->indices[d]);
     }
-    if (auto it = replaced_->find(t); it != replaced_->end()) return it->second(load->indices);
-    return e;
+    idx.push_back(ir::floormod(load->indices[dim_], I32(block_)));
+    return (*packed_)(std::move(idx));
   }
 
  private:
-  const absl::flat_hash_map<const te::OperationNode*, Tensor>* replaced_;
   const te::OperationNode* input_;
   const Tensor* packed_;
   int dim_;
@@ -119,41 +111,20 @@ absl::StatusOr<std::vector<te::Tensor>> PackInput(const std::vector<te::Tensor>&
       absl::StrCat(input.name(), "_packed"));
   if (!packed.ok()) return packed.status();
 
-  const std::vector<Tensor> order = ComputeStages(args.back());
-  absl::flat_hash_map<const te::OperationNode*, Tensor> replaced;
   bool reads_input = false;
-  for (const Tensor& t : order) {
-    const bool is_reader = t == reduction;
-    const Tensor* p = is_reader ? &*packed : nullptr;
-    LoadRewriter rewrite(&replaced, input.op(), p, dim, block);
-    const te::ComputeOpNode* c = t.compute();
-    Expr body = rewrite.Mutate(c->body);
-    if (body.same_as(c->body)) continue;
-    reads_input |= is_reader;
-    std::vector<Expr> out_shape;
-    std::vector<std::string> names;
-    for (const te::IterVar& iv : c->axis) {
-      out_shape.push_back(iv->dom.extent);
-      names.push_back(iv->name());
-    }
-    absl::StatusOr<Tensor> rebuilt = te::Compute(
-        out_shape,
-        [&](const std::vector<ir::Var>& v) {
-          ir::VarMap vmap;
-          for (size_t d = 0; d < v.size(); ++d) vmap[c->axis[d]->var.as<ir::VarNode>()] = v[d];
-          return ir::Substitute(body, vmap);
-        },
-        t.name(), names);
-    if (!rebuilt.ok()) return rebuilt.status();
-    replaced[t.op()] = *rebuilt;
-  }
+  auto rewrite = [&](const Tensor& stage, const Expr& body) {
+    if (stage != reduction) return body;
+    PackedLoads packed_loads(input.op(), &*packed, dim, block);
+    Expr out = packed_loads.Mutate(body);
+    reads_input = !out.same_as(body);
+    return out;
+  };
+  absl::StatusOr<std::vector<Tensor>> out = RebuildProgram(args, {}, rewrite);
+  if (!out.ok()) return out.status();
   if (!reads_input) {
     return absl::InvalidArgumentError(
         absl::StrCat("pack: ", reduction.name(), " does not read ", input.name()));
   }
-  std::vector<Tensor> out(args.begin(), args.end() - 1);
-  auto it = replaced.find(args.back().op());
-  out.push_back(it != replaced.end() ? it->second : args.back());
   return out;
 }
 
