@@ -22,6 +22,8 @@ constexpr int64_t kMaxVectorTile = 64;
 constexpr int64_t kMaxRowTile = 16;
 constexpr int64_t kMaxReduceTile = 16;
 constexpr int64_t kMaxOuterTile = 8;
+// A last axis of at most this many elements, a power of two, is one vector.
+constexpr int64_t kWholeVectorAxis = 16;
 // Unrolled register tiles stay small enough for LLVM to compile in milliseconds.
 constexpr int64_t kMaxUnrolledRows = 32;
 constexpr int64_t kMaxUnrolledPoints = 256;
@@ -146,11 +148,13 @@ std::vector<std::pair<Tensor, int64_t>> SplitCandidates(const std::vector<Tensor
 }
 
 // The program with `candidates` split (all of them, or those whose `rfactor` knob is on when
-// `config` is given).
+// `config` is given). `lane_sums` receives the stages that sum the lanes (computed at the top
+// level: each reads only its partial reduction, a few values per output).
 absl::StatusOr<std::vector<Tensor>> SplitReductions(
     const std::vector<Tensor>& args, const std::vector<std::pair<Tensor, int64_t>>& candidates,
-    const Config* config) {
+    const Config* config, std::vector<Tensor>* lane_sums) {
   std::vector<Tensor> current = args;
+  std::vector<std::string> split;
   for (const auto& [reduction, lanes] : candidates) {
     if (config != nullptr) {
       absl::StatusOr<int64_t> on = config->Other(KnobName(reduction, "rfactor"));
@@ -165,6 +169,10 @@ absl::StatusOr<std::vector<Tensor>> SplitReductions(
     absl::StatusOr<std::vector<Tensor>> next = SplitReduction(current, now, lanes);
     if (!next.ok()) return next.status();
     current = *std::move(next);
+    split.push_back(reduction.name());
+  }
+  for (const Tensor& t : ComputeStages(current.back())) {
+    if (std::find(split.begin(), split.end(), t.name()) != split.end()) lane_sums->push_back(t);
   }
   return current;
 }
@@ -225,7 +233,14 @@ void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
       // by loop partitioning); outer axes only divisors, so at most two axes have tails and
       // the partitioned code stays small for LLVM.
       const std::string name = KnobName(ts.writer, absl::StrCat("tile_", w->axis[d]->name()));
-      if (last) {
+      const int64_t extent = Extent(w->axis[d]);
+      if (last && extent <= kWholeVectorAxis && (extent & (extent - 1)) == 0) {
+        // A contiguous axis that fits one vector register (split lanes, a channel block) is
+        // vectorized whole.
+        if (space->KnobIndex(name) < 0) {
+          space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, {extent});
+        }
+      } else if (last) {
         define_split(name, Extent(w->axis[d]), SplitPolicy::kPowerOfTwo, kMaxVectorTile);
       } else if (d + 2 == rank) {
         define_split(name, Extent(w->axis[d]), SplitPolicy::kPowerOfTwo, kMaxRowTile);
@@ -263,9 +278,10 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
   for (const auto& c : candidates) variants.push_back({c});
   if (candidates.size() > 1) variants.push_back(candidates);
   for (const auto& variant : variants) {
-    absl::StatusOr<std::vector<Tensor>> split = SplitReductions(args, variant, nullptr);
+    std::vector<Tensor> lane_sums;
+    absl::StatusOr<std::vector<Tensor>> split = SplitReductions(args, variant, nullptr, &lane_sums);
     if (!split.ok()) return split.status();
-    absl::StatusOr<Sketch> s = MakeSketch(*split);
+    absl::StatusOr<Sketch> s = MakeSketch(*split, lane_sums);
     if (!s.ok()) return s.status();
     DefineSketchKnobs(*s, space);
   }
@@ -282,13 +298,23 @@ absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::T
   if (absl::Status s = CheckTarget(target); !s.ok()) return s;
   if (config.space == nullptr)
     return absl::InternalError("generated space: a config with no space");
+  std::vector<Tensor> lane_sums;
   absl::StatusOr<std::vector<Tensor>> split_args =
-      SplitReductions(args, SplitCandidates(args), &config);
+      SplitReductions(args, SplitCandidates(args), &config, &lane_sums);
   if (!split_args.ok()) return split_args.status();
   std::vector<Tensor> packed;  // The packed copies: the stages the packing added.
   absl::StatusOr<std::vector<Tensor>> packed_args = PackInputs(*split_args, config, &packed);
   if (!packed_args.ok()) return packed_args.status();
-  absl::StatusOr<Sketch> sketch = MakeSketch(*packed_args, packed);
+  // Packing rebuilds the stages downstream of the reduction it packs: the lane sums as they
+  // are now, by name.
+  std::vector<Tensor> at_root = packed;
+  for (const Tensor& t : ComputeStages(packed_args->back())) {
+    auto same_name = [&](const Tensor& o) { return o.name() == t.name(); };
+    if (std::find_if(lane_sums.begin(), lane_sums.end(), same_name) != lane_sums.end()) {
+      at_root.push_back(t);
+    }
+  }
+  absl::StatusOr<Sketch> sketch = MakeSketch(*packed_args, at_root);
   if (!sketch.ok()) return sketch.status();
   absl::StatusOr<std::unique_ptr<schedule::Schedule>> sch =
       schedule::Schedule::Create({packed_args->back()});

@@ -132,12 +132,16 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
   // their producer twice doubles at every step: a stage whose inlined body would exceed
   // kMaxInlinedNodes is computed at the top level instead (programs come from the network).
   absl::flat_hash_map<const te::OperationNode*, double> inlined_size;
+  auto is_at_root = [&](const Tensor& t) {
+    return std::find(at_root.begin(), at_root.end(), t) != at_root.end();
+  };
   for (const Tensor& t : order) {
-    if (t.compute() == nullptr || t == output || IsReduction(t)) continue;
-    if (std::find(at_root.begin(), at_root.end(), t) != at_root.end()) {
+    if (t.compute() == nullptr) continue;
+    if (is_at_root(t)) {
       sketch.root.push_back(t);
       continue;
     }
+    if (t == output || IsReduction(t)) continue;
     InlinedSize size(&inlined_size);
     size.Visit(t.compute()->body);
     if (size.nodes > kMaxInlinedNodes) {
@@ -152,7 +156,7 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
     (feeds_reduction ? sketch.root : sketch.inlined).push_back(t);
   }
   for (const Tensor& t : order) {
-    if (!IsReduction(t)) continue;
+    if (!IsReduction(t) || is_at_root(t)) continue;
     const std::vector<Tensor>& rs = readers[t.op()];
     const bool fusable = t != output && rs.size() == 1 && rs[0] == output && !IsReduction(output) &&
                          output.ndim() == t.ndim() && [&] {
@@ -167,7 +171,7 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
       sketch.tiled.push_back(TiledStage{t, t, true});
     }
   }
-  if (!IsReduction(output) && !fused.contains(output.op())) {
+  if (!IsReduction(output) && !fused.contains(output.op()) && !is_at_root(output)) {
     sketch.tiled.push_back(TiledStage{output, Tensor(), false});
   }
   return sketch;

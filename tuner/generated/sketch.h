@@ -36,8 +36,8 @@ inline constexpr double kMaxInlinedNodes = 4096;
 struct Sketch {
   // Elementwise producers inlined into their readers.
   std::vector<te::Tensor> inlined;
-  // Elementwise producers computed at the top level: those read by a reduction (padding),
-  // those too large to inline (see kMaxInlinedNodes), packed copies of inputs.
+  // Stages computed at the top level: elementwise producers read by a reduction (padding),
+  // those too large to inline (see kMaxInlinedNodes), and the stages given as `at_root`.
   std::vector<te::Tensor> root;
   // The tiled stages, producers first; the last one writes the output.
   std::vector<TiledStage> tiled;
@@ -50,7 +50,8 @@ std::vector<te::Tensor> ComputeStages(const te::Tensor& output);
 std::vector<te::Tensor> TensorsRead(const ir::Expr& body);
 
 // The sketch of the program whose output is args.back() (args: inputs then output). Stages in
-// `at_root` (packed copies of inputs) are computed at the top level whatever they are.
+// `at_root` (packed copies of inputs, the lane sums of split reductions) are computed at the
+// top level whatever they are, the output included.
 // InvalidArgument: an output that is not computed, or an output of rank 0.
 absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
                                   const std::vector<te::Tensor>& at_root = {});
