@@ -4,20 +4,19 @@
 //   bazel run -c opt //bench:auto_space -- [--quick]
 //
 // Part 1: a template's operator tuned in the template's space and in the space generated from
-// its computation (`--space generated`): dense, batch_matmul and depthwise_conv2d.
-//
-// Not measured yet: conv2d (conv2d_nchwc against generated:conv2d_nchwc) and conv+bias+ReLU.
-// While padding was inlined into the generated convolution, some of its configs took LLVM more
-// than ten minutes to compile, and one config of the attention block still stalled a quick run
-// for over six minutes; the builder has no build timeout yet, so one such config stalls the
-// whole benchmark. The OneDnnConvBiasRelu baseline is kept for when they are back.
+// its computation (`--space generated`): dense, batch_matmul, depthwise_conv2d and the
+// channel-blocked conv2d_nchwc.
 // Part 2: operators with no template, written in the tensor-expression language
 // (examples/programs/*.te), against oneDNN where oneDNN has the operation: layer
-// normalization, max pooling, global average pooling, inner product with bias and GELU, and
-// batched matmul + softmax for the attention scores.
+// normalization, max pooling, global average pooling, inner product with bias and GELU,
+// convolution with bias and ReLU, and batched matmul + softmax for the attention scores.
 // oneDNN gets its best case: its preferred layouts (format any) for weights and activations,
-// the reorders outside the timed region, and its fused post-ops. The stencil has no oneDNN
-// counterpart and is reported against the machine's read bandwidth only.
+// the reorders outside the timed region, and its fused post-ops. Pooling takes its source as
+// given, and oneDNN's fastest is channel-blocked (nChw16c): the pooling programs are written
+// in that same layout (max_pool_nchwc.te, global_avg_pool_nchwc.te), so both sides read the
+// same bytes. The convolution program is plain NCHW while oneDNN picks its own blocked
+// layout. The stencil has no oneDNN counterpart and is reported against the machine's read
+// bandwidth only.
 //
 // Each line also gives `peak`: GFLOP/s over this core's FMA peak, or for memory-bound
 // operators, bytes read and written per second over this core's read bandwidth (both
@@ -123,7 +122,7 @@ double OneDnnDenseBiasGelu(int64_t m, int64_t n, int64_t k, int repeats) {
   return r.Time(repeats);
 }
 
-[[maybe_unused]] double OneDnnConvBiasRelu(int64_t c, int64_t hw, int64_t f, int repeats) {
+double OneDnnConvBiasRelu(int64_t c, int64_t hw, int64_t f, int repeats) {
   OneDnnRun r;
   memory::desc src({1, c, hw, hw}, Dt::f32, Tag::any), wei({f, c, 3, 3}, Dt::f32, Tag::any);
   memory::desc bias({f}, Dt::f32, Tag::a), dst({1, f, hw, hw}, Dt::f32, Tag::any);
@@ -216,6 +215,7 @@ int Run(bool quick) {
       {"dense 512x512x512", "dense", {512, 512, 512}},
       {"batch_matmul 8x128x128x128", "batch_matmul", {8, 128, 128, 128}},
       {"depthwise_conv2d 128x56x56", "depthwise_conv2d", {1, 128, 56, 56, 3, 3, 1, 1}},
+      {"conv2d_nchwc 64x56x56 f64 3x3", "conv2d_nchwc", {1, 64, 56, 56, 64, 3, 3, 1, 1}},
   };
   std::vector<double> vs_template, vs_onednn;
   int tuned_ops = 0;
@@ -252,12 +252,12 @@ int Run(bool quick) {
        {{"N", 128}, {"D", 768}},
        [](int r) { return OneDnnLayerNorm(128, 768, r); }},
       {"max_pool 3x3/2 64x112x112",
-       "max_pool",
-       {{"N", 1}, {"C", 64}, {"H", 112}, {"W", 112}},
+       "max_pool_nchwc",
+       {{"N", 1}, {"C", 4}, {"H", 112}, {"W", 112}},
        [](int r) { return OneDnnPool(dnnl::algorithm::pooling_max, 64, 112, 3, 2, r); }},
       {"global_avg_pool 512x7x7",
-       "global_avg_pool",
-       {{"N", 1}, {"C", 512}, {"H", 7}, {"W", 7}},
+       "global_avg_pool_nchwc",
+       {{"N", 1}, {"C", 32}, {"H", 7}, {"W", 7}},
        [](int r) {
          return OneDnnPool(dnnl::algorithm::pooling_avg_exclude_padding, 512, 7, 7, 1, r);
        }},
@@ -269,6 +269,10 @@ int Run(bool quick) {
        "attention_softmax",
        {{"Hd", 12}, {"L", 128}, {"D", 64}},
        [](int r) { return OneDnnAttention(12, 128, 64, r); }},
+      {"conv2d+bias+relu 64x56x56 f64",
+       "conv2d_bias_relu",
+       {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"F", 64}},
+       [](int r) { return OneDnnConvBiasRelu(64, 56, 64, r); }},
       {"stencil5 1024x1024", "stencil5", {{"H", 1024}, {"W", 1024}}, nullptr},
   };
   std::printf("\n%-28s %7s %12s %12s %7s %6s  %s\n", "program (no template)", "trials", "generated",

@@ -22,7 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "compiler/codegen/build.h"
 #include "compiler/ir/ir_printer.h"
-#include "compiler/ir/ir_visitor.h"
+#include "compiler/ir/ir_util.h"
 #include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
 #include "tuner/tuning/builder.h"
@@ -60,21 +60,6 @@ double MedianSeconds(const std::function<void()>& fn, int repeats) {
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
-
-// Statements and expressions in a lowered body.
-class NodeCount : public ir::IRVisitor {
- public:
-  int64_t nodes = 0;
-  using IRVisitor::Visit;
-  void Visit(const ir::Expr& e) override {
-    ++nodes;
-    IRVisitor::Visit(e);
-  }
-  void Visit(const ir::Stmt& s) override {
-    ++nodes;
-    IRVisitor::Visit(s);
-  }
-};
 
 absl::StatusOr<tuner::TuneTask> MakeProbeTask() {
   if (!absl::GetFlag(FLAGS_expr).empty()) {
@@ -117,8 +102,6 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
                 std::string(f.status().message()).c_str(), knobs.c_str());
     return;
   }
-  NodeCount count;
-  count.Visit(f->body);
   const auto build_start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<codegen::JitModule>> jit = codegen::BuildJit({*f}, task.target);
   const double build_s = Seconds(build_start);
@@ -141,7 +124,7 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
   }
   std::printf("%-12s lower %6.1f ms  nodes %8lld  build %8.1f ms  run %10.1f us  %8.2f GFLOP/s%s\n",
               index ? std::to_string(*index).c_str() : "ref", lower_s * 1e3,
-              static_cast<long long>(count.nodes), build_s * 1e3, run_s * 1e6,
+              static_cast<long long>(ir::CountNodes(f->body)), build_s * 1e3, run_s * 1e6,
               run_s > 0 ? task.workload.flop / run_s * 1e-9 : 0.0,
               jit.ok() ? "" : ("  build error: " + std::string(jit.status().message())).c_str());
   std::printf("  %s\n", knobs.c_str());

@@ -14,6 +14,13 @@
 #include "llvm/Support/raw_ostream.h"
 
 namespace tunefarm::codegen {
+namespace {
+
+// Vector loads with a constant stride up to this are one contiguous load and a shuffle;
+// larger strides are gathered lane by lane.
+constexpr int64_t kMaxShuffledStride = 4;
+
+}  // namespace
 
 using ir::DataType;
 using ir::Expr;
@@ -286,6 +293,18 @@ llvm::Value* LLVMEmitter::EmitLoad(const ir::LoadNode* op) {
     auto* ld = b_.CreateAlignedLoad(vty, Address(op->buffer.get(), Emit(ramp->base)),
                                     VectorAlign(op->buffer.get(), ramp->base, op->type.lanes));
     return fix_bool(ld);
+  }
+  if (stride != nullptr && *stride > 1 && *stride <= kMaxShuffledStride) {
+    // A small constant stride (a pooling or convolution window with stride 2): one contiguous
+    // load of exactly the elements from the first lane to the last, then every stride-th
+    // element picked out, which LLVM turns into permutes instead of one load per lane.
+    const int span = (op->type.lanes - 1) * static_cast<int>(*stride) + 1;
+    auto* wide = b_.CreateAlignedLoad(llvm::FixedVectorType::get(elem, span),
+                                      Address(op->buffer.get(), Emit(ramp->base)),
+                                      llvm::Align(elem->getPrimitiveSizeInBits() / 8));
+    std::vector<int> mask;
+    for (int i = 0; i < op->type.lanes; ++i) mask.push_back(i * static_cast<int>(*stride));
+    return fix_bool(b_.CreateShuffleVector(wide, mask));
   }
   // Gather lane by lane.
   llvm::Value* idx = Emit(index);

@@ -52,6 +52,30 @@ bool ContainsLoad(const Expr& e) {
   return f.found;
 }
 
+namespace {
+
+class NodeCounter : public IRVisitor {
+ public:
+  int64_t nodes = 0;
+  using IRVisitor::Visit;
+  void Visit(const Expr& e) override {
+    ++nodes;
+    IRVisitor::Visit(e);
+  }
+  void Visit(const Stmt& s) override {
+    ++nodes;
+    IRVisitor::Visit(s);
+  }
+};
+
+}  // namespace
+
+int64_t CountNodes(const Stmt& s) {
+  NodeCounter c;
+  c.Visit(s);
+  return c.nodes;
+}
+
 Expr Substitute(const Expr& e, const VarMap& vmap) {
   if (vmap.empty()) return e;
   return Substituter(vmap).Mutate(e);

@@ -28,6 +28,10 @@ bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
 // True when `e` reads memory (contains a Load).
 bool ContainsLoad(const Expr& e);
 
+// The statements and expressions in `s`, counted as visited (a shared subexpression once per
+// use): the size of a lowered kernel, which bounds what LLVM has to compile.
+int64_t CountNodes(const Stmt& s);
+
 // A number that integer `e` is provably a multiple of (not always the largest), derived from
 // constants, casts, sums, differences, products, and floordiv and floormod by positive
 // constants; 1 when nothing is known. 0 counts as a multiple of 2^30; products are capped there.

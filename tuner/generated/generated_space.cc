@@ -7,6 +7,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/ir_util.h"
+#include "compiler/ir/ir_visitor.h"
 #include "tuner/generated/pack_input.h"
 #include "tuner/generated/sketch.h"
 #include "tuner/generated/split_reduction.h"
@@ -43,6 +45,35 @@ std::string ReduceKnobName(const Tensor& writer, const IterVar& r) {
   return KnobName(writer, absl::StrCat("tile_", r->name()));
 }
 
+// Whether some load in a body has no index that depends on `axis`.
+class LoadIndependentOf : public ir::IRVisitor {
+ public:
+  explicit LoadIndependentOf(const ir::VarNode* axis) : axis_(axis) {}
+  bool found = false;
+
+ protected:
+  void Visit_(const ir::LoadNode* op) override {
+    bool uses = false;
+    for (const ir::Expr& i : op->indices) {
+      uses |= ir::UsesVar(i, [&](const ir::VarNode* u) { return u == axis_; });
+    }
+    found |= !uses;
+    IRVisitor::Visit_(op);
+  }
+
+ private:
+  const ir::VarNode* axis_;
+};
+
+// Whether something `reduction` reads does not depend on its data-parallel axis `d`: values
+// loaded once are reused along that axis.
+bool Reused(const Tensor& reduction, int d) {
+  const te::ComputeOpNode* c = reduction.compute();
+  LoadIndependentOf check(c->axis[d]->var.get());
+  check.Visit(c->body);
+  return check.found;
+}
+
 absl::Status CheckTarget(const codegen::Target& target) {
   if (target.kind == codegen::Target::Kind::kCUDA) {
     return absl::UnimplementedError(
@@ -67,6 +98,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   const int rank = static_cast<int>(w.root_axes().size());
   std::vector<IterVar> outer, inner;
   int64_t row_points = 1;
+  IterVar vector_tail;  // The vector axis's outer loop when its tile leaves a tail.
   for (int d = 0; d < rank; ++d) {
     IterVar axis = w.axis(d);
     const std::string knob = KnobName(writer, absl::StrCat("tile_", axis->name()));
@@ -81,12 +113,26 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
     outer.push_back(split->first);
     inner.push_back(split->second);
     if (d + 1 < rank) row_points *= (*f)[1];
+    if (d + 1 == rank && Extent(axis) % (*f)[1] != 0) vector_tail = split->first;
+  }
+  // The order knob puts the vector axis's tiles outside the rows' (a dense layer then sweeps
+  // the rows under one block of packed weights, which stays in cache).
+  if (const std::string knob = KnobName(writer, "order");
+      config.space->KnobIndex(knob) >= 0 && outer.size() >= 2) {
+    absl::StatusOr<int64_t> swap = config.Other(knob);
+    if (!swap.ok()) return swap.status();
+    if (*swap != 0) std::swap(outer[outer.size() - 1], outer[outer.size() - 2]);
   }
   std::vector<IterVar> order = outer;
   order.insert(order.end(), inner.begin(), inner.end());
   if (absl::Status s = w.Reorder(order); !s.ok()) return s;
+  // The outer loops are fused into one parallel loop, except a vector tail's loop when it is
+  // the innermost of them: fused, its guard would depend on the fused index in every
+  // iteration; alone, loop partitioning peels its last iteration and the rest is guard-free.
+  const bool keep_tail = vector_tail != nullptr && outer.size() >= 2 && outer.back() == vector_tail;
+  const size_t to_fuse = keep_tail ? outer.size() - 1 : outer.size();
   IterVar fused = outer[0];
-  for (size_t d = 1; d < outer.size(); ++d) {
+  for (size_t d = 1; d < to_fuse; ++d) {
     absl::StatusOr<IterVar> f = w.Fuse(fused, outer[d]);
     if (!f.ok()) return f.status();
     fused = *f;
@@ -94,6 +140,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   if (parallel) {
     if (absl::Status s = w.Parallel(fused); !s.ok()) return s;
   }
+  const IterVar attach = keep_tail ? vector_tail : fused;
   if (!inner.empty()) {
     if (absl::Status s = w.Vectorize(inner.back()); !s.ok()) return s;
   }
@@ -102,7 +149,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   absl::StatusOr<schedule::Stage*> ls = sch->StageOf(acc);
   if (!ls.ok()) return ls.status();
   schedule::Stage& l = **ls;
-  if (absl::Status s = l.ComputeAt(w, fused); !s.ok()) return s;
+  if (absl::Status s = l.ComputeAt(w, attach); !s.ok()) return s;
   std::vector<IterVar> r_outer, r_inner;
   int64_t reduce_points = 1;
   for (int r = 0; r < static_cast<int>(l.reduce_axes().size()); ++r) {
@@ -229,6 +276,9 @@ void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
     for (int d = 0; d < rank; ++d) {
       const bool last = d + 1 == rank;
       if (!last && !ts.accumulator.defined()) continue;  // Only the vector axis is tiled.
+      // Rows of a register tile pay only where a value loaded once serves several of them:
+      // an axis that indexes everything the reduction reads (a batch) stays an outer loop.
+      if (!last && !Reused(ts.accumulator, d)) continue;
       // The vector axis and the register rows take any power of two (a guarded tail, peeled
       // by loop partitioning); outer axes only divisors, so at most two axes have tails and
       // the partitioned code stays small for LLVM.
@@ -258,6 +308,8 @@ void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
     }
     const std::string unroll = KnobName(ts.writer, "unroll");
     if (space->KnobIndex(unroll) < 0) space->DefineOther(unroll, {0, 1});
+    const std::string order = KnobName(ts.writer, "order");
+    if (rank >= 2 && space->KnobIndex(order) < 0) space->DefineOther(order, {0, 1});
   }
 }
 

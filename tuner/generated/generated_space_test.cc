@@ -47,6 +47,8 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"attention_softmax", {{"Hd", 2}, {"L", 9}, {"D", 8}}},
       {"stencil5", {{"H", 11}, {"W", 29}}},
       {"int8_gemm", {{"M", 5}, {"N", 19}, {"K", 30}}},
+      {"max_pool_nchwc", {{"N", 1}, {"C", 2}, {"H", 13}, {"W", 10}}},
+      {"global_avg_pool_nchwc", {{"N", 2}, {"C", 3}, {"H", 5}, {"W", 3}}},
   };
   return *cases;
 }

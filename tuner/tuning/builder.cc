@@ -8,6 +8,7 @@
 #include "common/content_hash.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
+#include "compiler/ir/ir_util.h"
 #include "compiler/lower/lower.h"
 #include "proto/gpu_module.pb.h"
 
@@ -74,7 +75,8 @@ absl::StatusOr<lower::LoweredFunc> LowerConfig(const TuneTask& task, std::option
   return lower::Lower(*inst->sch, inst->args, kKernelName);
 }
 
-BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index) {
+BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index,
+                        int64_t max_kernel_nodes) {
   auto start = std::chrono::steady_clock::now();
   BuildResult r;
   r.index = index.value_or(-1);
@@ -89,6 +91,14 @@ BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index) {
     arg.mutable_spec()->set_dtype(ToProto(f->args[i].buffer->dtype));
     arg.set_is_output(i + 1 == f->args.size());
     r.tensors.push_back(std::move(arg));
+  }
+  if (const int64_t nodes = ir::CountNodes(f->body); nodes > max_kernel_nodes) {
+    r.status = absl::ResourceExhaustedError(
+        absl::StrCat("kernel too large to compile: ", nodes, " IR nodes after lowering (limit ",
+                     max_kernel_nodes, "); configs with smaller unrolled tiles stay under it"));
+    r.build_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
   }
   auto artifact = BuildArtifact(task, *f, index.has_value());
   if (!artifact.ok()) {

@@ -55,5 +55,18 @@ TEST(Builder, CpuTask_SharedLibrary) {
   EXPECT_FALSE(r.artifact_hash.empty());
 }
 
+// A kernel over the size bound is refused before LLVM sees it: a result with its error and
+// its tensors, not a build.
+TEST(Builder, KernelOverSizeBound_ResourceExhaustedNotCompiled) {
+  auto task = MakeTask("dense", {16, 16, 16}, "float32", "llvm", "cpu-test");
+  ASSERT_TRUE(task.ok());
+  BuildResult r = BuildConfig(*task, 0, /*max_kernel_nodes=*/20);
+  EXPECT_EQ(r.status.code(), absl::StatusCode::kResourceExhausted) << r.status;
+  EXPECT_TRUE(absl::StrContains(r.status.message(), "IR nodes")) << r.status;
+  EXPECT_TRUE(r.artifact.empty());
+  EXPECT_EQ(r.tensors.size(), 3u);
+  EXPECT_TRUE(BuildConfig(*task, 0).status.ok());
+}
+
 }  // namespace
 }  // namespace tunefarm::tuner
