@@ -1,6 +1,9 @@
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <string>
 
 #include "compiler/codegen/build.h"
 #include "compiler/ir/ir_operators.h"
@@ -77,6 +80,92 @@ TEST(Codegen, TiledGemm_Jit_MatchesReference) {
   auto fn = (*jit)->Lookup("gemm");
   ASSERT_TRUE(fn.ok());
   CheckGemm(*fn, m, n, k);
+}
+
+// exp, sigmoid and tanh, vectorized (16 lanes) and scalar, against libm over the whole float
+// range: exp within a few ulp, inf and 0 at the ends, gradual underflow, NaN kept.
+TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
+  std::vector<float> xs = {0.0f,  -0.0f,  1.0f,     -1.0f,     0.5f,    88.7f,
+                           88.8f, -87.0f, -100.0f,  -103.9f,   -104.5f, 1e-8f,
+                           20.0f, -20.0f, INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 4000; ++i) xs.push_back(-110.0f + 200.0f * static_cast<float>(i) / 4000);
+  while (xs.size() % 16 != 0) xs.push_back(3.0f);
+  const int n = static_cast<int>(xs.size());
+  for (const char* fn_name : {"exp", "sigmoid", "tanh"}) {
+    for (bool vector : {true, false}) {
+      Tensor X = te::Placeholder({n}, DataType::Float(32), "X");
+      Tensor Y = *te::Compute(
+          {n},
+          [&](const std::vector<Var>& i) {
+            return ir::CallNode::Make(DataType::Float(32), fn_name, {X(i[0])});
+          },
+          "Y");
+      auto sch = *schedule::Schedule::Create({Y});
+      if (vector) {
+        auto& y = (*sch)[Y];
+        auto split = *y.Split(y.axis(0), 16);
+        ASSERT_TRUE(y.Vectorize(split.second).ok());
+      }
+      auto f = lower::Lower(*sch, {X, Y}, "f");
+      ASSERT_TRUE(f.ok()) << f.status();
+      auto jit = BuildJit({*f}, HostTarget());
+      ASSERT_TRUE(jit.ok()) << jit.status();
+      auto fn = (*jit)->Lookup("f");
+      ASSERT_TRUE(fn.ok());
+      auto x = *NDArray::Empty({n}, DataType::Float(32));
+      auto y = *NDArray::Empty({n}, DataType::Float(32));
+      std::copy(xs.begin(), xs.end(), x.data<float>());
+      ASSERT_TRUE(runtime::Call(*fn, {&x, &y}).ok());
+      for (int i = 0; i < n; ++i) {
+        const double v = xs[i];
+        const double want = std::string(fn_name) == "exp"       ? std::exp(v)
+                            : std::string(fn_name) == "sigmoid" ? 1.0 / (1.0 + std::exp(-v))
+                                                                : std::tanh(v);
+        const float got = y.data<float>()[i];
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got)) << fn_name << "(" << v << ")";
+        } else if (std::isinf(static_cast<float>(want)) || want == 0.0) {
+          EXPECT_EQ(got, static_cast<float>(want)) << fn_name << "(" << v << ")";
+        } else {
+          // exp: a few ulp (1e-44 absolute for denormal results). sigmoid is 1 / (1 + e^-x),
+          // 0 once e^-x overflows (x < -88.7, where the true value is below FLT_MIN); tanh is
+          // 1 - 2 / (e^2x + 1), which cancels near 0 (1e-7 absolute).
+          const double abs_tol = std::string(fn_name) == "exp"       ? 1e-44
+                                 : std::string(fn_name) == "sigmoid" ? 1.2e-38
+                                                                     : 1e-7;
+          EXPECT_NEAR(got, want, std::abs(want) * 4e-7 + abs_tol) << fn_name << "(" << v << ")";
+        }
+      }
+    }
+  }
+}
+
+// A vector load with a small constant stride (a stride-2 window) is a contiguous load and a
+// shuffle; the values are those of the strided elements.
+TEST(Codegen, StridedVectorLoad_PicksEveryStrideElement) {
+  const int n = 64;
+  for (int stride : {2, 3, 5}) {
+    Tensor X = te::Placeholder({n * stride}, DataType::Float(32), "X");
+    Tensor Y = *te::Compute(
+        {n}, [&](const std::vector<Var>& i) { return X(i[0] * stride) + 1.0f; }, "Y");
+    auto sch = *schedule::Schedule::Create({Y});
+    auto& y = (*sch)[Y];
+    auto split = *y.Split(y.axis(0), 16);
+    ASSERT_TRUE(y.Vectorize(split.second).ok());
+    auto f = lower::Lower(*sch, {X, Y}, "g");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto jit = BuildJit({*f}, HostTarget());
+    ASSERT_TRUE(jit.ok()) << jit.status();
+    auto fn = (*jit)->Lookup("g");
+    ASSERT_TRUE(fn.ok());
+    auto x = *NDArray::Empty({n * stride}, DataType::Float(32));
+    auto y_out = *NDArray::Empty({n}, DataType::Float(32));
+    for (int i = 0; i < n * stride; ++i) x.data<float>()[i] = static_cast<float>(i);
+    ASSERT_TRUE(runtime::Call(*fn, {&x, &y_out}).ok());
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(y_out.data<float>()[i], static_cast<float>(i * stride + 1)) << stride << " " << i;
+    }
+  }
 }
 
 TEST(Codegen, BadArguments_ReturnErrorCodes) {

@@ -1,5 +1,6 @@
 #include "compiler/codegen/llvm_emitter.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -245,23 +246,63 @@ llvm::Value* LLVMEmitter::EmitCall(const ir::CallNode* op) {
   }
   llvm::Type* ty = args[0]->getType();
   llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
-  if (op->name == "exp") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, args[0]);
+  if (op->name == "exp") return EmitExp(args[0]);
   if (op->name == "log") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, args[0]);
   if (op->name == "sqrt") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
   if (op->name == "fabs") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
   if (op->name == "pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args[0], args[1]);
   if (op->name == "sigmoid") {
-    llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(args[0]));
+    llvm::Value* e = EmitExp(b_.CreateFNeg(args[0]));
     return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
   }
   if (op->name == "tanh") {
     // tanh(x) = 1 - 2 / (exp(2x) + 1), exact at the saturated ends.
     llvm::Value* two = llvm::ConstantFP::get(ty, 2.0);
-    llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFMul(two, args[0]));
+    llvm::Value* e = EmitExp(b_.CreateFMul(two, args[0]));
     return b_.CreateFSub(one, b_.CreateFDiv(two, b_.CreateFAdd(e, one)));
   }
   Fail(absl::InvalidArgumentError(absl::StrCat("codegen: unknown intrinsic '", op->name, "'")));
   return llvm::UndefValue::get(LLVMType(op->type));
+}
+
+llvm::Value* LLVMEmitter::EmitExp(llvm::Value* x) {
+  llvm::Type* ty = x->getType();
+  if (!ty->getScalarType()->isFloatTy()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
+  // Cody-Waite range reduction and a degree-6 polynomial (the classic single-precision
+  // approximation, about 1 ulp): x = n·ln2 + r with |r| <= ln2/2, e^x = p(r) · 2^n1 · 2^n2
+  // with n1 + n2 = n, each power built from its exponent bits and both in the normal range,
+  // so results that overflow become inf and tiny ones go gradually to denormals and zero.
+  // Every step is a plain vector instruction.
+  auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
+  llvm::Type* ity = ty->isVectorTy()
+                        ? static_cast<llvm::Type*>(llvm::VectorType::get(
+                              b_.getInt32Ty(), llvm::cast<llvm::VectorType>(ty)->getElementCount()))
+                        : b_.getInt32Ty();
+  const double kHi = 89.0, kLo = -104.0;  // e^x overflows above 88.73 and is 0 below -103.98.
+  llvm::Value* xc = b_.CreateSelect(b_.CreateFCmpOGT(x, c(kHi)), c(kHi), x);
+  xc = b_.CreateSelect(b_.CreateFCmpOLT(xc, c(kLo)), c(kLo), xc);
+  llvm::Value* n = b_.CreateUnaryIntrinsic(
+      llvm::Intrinsic::floor, b_.CreateFAdd(b_.CreateFMul(xc, c(1.44269504088896341)), c(0.5)));
+  llvm::Value* r = b_.CreateFSub(xc, b_.CreateFMul(n, c(0.693359375)));
+  r = b_.CreateFSub(r, b_.CreateFMul(n, c(-2.12194440e-4)));
+  llvm::Value* p = c(1.9875691500e-4);
+  for (double k :
+       {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}) {
+    p = b_.CreateFAdd(b_.CreateFMul(p, r), c(k));
+  }
+  p = b_.CreateFAdd(b_.CreateFAdd(b_.CreateFMul(p, b_.CreateFMul(r, r)), r), c(1.0));
+  // A NaN makes n NaN, and fptosi of NaN is poison: the last select never picks that lane.
+  auto pow2 = [&](llvm::Value* k) {
+    llvm::Value* bits =
+        b_.CreateShl(b_.CreateAdd(b_.CreateFPToSI(k, ity), llvm::ConstantInt::get(ity, 127)), 23);
+    return b_.CreateBitCast(bits, ty);
+  };
+  llvm::Value* n1 = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFMul(n, c(0.5)));
+  llvm::Value* n2 = b_.CreateFSub(n, n1);
+  llvm::Value* e = b_.CreateFMul(b_.CreateFMul(p, pow2(n1)), pow2(n2));
+  e = b_.CreateSelect(b_.CreateFCmpOGT(x, c(kHi)), c(HUGE_VAL), e);
+  e = b_.CreateSelect(b_.CreateFCmpOLT(x, c(kLo)), c(0.0), e);
+  return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, e);
 }
 
 llvm::Value* LLVMEmitter::Address(const ir::BufferNode* buf, llvm::Value* index) {

@@ -152,7 +152,7 @@ TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
       std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 7 * (i + 1));
       for (size_t r = 0; r < rfactor.size(); ++r) {
         // Every knob on, then each alone.
-        choices[rfactor[r]] = i == 0 || static_cast<int>(r) == i % rfactor.size() ? 1 : 0;
+        choices[rfactor[r]] = i == 0 || r == static_cast<size_t>(i) % rfactor.size() ? 1 : 0;
       }
       absl::StatusOr<Config> config = space.Get(space.Compose(choices));
       ASSERT_TRUE(config.ok());
