@@ -7,8 +7,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/ir/ir_util.h"
-#include "compiler/ir/ir_visitor.h"
 #include "tuner/generated/pack_input.h"
 #include "tuner/generated/sketch.h"
 #include "tuner/generated/split_reduction.h"
@@ -43,35 +41,6 @@ std::string ReduceKnobName(const Tensor& writer, const IterVar& r) {
     if (s->name() == r->name()) return KnobName(writer, absl::StrCat("tile_r_", r->name()));
   }
   return KnobName(writer, absl::StrCat("tile_", r->name()));
-}
-
-// Whether some load in a body has no index that depends on `axis`.
-class LoadIndependentOf : public ir::IRVisitor {
- public:
-  explicit LoadIndependentOf(const ir::VarNode* axis) : axis_(axis) {}
-  bool found = false;
-
- protected:
-  void Visit_(const ir::LoadNode* op) override {
-    bool uses = false;
-    for (const ir::Expr& i : op->indices) {
-      uses |= ir::UsesVar(i, [&](const ir::VarNode* u) { return u == axis_; });
-    }
-    found |= !uses;
-    IRVisitor::Visit_(op);
-  }
-
- private:
-  const ir::VarNode* axis_;
-};
-
-// Whether something `reduction` reads does not depend on its data-parallel axis `d`: values
-// loaded once are reused along that axis.
-bool Reused(const Tensor& reduction, int d) {
-  const te::ComputeOpNode* c = reduction.compute();
-  LoadIndependentOf check(c->axis[d]->var.get());
-  check.Visit(c->body);
-  return check.found;
 }
 
 absl::Status CheckTarget(const codegen::Target& target) {
@@ -186,10 +155,20 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
 
 // The reductions of the program that can be split along their contiguous axis (see
 // split_reduction.h), with their lanes, producers first.
+// Only where vectorizing the reduction's own last axis reuses nothing (a row sum, a row max),
+// or where it has a single row (a GEMV): elsewhere a register tile along that axis with a
+// packed input is the better schedule, and the split variant would only dilute the space.
 std::vector<std::pair<Tensor, int64_t>> SplitCandidates(const std::vector<Tensor>& args) {
   std::vector<std::pair<Tensor, int64_t>> out;
   for (const Tensor& t : ComputeStages(args.back())) {
-    if (int64_t lanes = SplitReductionLanes(t); lanes > 0) out.push_back({t, lanes});
+    const int64_t lanes = SplitReductionLanes(t);
+    if (lanes == 0) continue;
+    const te::ComputeOpNode* c = t.compute();
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < c->axis.size(); ++d) rows *= Extent(c->axis[d]);
+    if (rows == 1 || !ReusedAlong(t, static_cast<int>(c->axis.size()) - 1)) {
+      out.push_back({t, lanes});
+    }
   }
   return out;
 }
@@ -278,7 +257,7 @@ void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
       if (!last && !ts.accumulator.defined()) continue;  // Only the vector axis is tiled.
       // Rows of a register tile pay only where a value loaded once serves several of them:
       // an axis that indexes everything the reduction reads (a batch) stays an outer loop.
-      if (!last && !Reused(ts.accumulator, d)) continue;
+      if (!last && !ReusedAlong(ts.accumulator, d)) continue;
       // The vector axis and the register rows take any power of two (a guarded tail, peeled
       // by loop partitioning); outer axes only divisors, so at most two axes have tails and
       // the partitioned code stays small for LLVM.

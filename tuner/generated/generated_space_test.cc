@@ -126,7 +126,7 @@ TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
   const std::vector<Case> cases = {
       {"layer_norm", {{"N", 5}, {"D", 48}}, 2},
       {"dense", {{"M", 1}, {"N", 7}, {"K", 64}}, 1},
-      {"attention_softmax", {{"Hd", 2}, {"L", 16}, {"D", 8}}, 3},
+      {"attention_softmax", {{"Hd", 2}, {"L", 16}, {"D", 8}}, 2},
       {"global_avg_pool", {{"N", 1}, {"C", 3}, {"H", 5}, {"W", 8}}, 1},
       {"max_pool", {{"N", 1}, {"C", 3}, {"H", 15}, {"W", 12}}, 0},
   };

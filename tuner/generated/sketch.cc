@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
 
 namespace tunefarm::tuner {
@@ -86,7 +87,44 @@ class InlinedSize : public ir::IRVisitor {
   const absl::flat_hash_map<const te::OperationNode*, double>* sizes_;
 };
 
+// Whether some load does not depend on `axis`, or indexes it together with a reduction
+// variable.
+class ReuseFinder : public ir::IRVisitor {
+ public:
+  ReuseFinder(const ir::VarNode* axis, const std::vector<te::IterVar>& reduce)
+      : axis_(axis), reduce_(reduce) {}
+  bool found = false;
+
+ protected:
+  void Visit_(const ir::LoadNode* op) override {
+    bool uses = false;
+    for (const ir::Expr& i : op->indices) {
+      const bool here = ir::UsesVar(i, [&](const ir::VarNode* u) { return u == axis_; });
+      uses |= here;
+      found |= here && ir::UsesVar(i, [&](const ir::VarNode* u) {
+                 for (const te::IterVar& r : reduce_) {
+                   if (r->var.get() == u) return true;
+                 }
+                 return false;
+               });
+    }
+    found |= !uses;
+    IRVisitor::Visit_(op);
+  }
+
+ private:
+  const ir::VarNode* axis_;
+  const std::vector<te::IterVar>& reduce_;
+};
+
 }  // namespace
+
+bool ReusedAlong(const Tensor& reduction, int d) {
+  const te::ComputeOpNode* c = reduction.compute();
+  ReuseFinder finder(c->axis[d]->var.get(), c->reduce_axis);
+  finder.Visit(c->body);
+  return finder.found;
+}
 
 std::vector<Tensor> TensorsRead(const ir::Expr& body) {
   ProducerCollector c;

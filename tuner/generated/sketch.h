@@ -49,6 +49,12 @@ std::vector<te::Tensor> ComputeStages(const te::Tensor& output);
 // The tensors `body` reads (inputs and stages), each once, in first-use order.
 std::vector<te::Tensor> TensorsRead(const ir::Expr& body);
 
+// Whether a register tile along data-parallel axis `d` of `reduction` reuses loaded values:
+// something it reads does not depend on the axis (a dense layer's rows share the weights), or
+// an index combines the axis with a reduction variable (sliding windows overlap: pooling,
+// convolution). An axis that every read indexes on its own (a batch) has no reuse.
+bool ReusedAlong(const te::Tensor& reduction, int d);
+
 // The sketch of the program whose output is args.back() (args: inputs then output). Stages in
 // `at_root` (packed copies of inputs, the lane sums of split reductions) are computed at the
 // top level whatever they are, the output included.
