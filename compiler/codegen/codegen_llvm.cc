@@ -24,6 +24,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -89,6 +90,9 @@ class CpuEmitter : public LLVMEmitter {
 
   absl::Status AddFunction(const lower::LoweredFunc& f);
   void AddNamesFunction(const std::vector<std::string>& names);
+  // A module destructor that frees the heap temporaries kept between calls (see
+  // EmitAllocate), run when the library is unloaded; nothing when the module has none.
+  void AddWorkspaceDestructor();
 
  private:
   void SetAttributes(llvm::Function* fn) {
@@ -126,6 +130,8 @@ class CpuEmitter : public LLVMEmitter {
   llvm::BasicBlock* alloca_block_ = nullptr;
   llvm::Value* err_slot_ = nullptr;  // i32* the kernel returns at the end.
   int parallel_count_ = 0;
+  // One slot per heap allocation site: a global holding the block kept for the next call.
+  std::vector<llvm::GlobalVariable*> workspace_slots_;
 };
 
 absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
@@ -343,24 +349,81 @@ void CpuEmitter::EmitAllocate(const ir::AllocateNode* op) {
     bufs_.erase(&buf);
     return;
   }
+  // A heap temporary is kept for the next call instead of freed: a fresh malloc of megabytes
+  // is an mmap, and the page faults that fill it cost more than many kernels themselves
+  // (10x on the attention block), depending on the calling process's allocator state. Each
+  // allocation site has a slot (a module global) holding its block, whose first 64 bytes
+  // record its size. A call takes the block with an atomic exchange, so concurrent calls
+  // never share one (a second call finds the slot empty and allocates its own), and puts it
+  // back with an exchange, freeing whatever another call left there.
   llvm::Type* i64 = b_.getInt64Ty();
-  llvm::FunctionCallee malloc_fn = m_->getOrInsertFunction("malloc", b_.getPtrTy(), i64);
-  llvm::FunctionCallee free_fn = m_->getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
-  llvm::Value* p = b_.CreateCall(malloc_fn, {b_.getInt64(bytes)}, buf.name);
-  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_, "alloc_ok", fn_);
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::FunctionCallee malloc_fn = m_->getOrInsertFunction("malloc", ptr, i64);
+  llvm::FunctionCallee free_fn = m_->getOrInsertFunction("free", b_.getVoidTy(), ptr);
+  auto* slot = new llvm::GlobalVariable(*m_, ptr, false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::ConstantPointerNull::get(b_.getPtrTy()),
+                                        absl::StrCat("tf_workspace.", buf.name));
+  slot->setAlignment(llvm::Align(8));
+  workspace_slots_.push_back(slot);
+  constexpr int64_t kHeader = 64;
+  llvm::Value* cached = b_.CreateAtomicRMW(
+      llvm::AtomicRMWInst::Xchg, slot, llvm::ConstantPointerNull::get(b_.getPtrTy()),
+      llvm::MaybeAlign(8), llvm::AtomicOrdering::AcquireRelease);
+  llvm::BasicBlock* check = llvm::BasicBlock::Create(ctx_, "ws_check", fn_);
+  llvm::BasicBlock* fresh = llvm::BasicBlock::Create(ctx_, "ws_fresh", fn_);
+  llvm::BasicBlock* have = llvm::BasicBlock::Create(ctx_, "ws_have", fn_);
+  llvm::BasicBlock* entry = b_.GetInsertBlock();
+  b_.CreateCondBr(b_.CreateIsNotNull(cached), check, fresh);
+  b_.SetInsertPoint(check);
+  llvm::Value* size = b_.CreateLoad(i64, cached);
+  b_.CreateCondBr(b_.CreateICmpSGE(size, b_.getInt64(bytes)), have, fresh);
+  b_.SetInsertPoint(fresh);
+  // Too small (another kernel size cannot share a slot, but be safe) or none: a new block.
+  llvm::PHINode* stale = b_.CreatePHI(ptr, 2);
+  stale->addIncoming(llvm::ConstantPointerNull::get(b_.getPtrTy()), entry);
+  stale->addIncoming(cached, check);
+  b_.CreateCall(free_fn, {stale});
+  llvm::Value* block = b_.CreateCall(malloc_fn, {b_.getInt64(bytes + kHeader)}, buf.name);
+  llvm::BasicBlock* stored = llvm::BasicBlock::Create(ctx_, "ws_new", fn_);
   llvm::BasicBlock* oom = llvm::BasicBlock::Create(ctx_, "alloc_fail", fn_);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "alloc_done", fn_);
-  b_.CreateCondBr(b_.CreateIsNotNull(p), ok, oom);
+  b_.CreateCondBr(b_.CreateIsNotNull(block), stored, oom);
+  b_.SetInsertPoint(stored);
+  b_.CreateStore(b_.getInt64(bytes), block);
+  b_.CreateBr(have);
   b_.SetInsertPoint(oom);
   b_.CreateStore(b_.getInt32(TF_KERNEL_OUT_OF_MEMORY), err_slot_);
   b_.CreateBr(done);
-  b_.SetInsertPoint(ok);
-  bufs_[&buf] = p;
+  b_.SetInsertPoint(have);
+  llvm::PHINode* p = b_.CreatePHI(ptr, 2);
+  p->addIncoming(cached, check);
+  p->addIncoming(block, stored);
+  bufs_[&buf] = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, kHeader);
   Emit(op->body);
   bufs_.erase(&buf);
-  b_.CreateCall(free_fn, {p});
+  llvm::Value* left = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, slot, p, llvm::MaybeAlign(8),
+                                         llvm::AtomicOrdering::AcquireRelease);
+  b_.CreateCall(free_fn, {left});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
+}
+
+void CpuEmitter::AddWorkspaceDestructor() {
+  if (workspace_slots_.empty()) return;
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::FunctionCallee free_fn = m_->getOrInsertFunction("free", b_.getVoidTy(), ptr);
+  auto* dtor = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), false),
+                                      llvm::Function::InternalLinkage, "tf_free_workspaces", m_);
+  SetAttributes(dtor);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", dtor));
+  for (llvm::GlobalVariable* slot : workspace_slots_) {
+    llvm::Value* p = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, slot,
+                                        llvm::ConstantPointerNull::get(b_.getPtrTy()),
+                                        llvm::MaybeAlign(8), llvm::AtomicOrdering::AcquireRelease);
+    b_.CreateCall(free_fn, {p});
+  }
+  b_.CreateRetVoid();
+  llvm::appendToGlobalDtors(*m_, dtor, 65535);
 }
 
 }  // namespace
@@ -402,6 +465,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     if (absl::Status s = cg.AddFunction(f); !s.ok()) return s;
   }
   cg.AddNamesFunction(ordered);
+  cg.AddWorkspaceDestructor();
   OptimizeModule(*module, tm);
   return module;
 }
