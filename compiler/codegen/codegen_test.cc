@@ -84,6 +84,22 @@ TEST(Codegen, TiledGemm_Jit_MatchesReference) {
   CheckGemm(*fn, m, n, k);
 }
 
+// Lowers and JIT-compiles one kernel; null (with a test failure) when a step fails. The
+// module is kept in `*keep`.
+TfKernelFn JitKernel(const schedule::Schedule& sch, const std::vector<Tensor>& args,
+                     const std::string& name, std::unique_ptr<JitModule>* keep) {
+  auto f = lower::Lower(sch, args, name);
+  EXPECT_TRUE(f.ok()) << f.status();
+  if (!f.ok()) return nullptr;
+  auto jit = BuildJit({*f}, HostTarget());
+  EXPECT_TRUE(jit.ok()) << jit.status();
+  if (!jit.ok()) return nullptr;
+  *keep = *std::move(jit);
+  auto fn = (*keep)->Lookup(name);
+  EXPECT_TRUE(fn.ok()) << fn.status();
+  return fn.ok() ? *fn : nullptr;
+}
+
 // exp, sigmoid and tanh, vectorized (16 lanes) and scalar, against libm over the whole float
 // range: exp within a few ulp, inf and 0 at the ends, gradual underflow, NaN kept.
 TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
@@ -108,16 +124,13 @@ TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
         auto split = *y.Split(y.axis(0), 16);
         ASSERT_TRUE(y.Vectorize(split.second).ok());
       }
-      auto f = lower::Lower(*sch, {X, Y}, "f");
-      ASSERT_TRUE(f.ok()) << f.status();
-      auto jit = BuildJit({*f}, HostTarget());
-      ASSERT_TRUE(jit.ok()) << jit.status();
-      auto fn = (*jit)->Lookup("f");
-      ASSERT_TRUE(fn.ok());
+      std::unique_ptr<JitModule> jit;
+      TfKernelFn fn = JitKernel(*sch, {X, Y}, "f", &jit);
+      ASSERT_NE(fn, nullptr);
       auto x = *NDArray::Empty({n}, DataType::Float(32));
       auto y = *NDArray::Empty({n}, DataType::Float(32));
       std::copy(xs.begin(), xs.end(), x.data<float>());
-      ASSERT_TRUE(runtime::Call(*fn, {&x, &y}).ok());
+      ASSERT_TRUE(runtime::Call(fn, {&x, &y}).ok());
       for (int i = 0; i < n; ++i) {
         const double v = xs[i];
         const double want = std::string(fn_name) == "exp"       ? std::exp(v)
@@ -154,16 +167,13 @@ TEST(Codegen, StridedVectorLoad_PicksEveryStrideElement) {
     auto& y = (*sch)[Y];
     auto split = *y.Split(y.axis(0), 16);
     ASSERT_TRUE(y.Vectorize(split.second).ok());
-    auto f = lower::Lower(*sch, {X, Y}, "g");
-    ASSERT_TRUE(f.ok()) << f.status();
-    auto jit = BuildJit({*f}, HostTarget());
-    ASSERT_TRUE(jit.ok()) << jit.status();
-    auto fn = (*jit)->Lookup("g");
-    ASSERT_TRUE(fn.ok());
+    std::unique_ptr<JitModule> jit;
+    TfKernelFn fn = JitKernel(*sch, {X, Y}, "g", &jit);
+    ASSERT_NE(fn, nullptr);
     auto x = *NDArray::Empty({n * stride}, DataType::Float(32));
     auto y_out = *NDArray::Empty({n}, DataType::Float(32));
     for (int i = 0; i < n * stride; ++i) x.data<float>()[i] = static_cast<float>(i);
-    ASSERT_TRUE(runtime::Call(*fn, {&x, &y_out}).ok());
+    ASSERT_TRUE(runtime::Call(fn, {&x, &y_out}).ok());
     for (int i = 0; i < n; ++i) {
       EXPECT_EQ(y_out.data<float>()[i], static_cast<float>(i * stride + 1)) << stride << " " << i;
     }
