@@ -352,12 +352,13 @@ void CpuEmitter::EmitAllocate(const ir::AllocateNode* op) {
   // A heap temporary is kept for the next call instead of freed: a fresh malloc of megabytes
   // is an mmap, and the page faults that fill it cost more than many kernels themselves
   // (10x on the attention block), depending on the calling process's allocator state. Each
-  // allocation site has a slot (a module global) holding its block, whose first 64 bytes
-  // record its size. A call takes the block with an atomic exchange, so concurrent calls
-  // never share one (a second call finds the slot empty and allocates its own), and puts it
-  // back with an exchange, freeing whatever another call left there.
+  // allocation site has a slot (a module global) holding its block (always of this site's
+  // size). A call takes the block with an atomic exchange, so concurrent calls never share
+  // one (a second call finds the slot empty and allocates its own), and puts it back with an
+  // exchange, freeing whatever another call left there.
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* ptr = b_.getPtrTy();
+  llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
   llvm::FunctionCallee malloc_fn = m_->getOrInsertFunction("malloc", ptr, i64);
   llvm::FunctionCallee free_fn = m_->getOrInsertFunction("free", b_.getVoidTy(), ptr);
   auto* slot = new llvm::GlobalVariable(*m_, ptr, false, llvm::GlobalValue::InternalLinkage,
@@ -365,40 +366,26 @@ void CpuEmitter::EmitAllocate(const ir::AllocateNode* op) {
                                         absl::StrCat("tf_workspace.", buf.name));
   slot->setAlignment(llvm::Align(8));
   workspace_slots_.push_back(slot);
-  constexpr int64_t kHeader = 64;
-  llvm::Value* cached = b_.CreateAtomicRMW(
-      llvm::AtomicRMWInst::Xchg, slot, llvm::ConstantPointerNull::get(b_.getPtrTy()),
-      llvm::MaybeAlign(8), llvm::AtomicOrdering::AcquireRelease);
-  llvm::BasicBlock* check = llvm::BasicBlock::Create(ctx_, "ws_check", fn_);
+  llvm::Value* cached =
+      b_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, slot, null, llvm::MaybeAlign(8),
+                         llvm::AtomicOrdering::AcquireRelease);
+  llvm::BasicBlock* take = b_.GetInsertBlock();
   llvm::BasicBlock* fresh = llvm::BasicBlock::Create(ctx_, "ws_fresh", fn_);
-  llvm::BasicBlock* have = llvm::BasicBlock::Create(ctx_, "ws_have", fn_);
-  llvm::BasicBlock* entry = b_.GetInsertBlock();
-  b_.CreateCondBr(b_.CreateIsNotNull(cached), check, fresh);
-  b_.SetInsertPoint(check);
-  llvm::Value* size = b_.CreateLoad(i64, cached);
-  b_.CreateCondBr(b_.CreateICmpSGE(size, b_.getInt64(bytes)), have, fresh);
-  b_.SetInsertPoint(fresh);
-  // Too small (another kernel size cannot share a slot, but be safe) or none: a new block.
-  llvm::PHINode* stale = b_.CreatePHI(ptr, 2);
-  stale->addIncoming(llvm::ConstantPointerNull::get(b_.getPtrTy()), entry);
-  stale->addIncoming(cached, check);
-  b_.CreateCall(free_fn, {stale});
-  llvm::Value* block = b_.CreateCall(malloc_fn, {b_.getInt64(bytes + kHeader)}, buf.name);
-  llvm::BasicBlock* stored = llvm::BasicBlock::Create(ctx_, "ws_new", fn_);
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_, "alloc_ok", fn_);
   llvm::BasicBlock* oom = llvm::BasicBlock::Create(ctx_, "alloc_fail", fn_);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "alloc_done", fn_);
-  b_.CreateCondBr(b_.CreateIsNotNull(block), stored, oom);
-  b_.SetInsertPoint(stored);
-  b_.CreateStore(b_.getInt64(bytes), block);
-  b_.CreateBr(have);
+  b_.CreateCondBr(b_.CreateIsNotNull(cached), ok, fresh);
+  b_.SetInsertPoint(fresh);
+  llvm::Value* block = b_.CreateCall(malloc_fn, {b_.getInt64(bytes)}, buf.name);
+  b_.CreateCondBr(b_.CreateIsNotNull(block), ok, oom);
   b_.SetInsertPoint(oom);
   b_.CreateStore(b_.getInt32(TF_KERNEL_OUT_OF_MEMORY), err_slot_);
   b_.CreateBr(done);
-  b_.SetInsertPoint(have);
+  b_.SetInsertPoint(ok);
   llvm::PHINode* p = b_.CreatePHI(ptr, 2);
-  p->addIncoming(cached, check);
-  p->addIncoming(block, stored);
-  bufs_[&buf] = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, kHeader);
+  p->addIncoming(cached, take);
+  p->addIncoming(block, fresh);
+  bufs_[&buf] = p;
   Emit(op->body);
   bufs_.erase(&buf);
   llvm::Value* left = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, slot, p, llvm::MaybeAlign(8),

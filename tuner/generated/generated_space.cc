@@ -154,10 +154,10 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
 }
 
 // The reductions of the program that can be split along their contiguous axis (see
-// split_reduction.h), with their lanes, producers first.
-// Only where vectorizing the reduction's own last axis reuses nothing (a row sum, a row max),
-// or where it has a single row (a GEMV): elsewhere a register tile along that axis with a
-// packed input is the better schedule, and the split variant would only dilute the space.
+// split_reduction.h), with their lanes, producers first: only those whose own last axis
+// reuses nothing when vectorized (a row sum, a row max) or that have a single row (a GEMV).
+// Elsewhere a register tile along that axis with a packed input is the better schedule, and
+// the split variant would only dilute the space.
 std::vector<std::pair<Tensor, int64_t>> SplitCandidates(const std::vector<Tensor>& args) {
   std::vector<std::pair<Tensor, int64_t>> out;
   for (const Tensor& t : ComputeStages(args.back())) {
@@ -270,11 +270,11 @@ void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
           space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, {extent});
         }
       } else if (last) {
-        define_split(name, Extent(w->axis[d]), SplitPolicy::kPowerOfTwo, kMaxVectorTile);
+        define_split(name, extent, SplitPolicy::kPowerOfTwo, kMaxVectorTile);
       } else if (d + 2 == rank) {
-        define_split(name, Extent(w->axis[d]), SplitPolicy::kPowerOfTwo, kMaxRowTile);
+        define_split(name, extent, SplitPolicy::kPowerOfTwo, kMaxRowTile);
       } else {
-        define_split(name, Extent(w->axis[d]), SplitPolicy::kFactors, kMaxOuterTile);
+        define_split(name, extent, SplitPolicy::kFactors, kMaxOuterTile);
       }
     }
     if (!ts.accumulator.defined()) continue;
