@@ -164,6 +164,45 @@ TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
   }
 }
 
+// Register-tile rows only where they reuse loads: a dense layer's rows (the weights are
+// shared) and a pooling window's rows (windows overlap), not a batch (every read indexes it);
+// the order knob exists for every tiled reduction of rank 2 or more.
+TEST(ProgramTemplate, RowTiles_OnlyAlongAxesWithReuse) {
+  struct Case {
+    std::string file;
+    absl::flat_hash_map<std::string, int64_t> shapes;
+    std::vector<std::string> present, absent;
+  };
+  const std::vector<Case> cases = {
+      {"batch_matmul",
+       {{"B", 4}, {"M", 16}, {"N", 32}, {"K", 8}},
+       {"C.tile_i", "C.tile_j", "C.order"},
+       {"C.tile_b"}},
+      {"max_pool_nchwc",
+       {{"N", 1}, {"C", 2}, {"H", 13}, {"W", 13}},
+       {"Y.tile_h", "Y.tile_w", "Y.order"},
+       {"Y.tile_c", "Y.tile_n"}},
+      {"dense", {{"M", 16}, {"N", 32}, {"K", 64}}, {"C.tile_i", "C.pack_W"}, {"C.rfactor"}},
+      {"layer_norm", {{"N", 4}, {"D", 64}}, {"S.rfactor", "Q.rfactor"}, {}},
+  };
+  for (const Case& c : cases) {
+    auto t = ProgramTemplate::Create(c.file, ReadExample(c.file));
+    ASSERT_TRUE(t.ok()) << t.status();
+    absl::StatusOr<std::vector<int64_t>> args = (*t)->ArgsFor(c.shapes);
+    ASSERT_TRUE(args.ok()) << args.status();
+    absl::StatusOr<Workload> w = (*t)->MakeWorkload(*args, ir::DataType::Float(32));
+    ASSERT_TRUE(w.ok()) << w.status();
+    ConfigSpace space;
+    ASSERT_TRUE((*t)->DefineSpace(*w, codegen::HostTarget(), &space).ok());
+    for (const std::string& k : c.present) {
+      EXPECT_GE(space.KnobIndex(k), 0) << c.file << " lacks " << k << ": " << space.Describe();
+    }
+    for (const std::string& k : c.absent) {
+      EXPECT_LT(space.KnobIndex(k), 0) << c.file << " has " << k << ": " << space.Describe();
+    }
+  }
+}
+
 // A chain of stages that each read their producer twice would inline into 2^40 nodes: the
 // large ones are computed at the top level instead, and the space still builds and runs.
 TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {
