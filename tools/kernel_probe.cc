@@ -131,6 +131,7 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
   if (absl::GetFlag(FLAGS_ir)) std::printf("%s\n", ir::ToString(f->body).c_str());
   if (absl::GetFlag(FLAGS_passes) && index.has_value()) {
     absl::StatusOr<tuner::Config> c = task.space->Get(*index);
+    if (!c.ok()) return;
     absl::StatusOr<tuner::Instance> inst = task.tmpl->Instantiate(task.workload, task.target, &*c);
     std::ostringstream dump;
     lower::LowerOptions options;

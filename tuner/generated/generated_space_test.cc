@@ -115,6 +115,31 @@ TEST(GeneratedTemplateSpace, TemplateOperators_RandomConfigsMatchReference) {
   }
 }
 
+// An example program with its shapes bound (float32) and its generated space for the host.
+struct ProgramSpace {
+  std::shared_ptr<const ProgramTemplate> tmpl;
+  Workload workload;
+  std::unique_ptr<ConfigSpace> space = std::make_unique<ConfigSpace>();
+};
+absl::StatusOr<ProgramSpace> MakeProgramSpace(
+    const std::string& file, const absl::flat_hash_map<std::string, int64_t>& shapes) {
+  ProgramSpace p;
+  absl::StatusOr<std::shared_ptr<const ProgramTemplate>> t =
+      ProgramTemplate::Create(file, ReadExample(file));
+  if (!t.ok()) return t.status();
+  p.tmpl = *t;
+  absl::StatusOr<std::vector<int64_t>> args = p.tmpl->ArgsFor(shapes);
+  if (!args.ok()) return args.status();
+  absl::StatusOr<Workload> w = p.tmpl->MakeWorkload(*args, ir::DataType::Float(32));
+  if (!w.ok()) return w.status();
+  p.workload = *w;
+  if (absl::Status s = p.tmpl->DefineSpace(p.workload, codegen::HostTarget(), p.space.get());
+      !s.ok()) {
+    return s;
+  }
+  return p;
+}
+
 // Reductions along a contiguous axis are split into vector lanes and their sum (the rfactor
 // knob): random configs with every such knob on still match the unscheduled program.
 TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
@@ -132,21 +157,18 @@ TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
   };
   const codegen::Target host = codegen::HostTarget();
   for (const Case& c : cases) {
-    auto t = ProgramTemplate::Create(c.file, ReadExample(c.file));
-    ASSERT_TRUE(t.ok()) << t.status();
-    absl::StatusOr<std::vector<int64_t>> args = (*t)->ArgsFor(c.shapes);
-    ASSERT_TRUE(args.ok()) << args.status();
-    absl::StatusOr<Workload> w = (*t)->MakeWorkload(*args, ir::DataType::Float(32));
-    ASSERT_TRUE(w.ok()) << w.status();
-    ConfigSpace space;
-    ASSERT_TRUE((*t)->DefineSpace(*w, host, &space).ok());
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes);
+    ASSERT_TRUE(p.ok()) << c.file << ": " << p.status();
+    const ProgramTemplate& t = *p->tmpl;
+    const Workload& w = p->workload;
+    const ConfigSpace& space = *p->space;
     std::vector<int> rfactor;
     for (int k = 0; k < space.num_knobs(); ++k) {
       if (absl::EndsWith(space.knob(k).name(), ".rfactor")) rfactor.push_back(k);
     }
     ASSERT_EQ(static_cast<int>(rfactor.size()), c.splits) << c.file << ": " << space.Describe();
     if (rfactor.empty()) continue;
-    absl::StatusOr<std::vector<runtime::NDArray>> ref = RunConfig(**t, *w, host, nullptr, 11);
+    absl::StatusOr<std::vector<runtime::NDArray>> ref = RunConfig(t, w, host, nullptr, 11);
     ASSERT_TRUE(ref.ok()) << ref.status();
     for (int i = 0; i < kConfigsPerSpace; ++i) {
       std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 7 * (i + 1));
@@ -156,7 +178,7 @@ TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
       }
       absl::StatusOr<Config> config = space.Get(space.Compose(choices));
       ASSERT_TRUE(config.ok());
-      absl::StatusOr<std::vector<runtime::NDArray>> out = RunConfig(**t, *w, host, &*config, 11);
+      absl::StatusOr<std::vector<runtime::NDArray>> out = RunConfig(t, w, host, &*config, 11);
       ASSERT_TRUE(out.ok()) << c.file << " " << config->ToJson() << ": " << out.status();
       EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
           << c.file << " " << config->ToJson();
@@ -186,14 +208,9 @@ TEST(ProgramTemplate, RowTiles_OnlyAlongAxesWithReuse) {
       {"layer_norm", {{"N", 4}, {"D", 64}}, {"S.rfactor", "Q.rfactor"}, {}},
   };
   for (const Case& c : cases) {
-    auto t = ProgramTemplate::Create(c.file, ReadExample(c.file));
-    ASSERT_TRUE(t.ok()) << t.status();
-    absl::StatusOr<std::vector<int64_t>> args = (*t)->ArgsFor(c.shapes);
-    ASSERT_TRUE(args.ok()) << args.status();
-    absl::StatusOr<Workload> w = (*t)->MakeWorkload(*args, ir::DataType::Float(32));
-    ASSERT_TRUE(w.ok()) << w.status();
-    ConfigSpace space;
-    ASSERT_TRUE((*t)->DefineSpace(*w, codegen::HostTarget(), &space).ok());
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes);
+    ASSERT_TRUE(p.ok()) << c.file << ": " << p.status();
+    const ConfigSpace& space = *p->space;
     for (const std::string& k : c.present) {
       EXPECT_GE(space.KnobIndex(k), 0) << c.file << " lacks " << k << ": " << space.Describe();
     }
