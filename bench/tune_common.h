@@ -20,7 +20,8 @@ struct TunedKernel {
   tuner::TuneTask task;
   std::unique_ptr<codegen::JitModule> jit;
   TfKernelFn fn = nullptr;
-  // Kernel arguments, inputs filled with random values.
+  // Kernel arguments, inputs filled with random values (a weight packed ahead of time is
+  // there in its packed layout, made by the config's pack function).
   std::vector<runtime::NDArray> args;
 };
 

@@ -81,6 +81,9 @@ int RunExport(const std::vector<std::string>& positional) {
   for (const auto& k : *kernels) {
     absl::PrintF("%-40s %10.1f  %s%s\n", k.symbol, k.tuned_gflops, k.config_json,
                  k.nearest ? " (nearest shape)" : "");
+    for (const std::string& pack : k.pack_symbols) {
+      absl::PrintF("  %s: packs a weight once, before the kernel runs (see the header)\n", pack);
+    }
   }
   absl::PrintF("wrote %s and %s\n", options.library_path, options.header_path);
   return kExitOk;

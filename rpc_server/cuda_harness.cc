@@ -297,6 +297,10 @@ bool CudaHarness::EnsureFlushBuffer() {
 v1::MeasureResult CudaHarness::Measure(const v1::SandboxMeasure& measure) {
   CudaDriver* const d = driver_;
   const v1::MeasureRequest& request = measure.request();
+  if (request.packed_args_size() > 0) {
+    return MeasureError(v1::INVALID_REQUEST,
+                        "weights packed ahead of time are for CPU kernels only");
+  }
   absl::StatusOr<v1::GpuModule> module = ReadGpuModule(measure.artifact_path());
   if (!module.ok()) return MeasureError(v1::LOAD_ERROR, std::string(module.status().message()));
   if (absl::Status s = CheckLaunch(*module, device_); !s.ok()) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "rpc_server/packed_args.h"
 #include "rpc_server/tensors.h"
 #include "rpc_server/timing.h"
 
@@ -25,10 +26,14 @@ v1::MeasureResult Harness::Measure(const v1::SandboxMeasure& measure) {
   auto lib = LoadedLibrary::Open(measure.artifact_path(), request.kernel_name(), &error);
   if (lib == nullptr) return error;
   TfKernelFn fn = lib->kernel();
+  // Weights packed ahead of time: packed once, before the kernel runs, untimed.
+  std::unique_ptr<PackedArguments> call =
+      PackedArguments::Pack(request, tensors, *lib, max_tensor_bytes_, &error);
+  if (call == nullptr) return error;
 
   // Warm-up run, on poisoned outputs: it is also the checked run.
   tensors.PoisonOutputs();
-  if (int32_t rc = fn(tensors.args(), tensors.num_args()); rc != 0) {
+  if (int32_t rc = fn(call->args(), call->num_args()); rc != 0) {
     return KernelFailed("kernel", rc);
   }
   if (std::string mismatch = CheckOutputs(request, args); !mismatch.empty()) {
@@ -36,7 +41,7 @@ v1::MeasureResult Harness::Measure(const v1::SandboxMeasure& measure) {
   }
 
   TimingOutcome timing =
-      TimeKernel([&] { return fn(tensors.args(), tensors.num_args()); }, request.timing());
+      TimeKernel([&] { return fn(call->args(), call->num_args()); }, request.timing());
   if (timing.kernel_rc != 0) return KernelFailed("kernel (timed run)", timing.kernel_rc);
   return TimedResult(timing, request.timing());
 }

@@ -16,7 +16,8 @@ namespace tunefarm {
 class Harness {
  public:
   // `max_tensor_bytes` bounds the tensors of one request.
-  explicit Harness(int64_t max_tensor_bytes) : reference_(max_tensor_bytes) {}
+  explicit Harness(int64_t max_tensor_bytes)
+      : max_tensor_bytes_(max_tensor_bytes), reference_(max_tensor_bytes) {}
 
   // Measures one request. Never throws; every failure is an error class in the result.
   v1::MeasureResult Measure(const v1::SandboxMeasure& measure);
@@ -25,6 +26,7 @@ class Harness {
   std::vector<double> Calibrate(int repeats);
 
  private:
+  const int64_t max_tensor_bytes_;
   HostReference reference_;
 };
 

@@ -79,6 +79,10 @@ std::unique_ptr<LoadedLibrary> LoadedLibrary::Open(const std::string& path,
   return lib;
 }
 
+TfKernelFn LoadedLibrary::Symbol(const std::string& name) const {
+  return reinterpret_cast<TfKernelFn>(dlsym(handle_, name.c_str()));
+}
+
 const std::vector<std::string>* HostReference::Find(const std::string& key) {
   auto it = index_.find(key);
   if (it == index_.end()) return nullptr;

@@ -45,6 +45,9 @@ class LoadedLibrary {
                                              v1::MeasureResult* error);
 
   TfKernelFn kernel() const { return kernel_; }
+  // Another function of the artifact with the kernel C ABI, or null when it has none of that
+  // name.
+  TfKernelFn Symbol(const std::string& name) const;
 
  private:
   LoadedLibrary() = default;

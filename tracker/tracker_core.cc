@@ -283,6 +283,19 @@ absl::Status TrackerCore::ValidateRequestLocked(const v1::MeasureRequest& r) con
       }
     }
   }
+  for (const v1::PackedArg& p : r.packed_args()) {
+    if (p.arg_index() < 0 || p.arg_index() >= r.tensors_size() ||
+        r.tensors(p.arg_index()).is_output()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "request '", r.request_id(), "': packed argument ", p.arg_index(), " is not an input"));
+    }
+    for (int64_t d : p.spec().shape()) {
+      if (d < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("request '", r.request_id(), "': negative packed tensor dimension"));
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 // resolved, shapes not yet bound, types not yet checked (see elaborate.h for that).
 //
 //   A = input(float32, [M, K])             # Statement::kInput
+//   W = weight(float32, [N, K])            # Statement::kInput, weight: the same every call
 //   C[i, j] = sum(k: A[i, k] * W[j, k])    # Statement::kDefine, body a Node::kReduce
 //   P[h < H + 2] = select(h >= 1 && h <= H, X[h - 1], 0.0)
 //
@@ -60,7 +61,7 @@ struct Node {
 // One line of a program.
 struct Statement {
   enum class Kind {
-    kInput,   // name = input(dtype, [shape...]).
+    kInput,   // name = input(dtype, [shape...]) or weight(dtype, [shape...]).
     kDefine,  // name[axes...] = body.
   };
   Kind kind = Kind::kInput;
@@ -70,6 +71,9 @@ struct Statement {
   std::string dtype;
   SourcePos dtype_pos;
   std::vector<NodePtr> shape;
+  // kInput: declared with weight(...): a constant of the deployed operator (a layer's
+  // parameters), the same on every call, so it may be packed once ahead of time.
+  bool weight = false;
   // kDefine: the left-hand side's index variables and the definition.
   std::vector<AxisDecl> axes;
   NodePtr body;

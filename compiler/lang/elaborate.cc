@@ -256,6 +256,7 @@ class Elaborator {
     te::Tensor t = te::Placeholder(std::move(shape), *dtype, s.name);
     tensors_.emplace(s.name, TensorInfo{t});
     out_.inputs.push_back(t);
+    if (s.weight) out_.weights.push_back(t);
     return absl::OkStatus();
   }
 

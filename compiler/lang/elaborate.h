@@ -43,6 +43,8 @@ using ShapeBindings = absl::flat_hash_map<std::string, int64_t>;
 struct ElaboratedProgram {
   // The inputs, in declaration order: the kernel's first arguments.
   std::vector<te::Tensor> inputs;
+  // The inputs declared with weight(...): constant across calls (see ast.h).
+  std::vector<te::Tensor> weights;
   // Every defined tensor in definition order; the last is the output, the kernel's last
   // argument.
   std::vector<te::Tensor> stages;

@@ -41,6 +41,23 @@ TEST(Elaborate, DenseBiasRelu_TensorsShapesTypesAndFlops) {
   EXPECT_EQ(p->args().size(), 4u);
 }
 
+TEST(Elaborate, Weights_AreInputsInDeclarationOrder) {
+  absl::StatusOr<ElaboratedProgram> p = Build(
+      "A = input(float32, [M, K]); W = weight(float32, [N, K]); b = weight(float32, [N])\n"
+      "Y[i, j] = sum(k: A[i, k] * W[j, k]) + b[j]\n",
+      {{"M", 4}, {"N", 6}, {"K", 8}});
+  ASSERT_FALSE(p.ok());  // A reduction is a stage's whole right-hand side.
+  p = Build(
+      "A = input(float32, [M, K]); W = weight(float32, [N, K]); b = weight(float32, [N])\n"
+      "C[i, j] = sum(k: A[i, k] * W[j, k])\nY[i, j] = C[i, j] + b[j]\n",
+      {{"M", 4}, {"N", 6}, {"K", 8}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->inputs.size(), 3u);
+  ASSERT_EQ(p->weights.size(), 2u);
+  EXPECT_EQ(p->weights[0], p->inputs[1]);
+  EXPECT_EQ(p->weights[1], p->inputs[2]);
+}
+
 TEST(Elaborate, ShapeVariables_InOrderOfFirstAppearance) {
   absl::StatusOr<Program> p = ParseProgram(
       "X = input(float32, [N, C, H, W])\n"

@@ -87,13 +87,16 @@ class Parser {
     s.pos = PosOf(name);
     if (IsPunct("=")) {
       Next();
-      if (!(Peek().kind == TokenKind::kIdent && Peek().text == "input" && IsPunct("(", 1))) {
+      if (!(Peek().kind == TokenKind::kIdent &&
+            (Peek().text == "input" || Peek().text == "weight") && IsPunct("(", 1))) {
         return ErrorAt(
             Peek(), absl::StrCat("'", s.name, " = ...' declares an input and must read `", s.name,
-                                 " = input(dtype, [extents])`; a computed tensor is "
+                                 " = input(dtype, [extents])` (or weight(...) for a constant "
+                                 "such as a layer's parameters); a computed tensor is "
                                  "defined with its indices, e.g. `",
                                  s.name, "[i, j] = ...`"));
       }
+      s.weight = Peek().text == "weight";
       Next();
       Next();
       s.kind = Statement::Kind::kInput;

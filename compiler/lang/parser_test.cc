@@ -44,6 +44,19 @@ TEST(ParseProgram, LayoutCommentsParenthesesAndLiteralSpelling_SameCanonicalText
   EXPECT_EQ(Canonical(a), "X = input(float32, [N])\nY[i] = X[i] * 2.5 + (1.0 - X[i])\n");
 }
 
+TEST(ParseProgram, WeightDeclaration_KeptInCanonicalText) {
+  const std::string text = "W=weight(float32,[N])\nX = input(float32, [N])\nY[i] = X[i] * W[i]\n";
+  absl::StatusOr<Program> p = ParseProgram(text);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->statements[0].weight);
+  EXPECT_FALSE(p->statements[1].weight);
+  EXPECT_EQ(Canonical(text),
+            "W = weight(float32, [N])\nX = input(float32, [N])\nY[i] = X[i] * W[i]\n");
+  // A weight is a different workload from the same tensor as a plain input.
+  EXPECT_NE(Canonical(text), Canonical("W = input(float32, [N])\nX = input(float32, [N])\n"
+                                       "Y[i] = X[i] * W[i]\n"));
+}
+
 TEST(ParseProgram, Precedence_ParenthesesOnlyWhereNeeded) {
   const std::string text =
       "X = input(float32, [N])\n"

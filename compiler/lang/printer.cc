@@ -121,7 +121,7 @@ std::string CanonicalText(const Program& program) {
   std::string out;
   for (const Statement& s : program.statements) {
     if (s.kind == Statement::Kind::kInput) {
-      absl::StrAppend(&out, s.name, " = input(", s.dtype, ", [");
+      absl::StrAppend(&out, s.name, s.weight ? " = weight(" : " = input(", s.dtype, ", [");
       PrintList(s.shape, &out);
       out.append("])\n");
     } else {

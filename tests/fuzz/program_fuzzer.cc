@@ -42,14 +42,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // sent: the first, a middle and the last config of the space.
   static const tunefarm::codegen::Target host = tunefarm::codegen::HostTarget();
   tunefarm::tuner::ConfigSpace space;
-  if (!tunefarm::tuner::DefineGeneratedSpace(e->args(), host, &space).ok()) return 0;
+  if (!tunefarm::tuner::DefineGeneratedSpace(e->args(), host, &space, e->weights).ok()) return 0;
   for (int64_t index : {int64_t{0}, space.size() / 2, space.size() - 1}) {
     absl::StatusOr<tunefarm::tuner::Config> config = space.Get(index);
     if (!config.ok()) continue;
-    absl::StatusOr<tunefarm::tuner::GeneratedSchedule> g =
-        tunefarm::tuner::ApplyGeneratedSchedule(e->args(), host, *config);
+    absl::StatusOr<tunefarm::tuner::Instance> g =
+        tunefarm::tuner::ApplyGeneratedSchedule(e->args(), host, *config, e->weights);
     if (!g.ok()) continue;
     (void)tunefarm::lower::Lower(*g->sch, g->args, "kernel", tunefarm::lower::LowerOptions());
+    for (const tunefarm::tuner::Prepack& p : g->prepacks) {
+      (void)tunefarm::lower::Lower(*p.sch, p.args, "pack", tunefarm::lower::LowerOptions());
+    }
   }
   return 0;
 }

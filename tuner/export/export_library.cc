@@ -144,8 +144,12 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
       // is the unscheduled program, and the header and table say it is untuned.
       index = std::nullopt;
     }
-    auto f = LowerConfig(*task, index);
-    if (!f.ok()) return f.status();
+    auto lowered = LowerConfig(*task, index);
+    if (!lowered.ok()) return lowered.status();
+    if (!lowered->packs.empty() && target->kind == codegen::Target::Kind::kCUDA) {
+      return absl::UnimplementedError("weights packed ahead of time are for CPU targets only");
+    }
+    lower::LoweredFunc* f = &lowered->kernel;
     ExportedKernel k;
     k.symbol = KernelSymbol(workloads[i]);
     k.workload = workloads[i];
@@ -156,7 +160,19 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
     absl::StrAppend(&decls, "/* ", workloads[i].template_name, " ", workloads[i].args, "\n *   ",
                     ArgDocs(*f), "\n *   tuned: ", b.gflops, " GFLOP/s, config ", k.config_json,
                     " */\nint32_t ", k.symbol, "(DLTensor* const* args, int32_t num_args);\n\n");
-    funcs.push_back(*std::move(f));
+    funcs.push_back(*f);
+    // The kernel's weights packed ahead of time: the deployment packs each once, as the
+    // measured kernel's were, and passes the packed copy in the weight's place.
+    for (LoweredPack& p : lowered->packs) {
+      p.func.name = PackKernelName(k.symbol, p.func.args[0].buffer->name);
+      absl::StrAppend(&decls, "/* Packs weight ", p.func.args[0].buffer->name, " of ", k.symbol,
+                      " ahead of time: call it once (per weight value), then pass its output\n",
+                      " * as argument ", p.arg_index, " of ", k.symbol, ".\n *   ", ArgDocs(p.func),
+                      " */\nint32_t ", p.func.name,
+                      "(DLTensor* const* args, int32_t num_args);\n\n");
+      k.pack_symbols.push_back(p.func.name);
+      funcs.push_back(p.func);
+    }
     kernels.push_back(std::move(k));
   }
   absl::Status written = target->kind == codegen::Target::Kind::kCUDA

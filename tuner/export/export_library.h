@@ -33,6 +33,8 @@ struct ExportedKernel {
   double tuned_gflops = 0;
   // The config came from another shape (allow_nearest).
   bool nearest = false;
+  // The functions that pack the kernel's weights ahead of time (see the header), if any.
+  std::vector<std::string> pack_symbols;
 };
 
 // InvalidArgument: no workloads, a workload of an unknown template or with bad args, a target

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "tuner/generated/pack_input.h"
@@ -203,10 +204,33 @@ absl::StatusOr<std::vector<Tensor>> SplitReductions(
   return current;
 }
 
+// The program that packs a weight ahead of time, on all cores, with contiguous stores.
+absl::StatusOr<Prepack> SchedulePrepack(const AheadPack& ahead) {
+  Prepack p;
+  p.arg_index = ahead.arg_index;
+  p.args = ahead.pack;
+  absl::StatusOr<std::unique_ptr<schedule::Schedule>> sch =
+      schedule::Schedule::Create({ahead.pack.back()});
+  if (!sch.ok()) return sch.status();
+  absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(ahead.pack.back());
+  if (!st.ok()) return st.status();
+  const int rank = static_cast<int>((*st)->root_axes().size());
+  if (absl::Status s = (*st)->Parallel((*st)->axis(0)); !s.ok()) return s;
+  if (absl::Status s = (*st)->Vectorize((*st)->axis(rank - 1)); !s.ok()) return s;
+  p.sch = *std::move(sch);
+  return p;
+}
+
+// Knob values of pack_<input>.
+constexpr int64_t kPackPerCall = 1;
+constexpr int64_t kPackAhead = 2;
+
 // The program with each input packed whose `pack_` knob is on (see pack_input.h); the block is
-// the vector tile of the reduction's last axis. `packed` receives the packed copies.
+// the vector tile of the reduction's last axis. `packed` receives the copies packed in the
+// kernel, `prepacks` those packed ahead of time (scheduled: parallel, vectorized).
 absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
-                                               const Config& config, std::vector<Tensor>* packed) {
+                                               const Config& config, std::vector<Tensor>* packed,
+                                               std::vector<Prepack>* prepacks) {
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
   if (!sketch.ok()) return sketch.status();
   std::vector<Tensor> current = args;
@@ -228,6 +252,16 @@ absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
     for (const Tensor& t : ComputeStages(current.back())) {
       if (t.name() == ts.accumulator.name()) reduction = t;
     }
+    if (*on == kPackAhead) {
+      absl::StatusOr<AheadPack> ahead =
+          PackInputAhead(current, reduction, pack->input, pack->dim, (*tile)[1]);
+      if (!ahead.ok()) return ahead.status();
+      absl::StatusOr<Prepack> prepack = SchedulePrepack(*ahead);
+      if (!prepack.ok()) return prepack.status();
+      prepacks->push_back(*std::move(prepack));
+      current = std::move(ahead->program);
+      continue;
+    }
     absl::StatusOr<std::vector<Tensor>> next =
         PackInput(current, reduction, pack->input, pack->dim, (*tile)[1]);
     if (!next.ok()) return next.status();
@@ -244,7 +278,8 @@ absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
 
 // Defines the knobs of one sketch's tiled stages that `space` does not have yet (the space is
 // the union of the knobs of every variant of the program; see DefineGeneratedSpace).
-void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
+void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
+                       ConfigSpace* space) {
   auto define_split = [&](const std::string& name, int64_t extent, SplitPolicy policy,
                           int64_t max) {
     if (space->KnobIndex(name) < 0) space->DefineSplit(name, extent, 2, policy, max);
@@ -280,7 +315,13 @@ void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
     if (!ts.accumulator.defined()) continue;
     if (std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator)) {
       const std::string name = KnobName(ts.writer, absl::StrCat("pack_", pack->input.name()));
-      if (space->KnobIndex(name) < 0) space->DefineOther(name, {0, 1});
+      if (space->KnobIndex(name) < 0) {
+        if (absl::c_linear_search(weights, pack->input)) {
+          space->DefineOther(name, {0, kPackPerCall, kPackAhead});
+        } else {
+          space->DefineOther(name, {0, kPackPerCall});
+        }
+      }
     }
     for (const IterVar& r : ts.accumulator.compute()->reduce_axis) {
       define_split(ReduceKnobName(ts.writer, r), Extent(r), SplitPolicy::kFactors, kMaxReduceTile);
@@ -295,11 +336,12 @@ void DefineSketchKnobs(const Sketch& sketch, ConfigSpace* space) {
 }  // namespace
 
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
-                                  const codegen::Target& target, ConfigSpace* space) {
+                                  const codegen::Target& target, ConfigSpace* space,
+                                  const std::vector<te::Tensor>& weights) {
   if (absl::Status s = CheckTarget(target); !s.ok()) return s;
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
   if (!sketch.ok()) return sketch.status();
-  DefineSketchKnobs(*sketch, space);
+  DefineSketchKnobs(*sketch, weights, space);
   // Each split reduction's variant of the program has stages of its own ("<name>_rf", and the
   // lane sum in the reduction's place): the space holds the knobs of the variant with one
   // reduction split, for each, and of the one with all of them split. Knobs that a config's
@@ -314,7 +356,7 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
     if (!split.ok()) return split.status();
     absl::StatusOr<Sketch> s = MakeSketch(*split, lane_sums);
     if (!s.ok()) return s.status();
-    DefineSketchKnobs(*s, space);
+    DefineSketchKnobs(*s, weights, space);
   }
   for (const auto& [reduction, lanes] : candidates) {
     space->DefineOther(KnobName(reduction, "rfactor"), {0, lanes});
@@ -323,9 +365,9 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
   return absl::OkStatus();
 }
 
-absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
-                                                         const codegen::Target& target,
-                                                         const Config& config) {
+absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
+                                                const codegen::Target& target, const Config& config,
+                                                const std::vector<te::Tensor>& weights) {
   if (absl::Status s = CheckTarget(target); !s.ok()) return s;
   if (config.space == nullptr)
     return absl::InternalError("generated space: a config with no space");
@@ -334,7 +376,9 @@ absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::T
       SplitReductions(args, SplitCandidates(args), &config, &lane_sums);
   if (!split_args.ok()) return split_args.status();
   std::vector<Tensor> packed;  // The packed copies: the stages the packing added.
-  absl::StatusOr<std::vector<Tensor>> packed_args = PackInputs(*split_args, config, &packed);
+  std::vector<Prepack> prepacks;
+  absl::StatusOr<std::vector<Tensor>> packed_args =
+      PackInputs(*split_args, config, &packed, &prepacks);
   if (!packed_args.ok()) return packed_args.status();
   // Packing rebuilds the stages downstream of the reduction it packs: the lane sums as they
   // are now, by name.
@@ -372,7 +416,7 @@ absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::T
   for (const TiledStage& ts : sketch->tiled) {
     if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get()); !s.ok()) return s;
   }
-  return GeneratedSchedule{*std::move(packed_args), *std::move(sch)};
+  return Instance{*std::move(packed_args), *std::move(sch), std::move(prepacks)};
 }
 
 }  // namespace tunefarm::tuner

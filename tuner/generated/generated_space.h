@@ -10,7 +10,9 @@
 //                   axes by divisors up to 8 (only when there is an accumulator);
 //   tile_<raxis>    each reduction axis split (outer, inner) by divisors up to 16
 //                   (tile_r_<raxis> when a spatial axis has the same name);
-//   pack_<input>    read an input through a copy packed for the vector axis (pack_input.h);
+//   pack_<input>    read an input through a copy packed for the vector axis (pack_input.h):
+//                   0 no, 1 packed in the kernel on every call, and for a weight 2, packed
+//                   once ahead of time (the kernel's argument is then the packed copy);
 //   unroll          unroll the inner reduction loops (0/1);
 // and for the program: `parallel` (fuse each writer's outer loops and run them on all cores).
 #ifndef TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_
@@ -24,27 +26,27 @@
 #include "compiler/schedule/schedule.h"
 #include "compiler/te/tensor.h"
 #include "tuner/space/config_space.h"
+#include "tuner/templates/template.h"
 
 namespace tunefarm::tuner {
 
-// Defines the generated knobs of the program `args` (inputs, then the output) on `target`.
+// Defines the generated knobs of the program `args` (inputs, then the output) on `target`;
+// `weights` are the inputs that are constant across calls (they may be packed ahead of time).
 // InvalidArgument: see MakeSketch. Unimplemented: a CUDA target (generated GPU spaces are not
 // built yet; use a template).
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
-                                  const codegen::Target& target, ConfigSpace* space);
+                                  const codegen::Target& target, ConfigSpace* space,
+                                  const std::vector<te::Tensor>& weights = {});
 
 // The program scheduled per `config`, a point of the space DefineGeneratedSpace defined for
-// the same program and target. The kernel's arguments are `args` again except the output,
-// which is rebuilt when a pack knob rewrote the program (pack_input.h). Internal: a config
-// from another space; InvalidArgument or FailedPrecondition: a schedule primitive refused the
+// the same program, target and weights. The kernel's arguments are `args` again except the
+// output, which is rebuilt when a pack knob rewrote the program, and the weights packed ahead
+// of time, whose packed copies take their place (see `prepacks`). Internal: a config from
+// another space; InvalidArgument or FailedPrecondition: a schedule primitive refused the
 // config.
-struct GeneratedSchedule {
-  std::vector<te::Tensor> args;
-  std::unique_ptr<schedule::Schedule> sch;
-};
-absl::StatusOr<GeneratedSchedule> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
-                                                         const codegen::Target& target,
-                                                         const Config& config);
+absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
+                                                const codegen::Target& target, const Config& config,
+                                                const std::vector<te::Tensor>& weights = {});
 
 }  // namespace tunefarm::tuner
 

@@ -220,6 +220,54 @@ TEST(ProgramTemplate, RowTiles_OnlyAlongAxesWithReuse) {
   }
 }
 
+// A weight (declared with weight(...)) may be packed once ahead of time: the kernel then takes
+// the packed copy as its argument, made by a program of its own, and still matches the
+// unscheduled program; a plain input is only packed per call.
+TEST(ProgramTemplate, WeightPackedAheadOfTime_KernelTakesPackedCopyAndMatches) {
+  absl::StatusOr<ProgramSpace> plain = MakeProgramSpace("dense", {{"M", 5}, {"N", 37}, {"K", 19}});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const int plain_pack = plain->space->KnobIndex("C.pack_W");
+  ASSERT_GE(plain_pack, 0);
+  EXPECT_EQ(plain->space->knob(plain_pack).size(), 2);
+
+  absl::StatusOr<ProgramSpace> p =
+      MakeProgramSpace("dense_bias_gelu", {{"M", 5}, {"N", 37}, {"K", 19}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const int pack = space.KnobIndex("Y.pack_W");
+  const int tile = space.KnobIndex("Y.tile_j");
+  ASSERT_GE(pack, 0) << space.Describe();
+  ASSERT_GE(tile, 0) << space.Describe();
+  ASSERT_EQ(space.knob(pack).size(), 3);
+  const codegen::Target host = codegen::HostTarget();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*p->tmpl, p->workload, host, nullptr, 5);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  for (int i = 0; i < kConfigsPerSpace; ++i) {
+    std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 5 * i);
+    choices[pack] = 2;
+    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+    ASSERT_TRUE(config.ok());
+    absl::StatusOr<std::vector<int64_t>> block = config->Split("Y.tile_j");
+    ASSERT_TRUE(block.ok());
+    absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
+    ASSERT_TRUE(inst.ok()) << inst.status();
+    ASSERT_EQ(inst->prepacks.size(), 1u) << config->ToJson();
+    EXPECT_EQ(inst->prepacks[0].arg_index, 1);
+    EXPECT_EQ(inst->prepacks[0].args[0].name(), "W");
+    // W[37, 19] packed by the vector tile b: [ceil(37 / b), 19, b], the kernel's argument 1.
+    const int64_t b = (*block)[1];
+    const te::Tensor& arg = inst->args[1];
+    ASSERT_EQ(arg.ndim(), 3u);
+    EXPECT_EQ(*ir::AsConstInt(arg.shape()[0]), (37 + b - 1) / b) << config->ToJson();
+    EXPECT_EQ(*ir::AsConstInt(arg.shape()[2]), b) << config->ToJson();
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        RunConfig(*p->tmpl, p->workload, host, &*config, 5);
+    ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0) << config->ToJson();
+  }
+}
+
 // A chain of stages that each read their producer twice would inline into 2^40 nodes: the
 // large ones are computed at the top level instead, and the space still builds and runs.
 TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {

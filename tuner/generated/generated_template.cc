@@ -37,9 +37,9 @@ class GeneratedTemplate : public Template {
                                        const Config* config) const override {
     absl::StatusOr<Instance> plain = Plain(w, target);
     if (!plain.ok() || config == nullptr) return plain;
-    absl::StatusOr<GeneratedSchedule> g = ApplyGeneratedSchedule(plain->args, target, *config);
+    absl::StatusOr<Instance> g = ApplyGeneratedSchedule(plain->args, target, *config);
     if (!g.ok()) return TemplateError(name_, g.status());
-    return Instance{std::move(g->args), std::move(g->sch)};
+    return g;
   }
 
  private:

@@ -1,8 +1,10 @@
 #include "tuner/generated/pack_input.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_mutator.h"
@@ -10,6 +12,7 @@
 #include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
 #include "tuner/generated/rebuild_program.h"
+#include "tuner/generated/sketch.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -125,6 +128,40 @@ absl::StatusOr<std::vector<te::Tensor>> PackInput(const std::vector<te::Tensor>&
     return absl::InvalidArgumentError(
         absl::StrCat("pack: ", reduction.name(), " does not read ", input.name()));
   }
+  return out;
+}
+
+absl::StatusOr<AheadPack> PackInputAhead(const std::vector<te::Tensor>& args,
+                                         const te::Tensor& reduction, const te::Tensor& input,
+                                         int dim, int64_t block) {
+  const auto at = std::find(args.begin(), args.end() - 1, input);
+  if (at == args.end() - 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pack ahead: ", input.name(), " is not an input of the kernel"));
+  }
+  absl::StatusOr<std::vector<Tensor>> in_kernel = PackInput(args, reduction, input, dim, block);
+  if (!in_kernel.ok()) return in_kernel.status();
+  const std::string name = absl::StrCat(input.name(), "_packed");
+  Tensor packed;
+  for (const Tensor& t : ComputeStages(in_kernel->back())) {
+    if (t.name() == name) packed = t;
+  }
+  if (!packed.defined()) return absl::InternalError("pack ahead: no packed stage");
+  Tensor placeholder = te::Placeholder(packed.shape(), packed.dtype(), name);
+  absl::StatusOr<std::vector<Tensor>> program =
+      RebuildProgram(*in_kernel, {{packed.op(), placeholder}});
+  if (!program.ok()) return program.status();
+  for (const Tensor& t : ComputeStages(program->back())) {
+    if (absl::c_linear_search(TensorsRead(t.compute()->body), input)) {
+      return absl::InvalidArgumentError(absl::StrCat("pack ahead: ", t.name(), " reads ",
+                                                     input.name(), " unpacked; pack it per call"));
+    }
+  }
+  AheadPack out;
+  out.arg_index = static_cast<int>(at - args.begin());
+  out.program = *std::move(program);
+  out.program[out.arg_index] = placeholder;
+  out.pack = {input, packed};
   return out;
 }
 

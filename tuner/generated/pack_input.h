@@ -6,7 +6,9 @@
 //   W_packed[jo, k, ji] = W[jo * block + ji, k]   (0 past the end of W)
 //   C[i, j] = sum(k: A[i, k] * W_packed[j / block, k, j % block])
 //
-// The copy is computed inside the kernel, once per call, like the dense template's.
+// The copy is computed inside the kernel, once per call, like the dense template's; or, for a
+// weight (an input constant across calls), once ahead of time by a program of its own, the
+// kernel then taking the packed copy as its argument (PackInputAhead).
 #ifndef TUNEFARM_TUNER_GENERATED_PACK_INPUT_H_
 #define TUNEFARM_TUNER_GENERATED_PACK_INPUT_H_
 
@@ -36,6 +38,20 @@ std::optional<PackCandidate> FindPackCandidate(const te::Tensor& reduction);
 absl::StatusOr<std::vector<te::Tensor>> PackInput(const std::vector<te::Tensor>& args,
                                                   const te::Tensor& reduction,
                                                   const te::Tensor& input, int dim, int64_t block);
+
+// PackInput with the copy made ahead of time: `program` reads a new input "<input>_packed" of
+// the packed layout, which replaces `input` among the kernel's arguments (at `arg_index`),
+// and `pack` computes it: {input, the packed stage}.
+// InvalidArgument: PackInput's, `input` not among the inputs of `args`, or still read by
+// another stage (then the kernel would need both).
+struct AheadPack {
+  std::vector<te::Tensor> program;
+  std::vector<te::Tensor> pack;
+  int arg_index = 0;
+};
+absl::StatusOr<AheadPack> PackInputAhead(const std::vector<te::Tensor>& args,
+                                         const te::Tensor& reduction, const te::Tensor& input,
+                                         int dim, int64_t block);
 
 }  // namespace tunefarm::tuner
 

@@ -92,8 +92,8 @@ absl::StatusOr<std::vector<int64_t>> ProgramTemplate::ArgsFor(
   return args;
 }
 
-absl::StatusOr<std::vector<te::Tensor>> ProgramTemplate::Build(const std::vector<int64_t>& args,
-                                                               double* flop) const {
+absl::StatusOr<std::vector<te::Tensor>> ProgramTemplate::Build(
+    const std::vector<int64_t>& args, double* flop, std::vector<te::Tensor>* weights) const {
   if (args.size() != shape_vars_.size()) {
     return absl::InvalidArgumentError(absl::StrCat(template_name_, " takes ", shape_vars_.size(),
                                                    " shape values (", args_doc(), "), got ",
@@ -104,6 +104,7 @@ absl::StatusOr<std::vector<te::Tensor>> ProgramTemplate::Build(const std::vector
   absl::StatusOr<lang::ElaboratedProgram> e = lang::Elaborate(*program_, shapes);
   if (!e.ok()) return e.status();
   if (flop != nullptr) *flop = e->flop;
+  if (weights != nullptr) *weights = e->weights;
   return e->args();
 }
 
@@ -128,20 +129,22 @@ absl::StatusOr<Workload> ProgramTemplate::MakeWorkload(const std::vector<int64_t
 
 absl::Status ProgramTemplate::DefineSpace(const Workload& w, const codegen::Target& target,
                                           ConfigSpace* space) const {
-  absl::StatusOr<std::vector<te::Tensor>> built = Build(w.args, nullptr);
+  std::vector<te::Tensor> weights;
+  absl::StatusOr<std::vector<te::Tensor>> built = Build(w.args, nullptr, &weights);
   if (!built.ok()) return built.status();
-  return DefineGeneratedSpace(*built, target, space);
+  return DefineGeneratedSpace(*built, target, space, weights);
 }
 
 absl::StatusOr<Instance> ProgramTemplate::Instantiate(const Workload& w,
                                                       const codegen::Target& target,
                                                       const Config* config) const {
-  absl::StatusOr<std::vector<te::Tensor>> built = Build(w.args, nullptr);
+  std::vector<te::Tensor> weights;
+  absl::StatusOr<std::vector<te::Tensor>> built = Build(w.args, nullptr, &weights);
   if (!built.ok()) return TemplateError(template_name_, built.status());
   if (config == nullptr) return MakeInstance(*std::move(built));
-  absl::StatusOr<GeneratedSchedule> g = ApplyGeneratedSchedule(*built, target, *config);
+  absl::StatusOr<Instance> g = ApplyGeneratedSchedule(*built, target, *config, weights);
   if (!g.ok()) return TemplateError(template_name_, g.status());
-  return Instance{std::move(g->args), std::move(g->sch)};
+  return g;
 }
 
 }  // namespace tunefarm::tuner

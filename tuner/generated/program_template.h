@@ -60,8 +60,9 @@ class ProgramTemplate : public Template {
 
  private:
   ProgramTemplate() = default;
-  absl::StatusOr<std::vector<te::Tensor>> Build(const std::vector<int64_t>& args,
-                                                double* flop) const;
+  // The program's kernel arguments under `args`; its FLOP count and weights when asked.
+  absl::StatusOr<std::vector<te::Tensor>> Build(const std::vector<int64_t>& args, double* flop,
+                                                std::vector<te::Tensor>* weights = nullptr) const;
 
   std::string program_name_;
   std::string canonical_;

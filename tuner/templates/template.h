@@ -32,11 +32,22 @@ struct Workload {
   std::string ToString() const;
 };
 
+// A weight the kernel reads in a layout made once, ahead of the calls, by a program of its own
+// (a layer's parameters packed for the vector axis, as a deployment packs them once): `sch`
+// computes args[1] from args[0], the operator's input that the kernel's argument
+// `arg_index` replaces with args[1]'s layout.
+struct Prepack {
+  int arg_index = 0;
+  std::vector<te::Tensor> args;
+  std::unique_ptr<schedule::Schedule> sch;
+};
+
 // A scheduled program ready to lower: its tensors in kernel-argument order (inputs, then the
-// output) and the schedule.
+// output) and the schedule, with the weights it reads prepacked (usually none).
 struct Instance {
   std::vector<te::Tensor> args;
   std::unique_ptr<schedule::Schedule> sch;
+  std::vector<Prepack> prepacks;
 };
 
 class Template {

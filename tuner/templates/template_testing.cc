@@ -31,15 +31,31 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const
     if (!emulated.ok()) return emulated.status();
     run = *emulated;
   }
-  auto jit = codegen::BuildJit({run}, host);
+  std::vector<lower::LoweredFunc> funcs = {run};
+  for (size_t p = 0; p < inst->prepacks.size(); ++p) {
+    const Prepack& pack = inst->prepacks[p];
+    auto pf = lower::Lower(*pack.sch, pack.args, absl::StrCat("pack", p));
+    if (!pf.ok()) return pf.status();
+    funcs.push_back(*std::move(pf));
+  }
+  auto jit = codegen::BuildJit(funcs, host);
   if (!jit.ok()) return jit.status();
   auto fn = (*jit)->Lookup("kernel");
   if (!fn.ok()) return fn.status();
+  auto make = [&](const te::Tensor& t) {
+    std::vector<int64_t> shape;
+    for (const auto& d : t.shape()) shape.push_back(*ir::AsConstInt(d));
+    return runtime::NDArray::Empty(shape, t.dtype());
+  };
+  // The operator's arguments (a weight packed ahead of time as the operator takes it, with the
+  // same values as the reference's), and what the kernel is called with (its packed copy).
   std::vector<runtime::NDArray> arrays;
   for (size_t i = 0; i < inst->args.size(); ++i) {
-    std::vector<int64_t> shape;
-    for (const auto& d : inst->args[i].shape()) shape.push_back(*ir::AsConstInt(d));
-    auto a = runtime::NDArray::Empty(shape, inst->args[i].dtype());
+    te::Tensor arg = inst->args[i];
+    for (const Prepack& pack : inst->prepacks) {
+      if (pack.arg_index == static_cast<int>(i)) arg = pack.args[0];
+    }
+    auto a = make(arg);
     if (!a.ok()) return a.status();
     a->FillRandom(seed + i);
     arrays.push_back(std::move(*a));
@@ -47,6 +63,21 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const
   arrays.back().Fill(NAN);
   std::vector<runtime::NDArray*> ptrs;
   for (auto& a : arrays) ptrs.push_back(&a);
+  std::vector<runtime::NDArray> packed;
+  packed.reserve(inst->prepacks.size());
+  for (size_t p = 0; p < inst->prepacks.size(); ++p) {
+    const Prepack& pack = inst->prepacks[p];
+    auto out = make(pack.args[1]);
+    if (!out.ok()) return out.status();
+    packed.push_back(std::move(*out));
+    auto pack_fn = (*jit)->Lookup(absl::StrCat("pack", p));
+    if (!pack_fn.ok()) return pack_fn.status();
+    if (absl::Status s = runtime::Call(*pack_fn, {&arrays[pack.arg_index], &packed.back()});
+        !s.ok()) {
+      return s;
+    }
+    ptrs[pack.arg_index] = &packed.back();
+  }
   if (absl::Status s = runtime::Call(*fn, ptrs); !s.ok()) return s;
   return arrays;
 }

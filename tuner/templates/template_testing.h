@@ -24,7 +24,8 @@ struct TemplateCase {
 std::string TemplateCaseName(const TemplateCase& c, size_t index);
 
 // Instantiates `config` of `t` for `target` (nullptr: the reference program, always built for
-// the host), runs it on inputs seeded by `seed` and returns every argument (outputs last).
+// the host), runs it on inputs seeded by `seed` and returns every argument (outputs last). A
+// weight the config packs ahead of time is packed first, and returned as the operator takes it.
 // For a cuda target the kernel must compile to PTX (codegen::BuildGpuKernel) and runs through
 // host emulation (lower/emulate_gpu.h: blocks in turn, threads in lockstep between barriers): its
 // results are the GPU schedule's.

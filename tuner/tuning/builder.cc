@@ -37,10 +37,16 @@ codegen::Target ReferenceHostTarget() {
 // CPU targets: a shared library with the kernel C ABI. CUDA targets: a serialized GpuModule
 // (PTX and launch) for configs; the reference is a host shared library (the worker checks GPU
 // results against it on the CPU).
-absl::StatusOr<std::string> BuildArtifact(const TuneTask& task, const lower::LoweredFunc& f,
+absl::StatusOr<std::string> BuildArtifact(const TuneTask& task, const LoweredConfig& lowered,
                                           bool is_config) {
+  const lower::LoweredFunc& f = lowered.kernel;
   if (task.target.kind != codegen::Target::Kind::kCUDA) {
-    return codegen::BuildSharedLibrary({f}, task.target);
+    std::vector<lower::LoweredFunc> funcs = {f};
+    for (const LoweredPack& p : lowered.packs) funcs.push_back(p.func);
+    return codegen::BuildSharedLibrary(funcs, task.target);
+  }
+  if (!lowered.packs.empty()) {
+    return absl::UnimplementedError("weights packed ahead of time are for CPU targets only");
   }
   if (!is_config) return codegen::BuildSharedLibrary({f}, ReferenceHostTarget());
   auto kernel = codegen::BuildGpuKernel(f, task.target);
@@ -63,7 +69,18 @@ absl::StatusOr<std::string> BuildArtifact(const TuneTask& task, const lower::Low
 
 }  // namespace
 
-absl::StatusOr<lower::LoweredFunc> LowerConfig(const TuneTask& task, std::optional<int64_t> index) {
+std::string PackKernelName(absl::string_view kernel, absl::string_view input) {
+  return absl::StrCat(kernel, "_pack_", input);
+}
+
+v1::TensorSpec ToTensorSpec(const lower::FuncArg& arg) {
+  v1::TensorSpec spec;
+  for (int64_t d : arg.shape) spec.add_shape(d);
+  spec.set_dtype(ToProto(arg.buffer->dtype));
+  return spec;
+}
+
+absl::StatusOr<LoweredConfig> LowerConfig(const TuneTask& task, std::optional<int64_t> index) {
   std::optional<Config> config;
   if (index.has_value()) {
     auto c = task.space->Get(*index);
@@ -72,7 +89,16 @@ absl::StatusOr<lower::LoweredFunc> LowerConfig(const TuneTask& task, std::option
   }
   auto inst = task.tmpl->Instantiate(task.workload, task.target, config ? &*config : nullptr);
   if (!inst.ok()) return inst.status();
-  return lower::Lower(*inst->sch, inst->args, kKernelName);
+  LoweredConfig out;
+  auto kernel = lower::Lower(*inst->sch, inst->args, kKernelName);
+  if (!kernel.ok()) return kernel.status();
+  out.kernel = *std::move(kernel);
+  for (const Prepack& p : inst->prepacks) {
+    auto pack = lower::Lower(*p.sch, p.args, PackKernelName(kKernelName, p.args[0].name()));
+    if (!pack.ok()) return pack.status();
+    out.packs.push_back({p.arg_index, *std::move(pack)});
+  }
+  return out;
 }
 
 BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index,
@@ -80,17 +106,27 @@ BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index,
   auto start = std::chrono::steady_clock::now();
   BuildResult r;
   r.index = index.value_or(-1);
-  auto f = LowerConfig(task, index);
-  if (!f.ok()) {
-    r.status = f.status();
+  auto lowered = LowerConfig(task, index);
+  if (!lowered.ok()) {
+    r.status = lowered.status();
     return r;
   }
+  const lower::LoweredFunc* f = &lowered->kernel;
   for (size_t i = 0; i < f->args.size(); ++i) {
     v1::TensorArg arg;
-    for (int64_t d : f->args[i].shape) arg.mutable_spec()->add_shape(d);
-    arg.mutable_spec()->set_dtype(ToProto(f->args[i].buffer->dtype));
+    *arg.mutable_spec() = ToTensorSpec(f->args[i]);
     arg.set_is_output(i + 1 == f->args.size());
     r.tensors.push_back(std::move(arg));
+  }
+  for (const LoweredPack& p : lowered->packs) {
+    // The request describes the operator's input, as the reference reads it; the worker packs
+    // it into the kernel's argument.
+    v1::PackedArg packed;
+    packed.set_arg_index(p.arg_index);
+    *packed.mutable_spec() = r.tensors[p.arg_index].spec();
+    packed.set_pack_kernel_name(p.func.name);
+    *r.tensors[p.arg_index].mutable_spec() = ToTensorSpec(p.func.args[0]);
+    r.packed_args.push_back(std::move(packed));
   }
   if (const int64_t nodes = ir::CountNodes(f->body); nodes > max_kernel_nodes) {
     r.status = absl::ResourceExhaustedError(
@@ -100,7 +136,7 @@ BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
   }
-  auto artifact = BuildArtifact(task, *f, index.has_value());
+  auto artifact = BuildArtifact(task, *lowered, index.has_value());
   if (!artifact.ok()) {
     r.status = artifact.status();
   } else {

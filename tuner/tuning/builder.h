@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "compiler/lower/lowered_func.h"
 #include "proto/measure.pb.h"
 #include "tuner/tuning/task.h"
@@ -35,15 +36,36 @@ struct BuildResult {
   // Kernel arguments in ABI order: shape and dtype of each, the last one marked as the
   // output. Filled once lowering succeeded, even if compiling then failed.
   std::vector<v1::TensorArg> tensors;
+  // The weights the kernel reads packed ahead of time (template.h's Prepack): `tensors` holds
+  // the operator's input there, as the reference reads it.
+  std::vector<v1::PackedArg> packed_args;
   // Wall time of lowering and compiling, in seconds (left 0 when lowering failed).
   double build_seconds = 0;
 };
 
+// A config lowered: its kernel, and the programs that pack its weights ahead of time (none
+// unless the config packs one; see template.h's Prepack), each with the kernel argument it
+// makes.
+struct LoweredPack {
+  int arg_index = 0;
+  lower::LoweredFunc func;
+};
+struct LoweredConfig {
+  lower::LoweredFunc kernel;
+  std::vector<LoweredPack> packs;
+};
+
+// The name of the function that packs weight `input` of kernel `kernel` ahead of time.
+std::string PackKernelName(absl::string_view kernel, absl::string_view input);
+
 // Lowers config `index` of `task` (nullopt index: the unscheduled reference program) into a
-// kernel named kKernelName. Errors, passed through: OutOfRange (index outside the space), the
-// template's Instantiate errors (InvalidArgument, ...), lower::Lower's (InvalidArgument,
-// FailedPrecondition).
-absl::StatusOr<lower::LoweredFunc> LowerConfig(const TuneTask& task, std::optional<int64_t> index);
+// kernel named kKernelName, and its packs named PackKernelName(kKernelName, weight). Errors,
+// passed through: OutOfRange (index outside the space), the template's Instantiate errors
+// (InvalidArgument, ...), lower::Lower's (InvalidArgument, FailedPrecondition).
+absl::StatusOr<LoweredConfig> LowerConfig(const TuneTask& task, std::optional<int64_t> index);
+
+// A kernel's argument as the measurement protocol describes it.
+v1::TensorSpec ToTensorSpec(const lower::FuncArg& arg);
 
 // LLVM's time grows with the size of the lowered kernel (a 111k-node kernel took 7 s, a
 // 247k-node one 58 s on the development machine, while the spaces' kernels are mostly under

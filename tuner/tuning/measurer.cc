@@ -38,6 +38,7 @@ MeasuredBatch TrackerMeasurer::Measure(const std::vector<BuildResult>& builds,
     r.mutable_artifact()->set_content(b.artifact);
     r.set_kernel_name(kKernelName);
     for (const v1::TensorArg& t : b.tensors) *r.add_tensors() = t;
+    for (const v1::PackedArg& p : b.packed_args) *r.add_packed_args() = p;
     r.set_seed(options_.seed);
     r.mutable_reference_artifact()->set_hash(reference.artifact_hash);
     r.mutable_reference_artifact()->set_content(reference.artifact);

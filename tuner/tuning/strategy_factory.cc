@@ -25,7 +25,7 @@ constexpr int kMaxHistoryRecords = 600;
 absl::StatusOr<std::vector<float>> ConfigFeaturesOf(const TuneTask& task, int64_t index) {
   auto f = LowerConfig(task, index);
   if (!f.ok()) return f.status();
-  auto itervar = ExtractItervarFeatures(*f);
+  auto itervar = ExtractItervarFeatures(f->kernel);
   if (!itervar.ok()) return itervar.status();
   return ConfigFeatures(*itervar, task.space->KnobFeatures(index));
 }
