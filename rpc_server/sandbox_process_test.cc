@@ -60,6 +60,32 @@ TEST_F(SandboxProcessTest, Measure_CorrectKernel_ReportsRepeatCosts) {
   EXPECT_GT(r.distribution().median(), 0);
 }
 
+// A weight packed ahead of time: the worker fills b, packs it once with the artifact's pack
+// function and calls the kernel with the packed copy (the kernel is wrong on b unpacked).
+TEST_F(SandboxProcessTest, Measure_PackedArgument_PackedOnceBeforeTheKernel) {
+  v1::SandboxMeasure m = VaddRequest("vadd_packed");
+  EXPECT_EQ(sandbox_.Measure(m, absl::Seconds(5)).error(), v1::WRONG_ANSWER);
+  v1::PackedArg* p = m.mutable_request()->add_packed_args();
+  p->set_arg_index(1);
+  p->mutable_spec()->add_shape(1024);
+  p->mutable_spec()->set_dtype(v1::DTYPE_FLOAT32);
+  p->set_pack_kernel_name("pack_b");
+  v1::MeasureResult r = sandbox_.Measure(m, absl::Seconds(5));
+  EXPECT_EQ(r.error(), v1::ERROR_NONE) << r.message();
+
+  v1::SandboxMeasure missing = m;
+  missing.mutable_request()->mutable_packed_args(0)->set_pack_kernel_name("pack_x");
+  r = sandbox_.Measure(missing, absl::Seconds(5));
+  EXPECT_EQ(r.error(), v1::LOAD_ERROR);
+  EXPECT_NE(r.message().find("pack_x"), std::string::npos) << r.message();
+  v1::SandboxMeasure output = m;
+  output.mutable_request()->mutable_packed_args(0)->set_arg_index(2);
+  EXPECT_EQ(sandbox_.Measure(output, absl::Seconds(5)).error(), v1::INVALID_REQUEST);
+  v1::SandboxMeasure bad_shape = m;
+  bad_shape.mutable_request()->mutable_packed_args(0)->mutable_spec()->set_shape(0, 7);
+  EXPECT_EQ(sandbox_.Measure(bad_shape, absl::Seconds(5)).error(), v1::RUNTIME_ERROR);
+}
+
 TEST_F(SandboxProcessTest, Measure_WrongAndSkippedWrites_WrongAnswer) {
   EXPECT_EQ(sandbox_.Measure(VaddRequest("wrong"), absl::Seconds(5)).error(), v1::WRONG_ANSWER);
   v1::MeasureResult r = sandbox_.Measure(VaddRequest("skip_writes"), absl::Seconds(5));

@@ -296,6 +296,24 @@ TEST_F(TrackerCoreTest, Submit_HashMismatch_InvalidArgument) {
   EXPECT_EQ(core_.Submit(s).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(TrackerCoreTest, Submit_PackedArgumentNotAnInput_InvalidArgument) {
+  Register("w1");
+  v1::SubmitRequest s;
+  s.set_job_id("j");
+  s.set_device_key(kKey);
+  v1::MeasureRequest r = Request("a");
+  v1::TensorArg* out = r.add_tensors();
+  out->mutable_spec()->add_shape(4);
+  out->set_is_output(true);
+  r.add_packed_args()->set_arg_index(0);  // The output.
+  *s.add_requests() = r;
+  absl::StatusOr<v1::SubmitResponse> got = core_.Submit(s);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(got.status().message().find("packed argument 0"), std::string::npos) << got.status();
+  s.mutable_requests(0)->mutable_packed_args(0)->set_arg_index(7);  // Past the tensors.
+  EXPECT_EQ(core_.Submit(s).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(TrackerCoreTest, CheckLiveness_SilentWorker_RequeuedToOther) {
   auto lease = LeaseToW1ThenLoseItToW2();
   ASSERT_EQ(lease->tasks_size(), 1);

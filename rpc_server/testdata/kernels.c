@@ -1,7 +1,8 @@
 /* Test artifacts with the kernel C ABI. Each shared library is built from this file with one
  * KERNEL_* macro defined, and exports the kernel under the name "kernel" plus the
  * tunefarm_kernel_names listing. Arguments: float32 inputs a, b and output c of equal size
- * (the no-op kernel takes any arguments).
+ * (the no-op kernel takes any arguments). vadd_packed also exports pack_b, which packs its b
+ * ahead of time (MeasureRequest.packed_args).
  *
  * The hostile kernels compute the right answer only when their attack failed, so a test that
  * expects ERROR_NONE from them proves that the sandbox stopped the attack; the others are
@@ -28,6 +29,19 @@ __attribute__((unused)) static int64_t Elements(const DLTensor* t) {
   return n;
 }
 
+#if defined(KERNEL_VADD_PACKED)
+/* The pack function of vadd_packed: its input b reversed, as a weight's layout change. */
+int32_t pack_b(DLTensor* const* args, int32_t num_args) {
+  if (num_args != 2) return TF_KERNEL_BAD_ARG_COUNT;
+  int64_t n = Elements(args[0]);
+  if (Elements(args[1]) != n) return TF_KERNEL_BAD_SHAPE;
+  const float* b = (const float*)args[0]->data;
+  float* p = (float*)args[1]->data;
+  for (int64_t i = 0; i < n; ++i) p[i] = b[n - 1 - i];
+  return TF_KERNEL_OK;
+}
+#endif
+
 int32_t kernel(DLTensor* const* args, int32_t num_args) {
 #if defined(KERNEL_NOOP)
   (void)args;
@@ -49,6 +63,9 @@ int32_t kernel(DLTensor* const* args, int32_t num_args) {
 #elif defined(KERNEL_VADD_REVERSED)
   /* Same result, different loop order: a correct "candidate schedule". */
   for (int64_t i = n - 1; i >= 0; --i) c[i] = b[i] + a[i];
+#elif defined(KERNEL_VADD_PACKED)
+  /* b arrives packed ahead of time by pack_b (reversed): right only when the worker packed it. */
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[n - 1 - i];
 #elif defined(KERNEL_WRONG)
   for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i];
 #elif defined(KERNEL_SKIP_WRITES)

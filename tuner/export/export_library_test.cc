@@ -1,6 +1,9 @@
 // Export for a cuda target: the best recorded config of each workload becomes a kernel of one
-// PTX module, with its launch in the header.
+// PTX module, with its launch in the header. Export for the host: a kernel whose weight was
+// packed ahead of time comes with its pack function, and the two give the operator's result.
 #include "tuner/export/export_library.h"
+
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <fstream>
@@ -8,7 +11,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
+#include "tuner/templates/template_testing.h"
 #include "tuner/tuning/task.h"
 
 namespace tunefarm::tuner {
@@ -63,6 +68,79 @@ TEST(ExportLibrary, CudaTarget_WritesPtxModuleAndLaunchHeader) {
   EXPECT_TRUE(absl::StrContains(ptx, ".target sm_90"));
   EXPECT_TRUE(absl::StrContains(header, "cuLaunchKernel"));
   EXPECT_TRUE(absl::StrContains(header, "in A float16[32x64]")) << header;
+}
+
+TEST(ExportLibrary, WeightPackedAheadOfTime_PackFunctionExportedAndResultMatches) {
+  const std::string dir = ::testing::TempDir();
+  const std::string db_path = absl::StrCat(dir, "/pack_export.db");
+  std::remove(db_path.c_str());
+  auto log = db::TuningLog::Open(db_path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  auto task = MakeProgramTask("ffn",
+                              "A = input(float32, [M, K])\nW = weight(float32, [N, K])\n"
+                              "C[i, j] = sum(k: A[i, k] * W[j, k])\nY[i, j] = max(C[i, j], 0.0)\n",
+                              {{"M", 5}, {"N", 37}, {"K", 19}}, "llvm", "cpu-test");
+  ASSERT_TRUE(task.ok()) << task.status();
+  const int pack = task->space->KnobIndex("Y.pack_W");
+  ASSERT_GE(pack, 0) << task->space->Describe();
+  std::vector<int64_t> choices = task->space->Decompose(task->space->size() / 3);
+  choices[pack] = 2;  // Packed once, ahead of time.
+  auto config = task->space->Get(task->space->Compose(choices));
+  ASSERT_TRUE(config.ok());
+  db::Record r;
+  r.workload = task->DbWorkload();
+  r.target = task->target.str;
+  r.device_key = "cpu-test";
+  r.config_index = config->index;
+  r.config_json = config->ToJson();
+  r.costs = {1e-5};
+  r.timestamp = 1;
+  ASSERT_TRUE((*log)->Insert({r}).ok());
+  const std::string hash =
+      task->workload.template_name.substr(task->workload.template_name.size() - 16);
+  ASSERT_TRUE((*log)->SaveProgram(hash, "ffn", ProgramTextOf(*task), 1).ok());
+
+  ExportOptions options;
+  options.target = "llvm";
+  options.library_path = absl::StrCat(dir, "/libpacked.so");
+  options.header_path = absl::StrCat(dir, "/packed.h");
+  auto exported = ExportLibrary(**log, {r.workload}, options);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  ASSERT_EQ(exported->size(), 1u);
+  const ExportedKernel& k = (*exported)[0];
+  ASSERT_EQ(k.pack_symbols.size(), 1u);
+  EXPECT_EQ(k.pack_symbols[0], k.symbol + "_pack_W");
+  const std::string header = Slurp(options.header_path);
+  EXPECT_TRUE(absl::StrContains(header, absl::StrCat("int32_t ", k.pack_symbols[0], "(")))
+      << header;
+  EXPECT_TRUE(absl::StrContains(header, "in W float32[37x19]")) << header;
+
+  // The deployment: pack W once, then call the kernel with the packed copy in W's place.
+  void* lib = dlopen(options.library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto kernel = reinterpret_cast<TfKernelFn>(dlsym(lib, k.symbol.c_str()));
+  auto pack_w = reinterpret_cast<TfKernelFn>(dlsym(lib, k.pack_symbols[0].c_str()));
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_NE(pack_w, nullptr);
+  constexpr uint64_t kSeed = 3;
+  auto ref = RunConfig(*task->tmpl, task->workload, codegen::HostTarget(), nullptr, kSeed);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  auto a = runtime::NDArray::Empty({5, 19}, ir::DataType::Float(32));
+  auto w = runtime::NDArray::Empty({37, 19}, ir::DataType::Float(32));
+  auto y = runtime::NDArray::Empty({5, 37}, ir::DataType::Float(32));
+  auto tile = config->Split("Y.tile_j");
+  ASSERT_TRUE(a.ok() && w.ok() && y.ok() && tile.ok());
+  const int64_t b = (*tile)[1];
+  auto packed = runtime::NDArray::Empty({(37 + b - 1) / b, 19, b}, ir::DataType::Float(32));
+  ASSERT_TRUE(packed.ok());
+  a->FillRandom(kSeed);
+  w->FillRandom(kSeed + 1);
+  ASSERT_TRUE(runtime::Call(pack_w, {&*w, &*packed}).ok());
+  ASSERT_TRUE(runtime::Call(kernel, {&*a, &*packed, &*y}).ok());
+  EXPECT_LE(runtime::MaxRelError(*y, ref->back(), 1e-4, 1e-4), 1.0);
+  // The unpacked weight is refused by the kernel's shape check, not read out of bounds.
+  EXPECT_FALSE(runtime::Call(kernel, {&*a, &*w, &*y}).ok());
+  dlclose(lib);
 }
 
 }  // namespace
