@@ -18,6 +18,11 @@
 // layout. The stencil has no oneDNN counterpart and is reported against the machine's read
 // bandwidth only.
 //
+// The two kernels of a line are timed side by side (five alternating rounds, the median of
+// each side), so noise on this shared machine hits both. A program's weights (weight(...):
+// dense+bias+GELU's W and b, the convolution's filter) may be packed once ahead of time by the
+// tuned config, as oneDNN's are reordered outside its timed region.
+//
 // Each line also gives `peak`: GFLOP/s over this core's FMA peak, or for memory-bound
 // operators, bytes read and written per second over this core's read bandwidth (both
 // measured at the start of this run). The last line is
@@ -29,6 +34,8 @@
 #include <dnnl.hpp>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <tuple>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -49,7 +56,7 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using Dt = memory::data_type;
 
-// Median seconds of `prims` run in order (their memories filled with small values).
+// oneDNN primitives run in order (their memories filled with small values).
 struct OneDnnRun {
   dnnl::engine eng{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{eng};
@@ -61,18 +68,16 @@ struct OneDnnRun {
     for (size_t i = 0; i < d.get_size() / sizeof(float); ++i) p[i] = 0.01f * (i % 13) - 0.05f;
     return m;
   }
-  double Time(int repeats) {
-    return TimeMedian(
-        [&] {
-          for (auto& [prim, args] : steps) prim.execute(stream, args);
-          stream.wait();
-        },
-        repeats);
+  void Run() {
+    for (auto& [prim, args] : steps) prim.execute(stream, args);
+    stream.wait();
   }
 };
+using OneDnnPtr = std::shared_ptr<OneDnnRun>;
 
-double OneDnnLayerNorm(int64_t n, int64_t d, int repeats) {
-  OneDnnRun r;
+OneDnnPtr OneDnnLayerNorm(int64_t n, int64_t d) {
+  auto run = std::make_shared<OneDnnRun>();
+  OneDnnRun& r = *run;
   memory::desc md({n, d}, Dt::f32, Tag::ab);
   dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1e-5f,
                                                dnnl::normalization_flags::use_scale_shift);
@@ -80,12 +85,12 @@ double OneDnnLayerNorm(int64_t n, int64_t d, int repeats) {
   memory src = r.Make(md), dst = r.Make(md), ss = r.Make(pd.weights_desc());
   r.steps.push_back({dnnl::layer_normalization_forward(pd),
                      {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCALE_SHIFT, ss}}});
-  return r.Time(repeats);
+  return run;
 }
 
-double OneDnnPool(dnnl::algorithm alg, int64_t c, int64_t hw, int64_t k, int64_t stride,
-                  int repeats) {
-  OneDnnRun r;
+OneDnnPtr OneDnnPool(dnnl::algorithm alg, int64_t c, int64_t hw, int64_t k, int64_t stride) {
+  auto run = std::make_shared<OneDnnRun>();
+  OneDnnRun& r = *run;
   const int64_t out = (hw - k) / stride + 1;
   // Pooling takes its source as it comes (format any is refused there): blocked by 16 channels,
   // oneDNN's fastest layout for it on AVX-512.
@@ -96,7 +101,7 @@ double OneDnnPool(dnnl::algorithm alg, int64_t c, int64_t hw, int64_t k, int64_t
   dnnl::pooling_forward::primitive_desc pd(desc, r.eng);
   memory src = r.Make(pd.src_desc()), dst = r.Make(pd.dst_desc());
   r.steps.push_back({dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}});
-  return r.Time(repeats);
+  return run;
 }
 
 dnnl::primitive_attr Eltwise(dnnl::algorithm alg) {
@@ -107,8 +112,9 @@ dnnl::primitive_attr Eltwise(dnnl::algorithm alg) {
   return attr;
 }
 
-double OneDnnDenseBiasGelu(int64_t m, int64_t n, int64_t k, int repeats) {
-  OneDnnRun r;
+OneDnnPtr OneDnnDenseBiasGelu(int64_t m, int64_t n, int64_t k) {
+  auto run = std::make_shared<OneDnnRun>();
+  OneDnnRun& r = *run;
   memory::desc src({m, k}, Dt::f32, Tag::any), wei({n, k}, Dt::f32, Tag::any);
   memory::desc bias({n}, Dt::f32, Tag::a), dst({m, n}, Dt::f32, Tag::any);
   dnnl::inner_product_forward::desc desc(dnnl::prop_kind::forward_inference, src, wei, bias, dst);
@@ -119,11 +125,12 @@ double OneDnnDenseBiasGelu(int64_t m, int64_t n, int64_t k, int repeats) {
                       {DNNL_ARG_WEIGHTS, r.Make(pd.weights_desc())},
                       {DNNL_ARG_BIAS, r.Make(pd.bias_desc())},
                       {DNNL_ARG_DST, r.Make(pd.dst_desc())}}});
-  return r.Time(repeats);
+  return run;
 }
 
-double OneDnnConvBiasRelu(int64_t c, int64_t hw, int64_t f, int repeats) {
-  OneDnnRun r;
+OneDnnPtr OneDnnConvBiasRelu(int64_t c, int64_t hw, int64_t f) {
+  auto run = std::make_shared<OneDnnRun>();
+  OneDnnRun& r = *run;
   memory::desc src({1, c, hw, hw}, Dt::f32, Tag::any), wei({f, c, 3, 3}, Dt::f32, Tag::any);
   memory::desc bias({f}, Dt::f32, Tag::a), dst({1, f, hw, hw}, Dt::f32, Tag::any);
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
@@ -135,12 +142,13 @@ double OneDnnConvBiasRelu(int64_t c, int64_t hw, int64_t f, int repeats) {
                       {DNNL_ARG_WEIGHTS, r.Make(pd.weights_desc())},
                       {DNNL_ARG_BIAS, r.Make(pd.bias_desc())},
                       {DNNL_ARG_DST, r.Make(pd.dst_desc())}}});
-  return r.Time(repeats);
+  return run;
 }
 
 // softmax(Q·Kᵀ / √d) per head: a batched matmul with the scale folded in, then softmax.
-double OneDnnAttention(int64_t heads, int64_t len, int64_t d, int repeats) {
-  OneDnnRun r;
+OneDnnPtr OneDnnAttention(int64_t heads, int64_t len, int64_t d) {
+  auto run = std::make_shared<OneDnnRun>();
+  OneDnnRun& r = *run;
   memory::desc q({heads, len, d}, Dt::f32, Tag::abc);
   memory::desc kt({heads, d, len}, Dt::f32, Tag::acb);  // K stored [h][j][d], read as Kᵀ.
   memory::desc s({heads, len, len}, Dt::f32, Tag::abc);
@@ -154,7 +162,7 @@ double OneDnnAttention(int64_t heads, int64_t len, int64_t d, int repeats) {
   dnnl::softmax_forward::primitive_desc sm(
       dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, s, 2), r.eng);
   r.steps.push_back({dnnl::softmax_forward(sm), {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mp}}});
-  return r.Time(repeats);
+  return run;
 }
 
 std::string ReadProgram(const std::string& name) {
@@ -193,13 +201,21 @@ double PeakFraction(const TunedKernel& k, double seconds, const Limits& lim) {
   return std::max(compute, memory);
 }
 
+// A call of the tuned kernel on its arguments.
+std::function<void()> Runner(TunedKernel& k) {
+  std::vector<runtime::NDArray*> ptrs;
+  for (runtime::NDArray& a : k.args) ptrs.push_back(&a);
+  return [&k, ptrs] { (void)runtime::Call(k.fn, ptrs); };
+}
+
 }  // namespace
 
 int Run(bool quick) {
   TuneBenchOptions o;
   o.trials = quick ? 12 : 200;
   o.threads = 1;
-  const int repeats = quick ? 5 : 30;
+  // Timed calls per round; kernels compared side by side alternate over 5 rounds.
+  const int repeats = quick ? 3 : 10;
   Limits lim;
   lim.gflops = MeasureFmaPeakGflops();
   lim.gbs = MeasureReadBandwidthGBs();
@@ -230,7 +246,7 @@ int Run(bool quick) {
       return 1;
     }
     omp_set_num_threads(1);
-    const double t_hand = TimeKernel(*hand, repeats), t_gen = TimeKernel(*gen, repeats);
+    const auto [t_hand, t_gen] = TimeSideBySide(Runner(*hand), Runner(*gen), repeats);
     const double flop = gen->task.workload.flop;
     std::printf("%-28s %7d %12.1f %12.1f %7.2f %6.2f  %s\n", c.label.c_str(), gen->result.trials,
                 flop / t_hand * 1e-9, flop / t_gen * 1e-9, t_hand / t_gen,
@@ -244,35 +260,35 @@ int Run(bool quick) {
   struct ProgramCase {
     std::string label, file;
     absl::flat_hash_map<std::string, int64_t> shapes;
-    std::function<double(int)> onednn;  // Null: no oneDNN counterpart.
+    std::function<OneDnnPtr()> onednn;  // Null: no oneDNN counterpart.
   };
   const std::vector<ProgramCase> programs = {
       {"layer_norm 128x768",
        "layer_norm",
        {{"N", 128}, {"D", 768}},
-       [](int r) { return OneDnnLayerNorm(128, 768, r); }},
+       [] { return OneDnnLayerNorm(128, 768); }},
       {"max_pool 3x3/2 64x112x112",
        "max_pool_nchwc",
        {{"N", 1}, {"C", 4}, {"H", 112}, {"W", 112}},
-       [](int r) { return OneDnnPool(dnnl::algorithm::pooling_max, 64, 112, 3, 2, r); }},
+       [] { return OneDnnPool(dnnl::algorithm::pooling_max, 64, 112, 3, 2); }},
       {"global_avg_pool 512x7x7",
        "global_avg_pool_nchwc",
        {{"N", 1}, {"C", 32}, {"H", 7}, {"W", 7}},
-       [](int r) {
-         return OneDnnPool(dnnl::algorithm::pooling_avg_exclude_padding, 512, 7, 7, 1, r);
+       [] {
+         return OneDnnPool(dnnl::algorithm::pooling_avg_exclude_padding, 512, 7, 7, 1);
        }},
       {"dense+bias+gelu 128x768x768",
        "dense_bias_gelu",
        {{"M", 128}, {"N", 768}, {"K", 768}},
-       [](int r) { return OneDnnDenseBiasGelu(128, 768, 768, r); }},
+       [] { return OneDnnDenseBiasGelu(128, 768, 768); }},
       {"attention 12x128x64",
        "attention_softmax",
        {{"Hd", 12}, {"L", 128}, {"D", 64}},
-       [](int r) { return OneDnnAttention(12, 128, 64, r); }},
+       [] { return OneDnnAttention(12, 128, 64); }},
       {"conv2d+bias+relu 64x56x56 f64",
        "conv2d_bias_relu",
        {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"F", 64}},
-       [](int r) { return OneDnnConvBiasRelu(64, 56, 64, r); }},
+       [] { return OneDnnConvBiasRelu(64, 56, 64); }},
       {"stencil5 1024x1024", "stencil5", {{"H", 1024}, {"W", 1024}}, nullptr},
   };
   std::printf("\n%-28s %7s %12s %12s %7s %6s  %s\n", "program (no template)", "trials", "generated",
@@ -294,13 +310,16 @@ int Run(bool quick) {
       return 1;
     }
     omp_set_num_threads(1);
-    const double t_gen = TimeKernel(*gen, repeats);
+    double t_gen = 0;
     const double flop = gen->task.workload.flop;
     std::string baseline = "-", ratio = "-";
-    if (c.onednn) {
+    if (!c.onednn) {
+      t_gen = TimeKernel(*gen, repeats);
+    } else {
       double t_dnnl = 0;
       try {
-        t_dnnl = c.onednn(repeats);
+        OneDnnPtr dnnl = c.onednn();
+        std::tie(t_gen, t_dnnl) = TimeSideBySide(Runner(*gen), [&] { dnnl->Run(); }, repeats);
       } catch (const dnnl::error& e) {
         std::fprintf(stderr, "%s: oneDNN: %s\n", c.label.c_str(), e.what());
         return 1;

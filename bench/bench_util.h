@@ -45,6 +45,20 @@ inline double TimeMedian(const std::function<void()>& fn, int repeats) {
   return Median(t);
 }
 
+// Two kernels timed side by side: `rounds` rounds, each timing `a` then `b` (TimeMedian with
+// `repeats`); returns the median over the rounds of each. Noise that comes and goes on a shared
+// machine then hits both sides alike instead of whichever happened to run during it.
+inline std::pair<double, double> TimeSideBySide(const std::function<void()>& a,
+                                                const std::function<void()>& b, int repeats,
+                                                int rounds = 5) {
+  std::vector<double> ta, tb;
+  for (int r = 0; r < rounds; ++r) {
+    ta.push_back(TimeMedian(a, repeats));
+    tb.push_back(TimeMedian(b, repeats));
+  }
+  return {Median(ta), Median(tb)};
+}
+
 // Prints `RESULT k=v k=v ...`, the last line every benchmark prints.
 inline void PrintResult(const std::vector<std::pair<std::string, std::string>>& kv) {
   std::string line = "RESULT";

@@ -91,8 +91,6 @@ absl::StatusOr<tuner::TuneTask> MakeProbeTask() {
 
 void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
   const auto start = std::chrono::steady_clock::now();
-  // A weight packed ahead of time is timed as the kernel's packed argument (random values; the
-  // pack itself is not run).
   absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig(task, index);
   absl::StatusOr<lower::LoweredFunc> f =
       lowered.ok() ? absl::StatusOr<lower::LoweredFunc>(lowered->kernel) : lowered.status();
@@ -108,7 +106,9 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
     return;
   }
   const auto build_start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<codegen::JitModule>> jit = codegen::BuildJit({*f}, task.target);
+  std::vector<lower::LoweredFunc> funcs = {*f};
+  for (const tuner::LoweredPack& p : lowered->packs) funcs.push_back(p.func);
+  absl::StatusOr<std::unique_ptr<codegen::JitModule>> jit = codegen::BuildJit(funcs, task.target);
   const double build_s = Seconds(build_start);
   double run_s = 0;
   if (jit.ok()) {
@@ -123,6 +123,16 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
       arrays.push_back(*std::move(a));
     }
     for (auto& a : arrays) ptrs.push_back(&a);
+    // A weight packed ahead of time: a random weight packed once by the config's pack function,
+    // untimed, as the worker does.
+    for (const tuner::LoweredPack& p : lowered->packs) {
+      absl::StatusOr<runtime::NDArray> weight =
+          runtime::NDArray::Empty(p.func.args[0].shape, p.func.args[0].buffer->dtype);
+      absl::StatusOr<TfKernelFn> pack = (*jit)->Lookup(p.func.name);
+      if (!weight.ok() || !pack.ok()) return;
+      weight->FillRandom(p.arg_index + 1);
+      (void)runtime::Call(*pack, {&*weight, &arrays[p.arg_index]});
+    }
     if (fn.ok()) {
       run_s = MedianSeconds([&] { (void)runtime::Call(*fn, ptrs); }, absl::GetFlag(FLAGS_repeats));
     }
