@@ -35,9 +35,9 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <tuple>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -274,9 +274,7 @@ int Run(bool quick) {
       {"global_avg_pool 512x7x7",
        "global_avg_pool_nchwc",
        {{"N", 1}, {"C", 32}, {"H", 7}, {"W", 7}},
-       [] {
-         return OneDnnPool(dnnl::algorithm::pooling_avg_exclude_padding, 512, 7, 7, 1);
-       }},
+       [] { return OneDnnPool(dnnl::algorithm::pooling_avg_exclude_padding, 512, 7, 7, 1); }},
       {"dense+bias+gelu 128x768x768",
        "dense_bias_gelu",
        {{"M", 128}, {"N", 768}, {"K", 768}},
@@ -319,7 +317,8 @@ int Run(bool quick) {
       double t_dnnl = 0;
       try {
         OneDnnPtr dnnl = c.onednn();
-        std::tie(t_gen, t_dnnl) = TimeSideBySide(Runner(*gen), [&] { dnnl->Run(); }, repeats);
+        std::tie(t_gen, t_dnnl) = TimeSideBySide(
+            Runner(*gen), [&] { dnnl->Run(); }, repeats);
       } catch (const dnnl::error& e) {
         std::fprintf(stderr, "%s: oneDNN: %s\n", c.label.c_str(), e.what());
         return 1;

@@ -68,7 +68,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   const int rank = static_cast<int>(w.root_axes().size());
   std::vector<IterVar> outer, inner;
   int64_t row_points = 1;
-  IterVar vector_tail;  // The vector axis's outer loop when its tile leaves a tail.
+  std::vector<IterVar> tails;  // The outer loops of tiles that leave a tail.
   for (int d = 0; d < rank; ++d) {
     IterVar axis = w.axis(d);
     const std::string knob = KnobName(writer, absl::StrCat("tile_", axis->name()));
@@ -83,7 +83,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
     outer.push_back(split->first);
     inner.push_back(split->second);
     if (d + 1 < rank) row_points *= (*f)[1];
-    if (d + 1 == rank && Extent(axis) % (*f)[1] != 0) vector_tail = split->first;
+    if (Extent(axis) % (*f)[1] != 0) tails.push_back(split->first);
   }
   // The order knob puts the vector axis's tiles outside the rows' (a dense layer then sweeps
   // the rows under one block of packed weights, which stays in cache).
@@ -93,14 +93,23 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
     if (!swap.ok()) return swap.status();
     if (*swap != 0) std::swap(outer[outer.size() - 1], outer[outer.size() - 2]);
   }
+  // The outer loops of tiles with a tail go innermost (in their order) and stay out of the
+  // fused loop: fused, their guards would depend on the fused index in every iteration; alone,
+  // loop partitioning peels their last iteration and the main body is guard-free (guarded
+  // register rows would otherwise run as scalar loops).
+  auto has_tail = [&](const IterVar& iv) {
+    return std::find(tails.begin(), tails.end(), iv) != tails.end();
+  };
+  std::stable_partition(outer.begin(), outer.end(),
+                        [&](const IterVar& iv) { return !has_tail(iv); });
   std::vector<IterVar> order = outer;
   order.insert(order.end(), inner.begin(), inner.end());
   if (absl::Status s = w.Reorder(order); !s.ok()) return s;
-  // The outer loops are fused into one parallel loop, except a vector tail's loop when it is
-  // the innermost of them: fused, its guard would depend on the fused index in every
-  // iteration; alone, loop partitioning peels its last iteration and the rest is guard-free.
-  const bool keep_tail = vector_tail != nullptr && outer.size() >= 2 && outer.back() == vector_tail;
-  const size_t to_fuse = keep_tail ? outer.size() - 1 : outer.size();
+  // Everything but the tail loops is fused into one parallel loop (all of it when every outer
+  // loop has a tail: the first one then runs in parallel).
+  size_t to_fuse = 0;
+  while (to_fuse < outer.size() && !has_tail(outer[to_fuse])) ++to_fuse;
+  if (to_fuse == 0) to_fuse = 1;
   IterVar fused = outer[0];
   for (size_t d = 1; d < to_fuse; ++d) {
     absl::StatusOr<IterVar> f = w.Fuse(fused, outer[d]);
@@ -110,7 +119,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   if (parallel) {
     if (absl::Status s = w.Parallel(fused); !s.ok()) return s;
   }
-  const IterVar attach = keep_tail ? vector_tail : fused;
+  const IterVar attach = outer.back() == outer[to_fuse - 1] ? fused : outer.back();
   if (!inner.empty()) {
     if (absl::Status s = w.Vectorize(inner.back()); !s.ok()) return s;
   }
@@ -307,7 +316,16 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
       } else if (last) {
         define_split(name, extent, SplitPolicy::kPowerOfTwo, kMaxVectorTile);
       } else if (d + 2 == rank) {
-        define_split(name, extent, SplitPolicy::kPowerOfTwo, kMaxRowTile);
+        // Register rows: powers of two, 6 and 12 (with 2 to 4 vectors they fill 24 of the 32
+        // vector registers of AVX-512), and the divisors of the extent (56 image rows split
+        // into 7 or 14 with no tail). A tail's loop is peeled (see ApplyTiled).
+        if (space->KnobIndex(name) < 0) {
+          std::vector<int64_t> rows;
+          for (int64_t r = 1; r <= kMaxRowTile; ++r) {
+            if ((r & (r - 1)) == 0 || r == 6 || r == 12 || extent % r == 0) rows.push_back(r);
+          }
+          space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, rows);
+        }
       } else {
         define_split(name, extent, SplitPolicy::kFactors, kMaxOuterTile);
       }

@@ -5,8 +5,9 @@
 //
 // Knobs, for each tiled stage W (names prefixed "W."):
 //   tile_<axis>     the writer's spatial axes split (outer, inner): the last axis, vectorized,
-//                   by any power of two up to 64, and the one before it (register rows) up to
-//                   16 (non-divisors leave a guarded tail that loop partitioning peels); outer
+//                   by any power of two up to 64, and the one before it (register rows) by a
+//                   power of two, 6, 12 or a divisor, up to 16 (non-divisors leave a tail whose
+//                   loop stays out of the fused loop, so loop partitioning peels it); outer
 //                   axes by divisors up to 8 (only when there is an accumulator);
 //   tile_<raxis>    each reduction axis split (outer, inner) by divisors up to 16
 //                   (tile_r_<raxis> when a spatial axis has the same name);

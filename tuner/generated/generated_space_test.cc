@@ -220,6 +220,40 @@ TEST(ProgramTemplate, RowTiles_OnlyAlongAxesWithReuse) {
   }
 }
 
+// Every register tile of a prime-sized dense layer, tails in the rows, the vector or both (their
+// loops are kept out of the fused loop and peeled), matches the unscheduled program.
+TEST(ProgramTemplate, RowAndVectorTails_EveryTileMatches) {
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense", {{"M", 13}, {"N", 37}, {"K", 21}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const int rows = space.KnobIndex("C.tile_i"), cols = space.KnobIndex("C.tile_j");
+  const int order = space.KnobIndex("C.order");
+  ASSERT_GE(rows, 0);
+  ASSERT_GE(cols, 0);
+  ASSERT_GE(order, 0);
+  // 1, 2, 4, 8 (16 is past the extent), 6, 12 and 13 itself (a divisor).
+  EXPECT_EQ(space.knob(rows).size(), 7) << space.Describe();
+  const codegen::Target host = codegen::HostTarget();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*p->tmpl, p->workload, host, nullptr, 9);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  for (int64_t r = 0; r < space.knob(rows).size(); ++r) {
+    for (int64_t c = 0; c < space.knob(cols).size(); ++c) {
+      std::vector<int64_t> choices = space.Decompose(0);
+      choices[rows] = r;
+      choices[cols] = c;
+      choices[order] = (r + c) % 2;
+      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+      ASSERT_TRUE(config.ok());
+      absl::StatusOr<std::vector<runtime::NDArray>> out =
+          RunConfig(*p->tmpl, p->workload, host, &*config, 9);
+      ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+          << config->ToJson();
+    }
+  }
+}
+
 // A weight (declared with weight(...)) may be packed once ahead of time: the kernel then takes
 // the packed copy as its argument, made by a program of its own, and still matches the
 // unscheduled program; a plain input is only packed per call.
