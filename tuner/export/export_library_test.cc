@@ -25,6 +25,19 @@ std::string Slurp(const std::string& path) {
   return s.str();
 }
 
+// A measured record of `config` on the task's device key.
+db::Record MeasuredRecord(const TuneTask& task, const Config& config) {
+  db::Record r;
+  r.workload = task.DbWorkload();
+  r.target = task.target.str;
+  r.device_key = task.device_key;
+  r.config_index = config.index;
+  r.config_json = config.ToJson();
+  r.costs = {1e-5, 1.1e-5};
+  r.timestamp = 1;
+  return r;
+}
+
 TEST(ExportLibrary, CudaTarget_WritesPtxModuleAndLaunchHeader) {
   const std::string dir = ::testing::TempDir();
   const std::string db_path = absl::StrCat(dir, "/gpu_export.db");
@@ -39,14 +52,7 @@ TEST(ExportLibrary, CudaTarget_WritesPtxModuleAndLaunchHeader) {
     ASSERT_TRUE(task.ok()) << task.status();
     auto config = task->space->Get(task->space->size() / 3);
     ASSERT_TRUE(config.ok());
-    db::Record r;
-    r.workload = task->DbWorkload();
-    r.target = task->target.str;
-    r.device_key = "gpu-test";
-    r.config_index = config->index;
-    r.config_json = config->ToJson();
-    r.costs = {1e-5, 1.1e-5};
-    r.timestamp = 1;
+    db::Record r = MeasuredRecord(*task, *config);
     records.push_back(r);
     workloads.push_back(r.workload);
   }
@@ -87,14 +93,7 @@ TEST(ExportLibrary, WeightPackedAheadOfTime_PackFunctionExportedAndResultMatches
   choices[pack] = 2;  // Packed once, ahead of time.
   auto config = task->space->Get(task->space->Compose(choices));
   ASSERT_TRUE(config.ok());
-  db::Record r;
-  r.workload = task->DbWorkload();
-  r.target = task->target.str;
-  r.device_key = "cpu-test";
-  r.config_index = config->index;
-  r.config_json = config->ToJson();
-  r.costs = {1e-5};
-  r.timestamp = 1;
+  db::Record r = MeasuredRecord(*task, *config);
   ASSERT_TRUE((*log)->Insert({r}).ok());
   const std::string hash =
       task->workload.template_name.substr(task->workload.template_name.size() - 16);

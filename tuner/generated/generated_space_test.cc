@@ -49,6 +49,7 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"int8_gemm", {{"M", 5}, {"N", 19}, {"K", 30}}},
       {"max_pool_nchwc", {{"N", 1}, {"C", 2}, {"H", 13}, {"W", 10}}},
       {"global_avg_pool_nchwc", {{"N", 2}, {"C", 3}, {"H", 5}, {"W", 3}}},
+      {"conv2d_bias_relu_nchwc", {{"N", 1}, {"C", 2}, {"H", 7}, {"W", 5}, {"F", 3}}},
   };
   return *cases;
 }
