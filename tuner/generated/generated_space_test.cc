@@ -8,6 +8,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
 #include "tuner/generated/generated_template.h"
@@ -300,6 +302,28 @@ TEST(ProgramTemplate, WeightPackedAheadOfTime_KernelTakesPackedCopyAndMatches) {
         RunConfig(*p->tmpl, p->workload, host, &*config, 5);
     ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
     EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0) << config->ToJson();
+  }
+}
+
+// An elementwise stage computed at the top level because a reduction reads it (attention's
+// exponentials E, read by the row sum Z) stores its contiguous axis in vectors, a tail peeled
+// (37 = 32 + 5), in every config; the results match the unscheduled program (ProgramSpaceTest).
+TEST(ProgramTemplate, RootElementwiseStage_Vectorized) {
+  absl::StatusOr<ProgramSpace> p =
+      MakeProgramSpace("attention_softmax", {{"Hd", 2}, {"L", 37}, {"D", 8}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const codegen::Target host = codegen::HostTarget();
+  for (int i = 0; i < kConfigsPerSpace; ++i) {
+    absl::StatusOr<Config> config = space.Get((space.size() - 1) / (kConfigsPerSpace - 1) * i);
+    ASSERT_TRUE(config.ok());
+    absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
+    ASSERT_TRUE(inst.ok()) << inst.status();
+    absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "kernel");
+    ASSERT_TRUE(f.ok()) << f.status();
+    const std::string ir_text = ir::ToString(f->body);
+    EXPECT_TRUE(absl::StrContains(ir_text, ", 1, 32)] = exp(")) << config->ToJson() << "\n"
+                                                                << ir_text;
   }
 }
 
