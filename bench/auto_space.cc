@@ -19,10 +19,10 @@
 // reordered into its own. The stencil has no oneDNN counterpart and is reported against the
 // machine's read bandwidth only.
 //
-// The two kernels of a line are timed side by side (five alternating rounds, the median of
-// each side), so noise on this shared machine hits both. A program's weights (weight(...):
-// dense+bias+GELU's W and b, the convolution's filter) may be packed once ahead of time by the
-// tuned config, as oneDNN's are reordered outside its timed region.
+// The two kernels of a line are timed side by side (eleven alternating rounds, five with
+// --quick, the median of each side), so noise on this shared machine hits both. A program's weights
+// (weight(...): dense+bias+GELU's W and b, the convolution's filter) may be packed once ahead of
+// time by the tuned config, as oneDNN's are reordered outside its timed region.
 //
 // Each line also gives `peak`: GFLOP/s over this core's FMA peak, or for memory-bound
 // operators, bytes read and written per second over this core's read bandwidth (both
@@ -217,8 +217,11 @@ int Run(bool quick) {
   TuneBenchOptions o;
   o.trials = quick ? 12 : 200;
   o.threads = 1;
-  // Timed calls per round; kernels compared side by side alternate over 5 rounds.
-  const int repeats = quick ? 3 : 10;
+  // Timed calls per round, and rounds: kernels compared side by side alternate, and each side's
+  // median round is its time (the full run takes more of both: ratios of 1.00 +- 0.05 between
+  // equal kernels are this machine's noise).
+  const int repeats = quick ? 3 : 20;
+  const int rounds = quick ? 5 : 11;
   Limits lim;
   lim.gflops = MeasureFmaPeakGflops();
   lim.gbs = MeasureReadBandwidthGBs();
@@ -249,7 +252,7 @@ int Run(bool quick) {
       return 1;
     }
     omp_set_num_threads(1);
-    const auto [t_hand, t_gen] = TimeSideBySide(Runner(*hand), Runner(*gen), repeats);
+    const auto [t_hand, t_gen] = TimeSideBySide(Runner(*hand), Runner(*gen), repeats, rounds);
     const double flop = gen->task.workload.flop;
     std::printf("%-28s %7d %12.1f %12.1f %7.2f %6.2f  %s\n", c.label.c_str(), gen->result.trials,
                 flop / t_hand * 1e-9, flop / t_gen * 1e-9, t_hand / t_gen,
@@ -321,7 +324,7 @@ int Run(bool quick) {
       try {
         OneDnnPtr dnnl = c.onednn();
         std::tie(t_gen, t_dnnl) = TimeSideBySide(
-            Runner(*gen), [&] { dnnl->Run(); }, repeats);
+            Runner(*gen), [&] { dnnl->Run(); }, repeats, rounds);
       } catch (const dnnl::error& e) {
         std::fprintf(stderr, "%s: oneDNN: %s\n", c.label.c_str(), e.what());
         return 1;

@@ -228,7 +228,9 @@ Expr erf(Expr x) {
       (c(0.254829592) +
        k * (c(-0.284496736) + k * (c(1.421413741) + k * (c(-1.453152027) + k * c(1.061405429)))));
   Expr magnitude = c(1.0) - poly * exp(c(0.0) - ax * ax);
-  return select(x < c(0.0), c(0.0) - magnitude, magnitude);
+  // The sign as a factor: a select whose branches hold the argument (loads) would keep the
+  // vectorizer from widening it (lanes could load what a condition guards).
+  return magnitude * select(x < c(0.0), c(-1.0), c(1.0));
 }
 Expr likely(Expr cond) {
   if (AsConstInt(cond) != nullptr) return cond;

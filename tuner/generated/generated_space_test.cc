@@ -327,6 +327,32 @@ TEST(ProgramTemplate, RootElementwiseStage_Vectorized) {
   }
 }
 
+// GELU's erf is built from operations the vectorizer widens (its sign a factor, not a select
+// around the argument's loads), so a dense + bias + GELU epilogue stores whole vectors.
+TEST(ProgramTemplate, GeluEpilogue_Vectorized) {
+  absl::StatusOr<ProgramSpace> p =
+      MakeProgramSpace("dense_bias_gelu", {{"M", 5}, {"N", 48}, {"K", 19}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const codegen::Target host = codegen::HostTarget();
+  int checked = 0;
+  for (int i = 0; i < 4 * kConfigsPerSpace; ++i) {
+    absl::StatusOr<Config> config = space.Get((space.size() - 1) / (4 * kConfigsPerSpace - 1) * i);
+    ASSERT_TRUE(config.ok());
+    absl::StatusOr<std::vector<int64_t>> tile = config->Split("Y.tile_j");
+    ASSERT_TRUE(tile.ok()) << tile.status();
+    if ((*tile)[1] < 4 || 48 % (*tile)[1] != 0) continue;  // Vectors of 4 or more, no tail.
+    absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
+    ASSERT_TRUE(inst.ok()) << inst.status();
+    absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "kernel");
+    ASSERT_TRUE(f.ok()) << f.status();
+    const std::string ir_text = ir::ToString(f->body);
+    EXPECT_TRUE(absl::StrContains(ir_text, "Y[ramp(")) << config->ToJson() << "\n" << ir_text;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
 // A chain of stages that each read their producer twice would inline into 2^40 nodes: the
 // large ones are computed at the top level instead, and the space still builds and runs.
 TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {
