@@ -52,6 +52,7 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"max_pool_nchwc", {{"N", 1}, {"C", 2}, {"H", 13}, {"W", 10}}},
       {"global_avg_pool_nchwc", {{"N", 2}, {"C", 3}, {"H", 5}, {"W", 3}}},
       {"conv2d_bias_relu_nchwc", {{"N", 1}, {"C", 2}, {"H", 7}, {"W", 5}, {"F", 3}}},
+      {"conv2d_nchwc", {{"N", 1}, {"C", 16}, {"H", 5}, {"W", 7}, {"F", 32}}},
   };
   return *cases;
 }
