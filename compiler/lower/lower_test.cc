@@ -59,6 +59,43 @@ TEST(Lower, NonDivisibleSplit_Partitioned) {
   std::cout << f->body << "\n";
 }
 
+// A padding whose condition does not depend on the vector lane (the lanes are a channel block)
+// is vectorized as a branch around vector stores; one whose condition does (the lanes run along
+// the padded axis) stays a scalar loop, since a vector select would load the guarded lanes.
+TEST(Lower, PaddingSelect_LaneInvariantConditionBranches) {
+  Tensor X = te::Placeholder({5, 7, 16}, DataType::Float(32), "X");
+  Tensor P = te::Compute(
+                 {7, 7, 16},
+                 [&](const std::vector<Var>& i) {
+                   return ir::select(i[0] >= 1 && i[0] <= 5, X(i[0] - 1, i[1], i[2]), Expr(0.0f));
+                 },
+                 "P")
+                 .value();
+  auto sch = *schedule::Schedule::Create({P});
+  ASSERT_TRUE((*sch)[P].Vectorize((*sch)[P].axis(2)).ok());
+  auto f = Lower(*sch, {X, P}, "pad");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = ir::ToString(f->body);
+  EXPECT_NE(text.find("if ("), std::string::npos) << text;
+  EXPECT_NE(text.find("P[ramp("), std::string::npos) << text;
+  EXPECT_NE(text.find("X[ramp("), std::string::npos) << text;
+
+  // Lanes along the padded axis: the condition varies by lane, the loop stays scalar.
+  Tensor Q = te::Compute(
+                 {16},
+                 [&](const std::vector<Var>& i) {
+                   return ir::select(i[0] >= 1 && i[0] <= 5, X(i[0] - 1, 0, 0), Expr(0.0f));
+                 },
+                 "Q")
+                 .value();
+  auto sch2 = *schedule::Schedule::Create({Q});
+  ASSERT_TRUE((*sch2)[Q].Vectorize((*sch2)[Q].axis(0)).ok());
+  auto g = Lower(*sch2, {X, Q}, "pad_lanes");
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string scalar = ir::ToString(g->body);
+  EXPECT_EQ(scalar.find("ramp("), std::string::npos) << scalar;
+}
+
 // A local accumulator computed at a loop that fuses the outer parts of two split axes covers
 // one tile: the fused loop's value is a point, and so are the floordiv and floormod that
 // recover each outer index (they once widened a floormod of a floordiv to the whole axis, and

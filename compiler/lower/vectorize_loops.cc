@@ -146,6 +146,16 @@ class Vectorizer : public ir::IRMutator {
   }
 
   Stmt Mutate_(const ir::StoreNode* op, const Stmt& self) override {
+    if (const auto* sel = op->value.as<ir::SelectNode>();
+        sel != nullptr &&
+        (ir::ContainsLoad(sel->true_value) || ir::ContainsLoad(sel->false_value)) &&
+        Mutate(sel->cond).same_as(sel->cond)) {
+      // A condition the same in every lane (a padding's bounds when the lanes are a channel
+      // block) becomes a branch around two vector stores: no lane loads what it guards.
+      return ir::IfThenElseNode::Make(
+          sel->cond, Mutate(ir::StoreNode::Make(op->buffer, sel->true_value, op->indices)),
+          Mutate(ir::StoreNode::Make(op->buffer, sel->false_value, op->indices)));
+    }
     Expr v = Mutate(op->value);
     bool changed = false;
     std::vector<Expr> idx = MutateAll(op->indices, &changed);

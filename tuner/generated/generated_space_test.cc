@@ -306,6 +306,15 @@ TEST(ProgramTemplate, WeightPackedAheadOfTime_KernelTakesPackedCopyAndMatches) {
   }
 }
 
+// The lowered IR of `config` of the program's space, as text.
+absl::StatusOr<std::string> LoweredText(const ProgramSpace& p, const Config& config) {
+  absl::StatusOr<Instance> inst = p.tmpl->Instantiate(p.workload, codegen::HostTarget(), &config);
+  if (!inst.ok()) return inst.status();
+  absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "kernel");
+  if (!f.ok()) return f.status();
+  return ir::ToString(f->body);
+}
+
 // An elementwise stage computed at the top level because a reduction reads it (attention's
 // exponentials E, read by the row sum Z) stores its contiguous axis in vectors, a tail peeled
 // (37 = 32 + 5), in every config; the results match the unscheduled program (ProgramSpaceTest).
@@ -314,17 +323,13 @@ TEST(ProgramTemplate, RootElementwiseStage_Vectorized) {
       MakeProgramSpace("attention_softmax", {{"Hd", 2}, {"L", 37}, {"D", 8}});
   ASSERT_TRUE(p.ok()) << p.status();
   const ConfigSpace& space = *p->space;
-  const codegen::Target host = codegen::HostTarget();
   for (int i = 0; i < kConfigsPerSpace; ++i) {
     absl::StatusOr<Config> config = space.Get((space.size() - 1) / (kConfigsPerSpace - 1) * i);
     ASSERT_TRUE(config.ok());
-    absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
-    ASSERT_TRUE(inst.ok()) << inst.status();
-    absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "kernel");
-    ASSERT_TRUE(f.ok()) << f.status();
-    const std::string ir_text = ir::ToString(f->body);
-    EXPECT_TRUE(absl::StrContains(ir_text, ", 1, 32)] = exp(")) << config->ToJson() << "\n"
-                                                                << ir_text;
+    absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+    ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+    EXPECT_TRUE(absl::StrContains(*ir_text, ", 1, 32)] = exp(")) << config->ToJson() << "\n"
+                                                                 << *ir_text;
   }
 }
 
@@ -335,7 +340,6 @@ TEST(ProgramTemplate, GeluEpilogue_Vectorized) {
       MakeProgramSpace("dense_bias_gelu", {{"M", 5}, {"N", 48}, {"K", 19}});
   ASSERT_TRUE(p.ok()) << p.status();
   const ConfigSpace& space = *p->space;
-  const codegen::Target host = codegen::HostTarget();
   int checked = 0;
   for (int i = 0; i < 4 * kConfigsPerSpace; ++i) {
     absl::StatusOr<Config> config = space.Get((space.size() - 1) / (4 * kConfigsPerSpace - 1) * i);
@@ -343,12 +347,9 @@ TEST(ProgramTemplate, GeluEpilogue_Vectorized) {
     absl::StatusOr<std::vector<int64_t>> tile = config->Split("Y.tile_j");
     ASSERT_TRUE(tile.ok()) << tile.status();
     if ((*tile)[1] < 4 || 48 % (*tile)[1] != 0) continue;  // Vectors of 4 or more, no tail.
-    absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
-    ASSERT_TRUE(inst.ok()) << inst.status();
-    absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "kernel");
-    ASSERT_TRUE(f.ok()) << f.status();
-    const std::string ir_text = ir::ToString(f->body);
-    EXPECT_TRUE(absl::StrContains(ir_text, "Y[ramp(")) << config->ToJson() << "\n" << ir_text;
+    absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+    ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+    EXPECT_TRUE(absl::StrContains(*ir_text, "Y[ramp(")) << config->ToJson() << "\n" << *ir_text;
     ++checked;
   }
   EXPECT_GT(checked, 0);
