@@ -199,6 +199,22 @@ class CPrinter {
   }
 
   std::string Call(const ir::CallNode* op, const std::string& lane) {
+    if (op->horizontal() && op->args.size() == 1) {
+      // A horizontal reduction: its vector argument at each lane, combined.
+      const std::string name = op->name.substr(std::string("vector_reduce_").size());
+      std::string out;
+      for (int l = 0; l < op->args[0].type().lanes; ++l) {
+        const std::string v = E(op->args[0], std::to_string(l));
+        if (l == 0) {
+          out = v;
+        } else if (name == "add") {
+          out = absl::StrCat("(", out, " + ", v, ")");
+        } else {
+          out = absl::StrCat(name == "max" ? "TF_MAX(" : "TF_MIN(", out, ", ", v, ")");
+        }
+      }
+      return out;
+    }
     std::vector<std::string> args;
     for (const Expr& a : op->args) args.push_back(E(a, lane));
     if (op->name == "likely") return args[0];

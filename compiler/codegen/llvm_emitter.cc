@@ -239,6 +239,7 @@ llvm::Value* LLVMEmitter::EmitCall(const ir::CallNode* op) {
   if (llvm::Value* v = EmitTargetCall(op)) return v;
   std::vector<llvm::Value*> args;
   for (const Expr& a : op->args) args.push_back(Emit(a));
+  if (op->horizontal()) return EmitHorizontalReduce(op->name, op->type, args);
   if (!op->type.is_float()) {
     Fail(absl::InvalidArgumentError(
         absl::StrCat("codegen: ", op->name, " needs a float argument, got ", op->type.ToString())));
@@ -263,6 +264,33 @@ llvm::Value* LLVMEmitter::EmitCall(const ir::CallNode* op) {
   }
   Fail(absl::InvalidArgumentError(absl::StrCat("codegen: unknown intrinsic '", op->name, "'")));
   return llvm::UndefValue::get(LLVMType(op->type));
+}
+
+llvm::Value* LLVMEmitter::EmitHorizontalReduce(const std::string& name, ir::DataType type,
+                                               const std::vector<llvm::Value*>& args) {
+  if (args.size() != 1 || !args[0]->getType()->isVectorTy()) {
+    Fail(absl::InvalidArgumentError(absl::StrCat("codegen: ", name, " needs one vector")));
+    return llvm::UndefValue::get(LLVMType(type));
+  }
+  llvm::Value* v = args[0];
+  const bool f = type.is_float();
+  if (name == "vector_reduce_add") {
+    if (!f) return b_.CreateAddReduce(v);
+    // Reassociation lets the lanes be added in a tree (the point of a horizontal add).
+    llvm::CallInst* r = b_.CreateFAddReduce(llvm::ConstantFP::getNegativeZero(LLVMType(type)), v);
+    llvm::FastMathFlags fmf;
+    fmf.setAllowReassoc();
+    r->setFastMathFlags(fmf);
+    return r;
+  }
+  if (name == "vector_reduce_max") {
+    return f ? b_.CreateFPMaxReduce(v) : b_.CreateIntMaxReduce(v, !type.is_uint());
+  }
+  if (name == "vector_reduce_min") {
+    return f ? b_.CreateFPMinReduce(v) : b_.CreateIntMinReduce(v, !type.is_uint());
+  }
+  Fail(absl::InvalidArgumentError(absl::StrCat("codegen: unknown intrinsic '", name, "'")));
+  return llvm::UndefValue::get(LLVMType(type));
 }
 
 llvm::Value* LLVMEmitter::EmitExp(llvm::Value* x) {

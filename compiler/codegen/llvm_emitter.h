@@ -66,6 +66,9 @@ class LLVMEmitter {
   // e^x: inline and vectorizable for float32 (llvm.exp on a vector becomes one libm call per
   // lane on CPUs); the llvm.exp intrinsic for other types.
   llvm::Value* EmitExp(llvm::Value* x);
+  // `vector_reduce_add|max|min` of one vector (the vectorizer's horizontal reduction update).
+  llvm::Value* EmitHorizontalReduce(const std::string& name, ir::DataType type,
+                                    const std::vector<llvm::Value*>& args);
   llvm::Value* EmitLoad(const ir::LoadNode* op);
   void EmitStore(const ir::StoreNode* op);
 };

@@ -256,12 +256,16 @@ struct CastNode : ExprNode {
 };
 
 // A pure intrinsic: "exp", "log", "sqrt", "tanh", "fabs", "pow", "sigmoid", "likely" (marks a
-// condition the loop partitioner may split on; value is the argument).
+// condition the loop partitioner may split on; value is the argument), and the horizontal
+// reductions "vector_reduce_add", "vector_reduce_max", "vector_reduce_min" (one lane: their
+// vector argument's lanes combined; made by the vectorizer for a vectorized reduce axis).
 struct CallNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kCall;
   CallNode(DataType t, std::string n, std::vector<Expr> as)
       : ExprNode(kKind, t), name(std::move(n)), args(std::move(as)) {}
   static Expr Make(DataType t, std::string name, std::vector<Expr> args);
+  // Whether this call combines its vector argument's lanes into one value.
+  bool horizontal() const { return name.rfind("vector_reduce_", 0) == 0; }
   const std::string name;
   const std::vector<Expr> args;
 };

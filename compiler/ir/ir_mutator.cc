@@ -68,6 +68,7 @@ Expr IRMutator::Mutate_(const CallNode* op, const Expr& self) {
   bool changed = false;
   std::vector<Expr> args = MutateAll(op->args, &changed);
   if (!changed) return self;
+  if (op->horizontal()) return CallNode::Make(op->type, op->name, std::move(args));
   int lanes = 1;
   for (const Expr& a : args) lanes = std::max(lanes, a.type().lanes);
   return CallNode::Make(op->type.with_lanes(lanes), op->name, std::move(args));

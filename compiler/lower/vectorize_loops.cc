@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
@@ -17,8 +18,13 @@ using ir::Stmt;
 // cannot express with vectors.
 class Vectorizer : public ir::IRMutator {
  public:
-  Vectorizer(const ir::VarNode* var, Expr min, int lanes)
-      : var_(var), ramp_(ir::RampNode::Make(min, Expr(1), lanes)), lanes_(lanes) {}
+  // `single_store`: the loop's body is one store (a reduction's update may then be combined
+  // horizontally: no other statement of the iteration could read the element in between).
+  Vectorizer(const ir::VarNode* var, Expr min, int lanes, bool single_store)
+      : var_(var),
+        ramp_(ir::RampNode::Make(min, Expr(1), lanes)),
+        lanes_(lanes),
+        single_store_(single_store) {}
   bool failed = false;
 
   using IRMutator::Mutate;
@@ -156,16 +162,41 @@ class Vectorizer : public ir::IRMutator {
           sel->cond, Mutate(ir::StoreNode::Make(op->buffer, sel->true_value, op->indices)),
           Mutate(ir::StoreNode::Make(op->buffer, sel->false_value, op->indices)));
     }
-    Expr v = Mutate(op->value);
     bool changed = false;
     std::vector<Expr> idx = MutateAll(op->indices, &changed);
-    if (!changed) {
-      // Every lane would write the same element.
+    if (!changed) return HorizontalUpdate(op, self);
+    Expr v = Mutate(op->value);
+    for (Expr& i : idx) i = WidenIndex(i);
+    return ir::StoreNode::Make(op->buffer, Widen(v), std::move(idx));
+  }
+
+  // A store whose element is the same in every lane: only a reduction's update
+  // `B[i] = B[i] op f(lane)` (op: +, max, min) can be vectorized, as
+  // `B[i] = B[i] op vector_reduce_<op>(f(ramp))`; anything else would have every lane write the
+  // same element, and the loop stays scalar.
+  Stmt HorizontalUpdate(const ir::StoreNode* op, const Stmt& self) {
+    static const absl::flat_hash_map<ir::BinaryOp, const char*> kReduce = {
+        {ir::BinaryOp::kAdd, "vector_reduce_add"},
+        {ir::BinaryOp::kMax, "vector_reduce_max"},
+        {ir::BinaryOp::kMin, "vector_reduce_min"}};
+    const auto* bin = op->value.as<ir::BinaryNode>();
+    auto it = bin != nullptr ? kReduce.find(bin->op) : kReduce.end();
+    const auto* acc = bin != nullptr ? bin->a.as<ir::LoadNode>() : nullptr;
+    if (it == kReduce.end() || acc == nullptr || acc->buffer != op->buffer ||
+        acc->indices.size() != op->indices.size() || !single_store_) {
       failed = true;
       return self;
     }
-    for (Expr& i : idx) i = WidenIndex(i);
-    return ir::StoreNode::Make(op->buffer, Widen(v), std::move(idx));
+    for (size_t d = 0; d < acc->indices.size(); ++d) {
+      if (!ir::StructuralEqual(acc->indices[d], op->indices[d])) {
+        failed = true;
+        return self;
+      }
+    }
+    Expr lanes = Widen(Mutate(bin->b));
+    if (failed) return self;
+    Expr sum = ir::CallNode::Make(bin->b.type(), it->second, {lanes});
+    return ir::StoreNode::Make(op->buffer, ir::BinaryNode::Make(bin->op, bin->a, sum), op->indices);
   }
 
   Stmt Mutate_(const ir::IfThenElseNode* op, const Stmt& self) override {
@@ -213,6 +244,7 @@ class Vectorizer : public ir::IRMutator {
   const ir::VarNode* var_;
   Expr ramp_;
   int lanes_;
+  bool single_store_;
   absl::flat_hash_map<const ir::VarNode*, Expr> let_vectors_;
 };
 
@@ -227,7 +259,8 @@ class LoopVectorizer : public ir::IRMutator {
     }
     const int64_t* ext = ir::AsConstInt(op->extent);
     if (ext != nullptr && *ext > 1 && *ext <= kMaxVectorLanes) {
-      Vectorizer v(op->var.get(), op->min, static_cast<int>(*ext));
+      Vectorizer v(op->var.get(), op->min, static_cast<int>(*ext),
+                   body.as<ir::StoreNode>() != nullptr);
       Stmt vec = v.Mutate(body);
       if (!v.failed) return vec;
     }

@@ -209,6 +209,17 @@ absl::Status Stage::Vectorize(const IterVar& iv) {
   return absl::OkStatus();
 }
 
+absl::Status Stage::VectorizeReduction(const IterVar& iv) {
+  if (absl::Status s = CheckLeaf(iv, "vectorize_reduction"); !s.ok()) return s;
+  if (iv->kind != te::IterVarNode::Kind::kReduce) {
+    return absl::InvalidArgumentError(absl::StrCat("vectorize_reduction on '", Name(), "': '",
+                                                   iv->name(),
+                                                   "' is a data-parallel axis; use vectorize"));
+  }
+  MutableAttr(iv).kind = ir::ForKind::kVectorized;
+  return absl::OkStatus();
+}
+
 absl::Status Stage::Unroll(const IterVar& iv) {
   if (absl::Status s = CheckLeaf(iv, "unroll"); !s.ok()) return s;
   MutableAttr(iv).kind = ir::ForKind::kUnrolled;

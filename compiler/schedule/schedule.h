@@ -125,6 +125,12 @@ class Stage {
   // Loop annotations. InvalidArgument: not a leaf of this stage. Vectorize and Unroll also
   // reject reduce axes of unknown extent at lowering; Vectorize rejects reduce axes.
   absl::Status Vectorize(const IterVar& iv);
+  // Runs a reduce axis of constant extent in vector lanes combined by one horizontal operation
+  // (llvm.vector.reduce.*), where its loop holds only the reduction's update: a sum's lanes are
+  // then added in a tree, not in order. Elsewhere (another statement in the loop, a combiner
+  // other than sum, max or min) the loop stays serial. InvalidArgument: not a leaf of this
+  // stage, or a data-parallel axis (use Vectorize).
+  absl::Status VectorizeReduction(const IterVar& iv);
   absl::Status Unroll(const IterVar& iv);
   absl::Status Parallel(const IterVar& iv);
   // Binds a loop to a GPU index: "blockIdx.x|y|z", "threadIdx.x|y|z" or "vthread".

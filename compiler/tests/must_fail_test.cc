@@ -182,6 +182,12 @@ TEST(MustFail, StageOfTensorNotInSchedule_InvalidArgument) {
   EXPECT_TRUE(n.sch->StageOf(n.C).ok());
 }
 
+TEST(MustFail, VectorizeReductionOnDataAxis_InvalidArgument) {
+  Net n;
+  EXPECT_ERROR(n.c().VectorizeReduction(n.c().axis(0)), StatusCode::kInvalidArgument,
+               "is a data-parallel axis; use vectorize");
+}
+
 TEST(MustFail, AxisIndexOutOfRange_InvalidArgumentAtPrimitive) {
   Net n;
   EXPECT_EQ(n.c().axis(2), nullptr);

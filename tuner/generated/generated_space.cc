@@ -239,7 +239,8 @@ absl::StatusOr<Prepack> SchedulePrepack(const AheadPack& ahead) {
 // elementwise stage (a padding, an exponential that a reduction reads) runs that axis in vectors
 // of up to kRootVectorLanes (a power of two; a tail is peeled by loop partitioning). The vectorizer
 // keeps a loop scalar where lanes would need guards (a padding's select around a load), so this is
-// always safe. The lane sums of split reductions stay as they are: a few values per output.
+// always safe. The lane sum of a split reduction (its only reduce axis, the lanes) is one
+// horizontal operation per output.
 absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
                                schedule::Stage* st) {
   const int rank = static_cast<int>(st->root_axes().size());
@@ -261,6 +262,9 @@ absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
       vector_axis = split->second;
       if (rank == 1) outer = split->first;
     }
+  }
+  if (!is_packed && t.compute()->reduce_axis.size() == 1) {
+    if (absl::Status s = st->VectorizeReduction(st->reduce_axis(0)); !s.ok()) return s;
   }
   if (parallel && outer != vector_axis) {
     if (absl::Status s = st->Parallel(outer); !s.ok()) return s;
