@@ -238,9 +238,9 @@ absl::StatusOr<Prepack> SchedulePrepack(const AheadPack& ahead) {
 // axis in vectors. A packed copy's innermost dimension is the vector block, stored whole; an
 // elementwise stage (a padding, an exponential that a reduction reads) runs that axis in vectors
 // of up to kRootVectorLanes (a power of two; a tail is peeled by loop partitioning). The vectorizer
-// keeps a loop scalar where lanes would need guards (a padding's select around a load), so this is
-// always safe. The lane sum of a split reduction (its only reduce axis, the lanes) is one
-// horizontal operation per output.
+// keeps a loop scalar where lanes would need guards (a padding's select around a load along the
+// vector axis), so this is always safe. The lane sum of a split reduction (its only reduce axis,
+// the lanes) is one horizontal operation per output.
 absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
                                schedule::Stage* st) {
   const int rank = static_cast<int>(st->root_axes().size());
