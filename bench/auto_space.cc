@@ -1,7 +1,7 @@
 // Generated schedule spaces against hand templates and against oneDNN, with the same trial
 // budget, measured side by side in this process (one thread each).
 //
-//   bazel run -c opt //bench:auto_space -- [--quick]
+//   bazel run -c opt //bench:auto_space -- [--quick] [--only=SUBSTRING]
 //
 // Part 1: a template's operator tuned in the template's space and in the space generated from
 // its computation (`--space generated`): dense, batch_matmul, depthwise_conv2d and the
@@ -44,6 +44,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
 #include "bench/machine_peak.h"
@@ -215,7 +217,11 @@ std::function<void()> Runner(TunedKernel& k) {
 
 }  // namespace
 
-int Run(bool quick) {
+int Run(bool quick, const std::string& only) {
+  // --only: the lines whose label contains it (the RESULT's minima then cover only those).
+  auto selected = [&](const std::string& label) {
+    return only.empty() || label.find(only) != std::string::npos;
+  };
   TuneBenchOptions o;
   o.trials = quick ? 12 : 200;
   o.threads = 1;
@@ -266,6 +272,7 @@ int Run(bool quick) {
   std::printf("%-28s %7s %12s %12s %7s %6s  %s\n", "template operator", "trials", "template GF/s",
               "generated", "ratio", "peak", "generated best config");
   for (const TemplateCase& c : templates) {
+    if (!selected(c.label)) continue;
     auto hand = TuneAndLoad(c.tmpl, c.args, o);
     if (!hand.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.label.c_str(), hand.status().ToString().c_str());
@@ -337,6 +344,7 @@ int Run(bool quick) {
   std::printf("\n%-28s %7s %12s %12s %7s %6s  %s\n", "program (no template)", "trials", "generated",
               "oneDNN GF/s", "ratio", "peak", "best config");
   for (const ProgramCase& c : programs) {
+    if (!selected(c.label)) continue;
     const std::string text = ReadProgram(c.file);
     if (text.empty()) {
       std::fprintf(stderr, "cannot read examples/programs/%s.te\n", c.file.c_str());
@@ -391,3 +399,12 @@ int Run(bool quick) {
 }
 
 }  // namespace tunefarm::bench
+
+ABSL_FLAG(bool, quick, false, "A short run (12 trials, fewer timed rounds) through every path.");
+ABSL_FLAG(std::string, only, "",
+          "Run only the lines whose label contains this (e.g. attention); default all.");
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return tunefarm::bench::Run(absl::GetFlag(FLAGS_quick), absl::GetFlag(FLAGS_only));
+}

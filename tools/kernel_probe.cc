@@ -4,7 +4,8 @@
 // run, and for reading their lowered IR.
 //
 //   bazel run -c opt //tools:kernel_probe -- --expr $PWD/examples/programs/max_pool.te
-//       --shape N=1,C=64,H=112,W=112 --random 20 [--config 17,42] [--ir] [--reference]
+//       --shape N=1,C=64,H=112,W=112 --random 20 [--config 17,42] [--set knob=value,...] [--ir]
+//       [--reference]
 //   bazel run -c opt //tools:kernel_probe -- --template_name dense --args 64,64,64 --random 5
 #include <algorithm>
 #include <chrono>
@@ -34,6 +35,9 @@ ABSL_FLAG(std::string, template_name, "", "a registry template (or generated:<na
 ABSL_FLAG(std::string, args, "", "the template's shape arguments, e.g. 64,64,64");
 ABSL_FLAG(std::string, target, "llvm", "the target");
 ABSL_FLAG(std::vector<std::string>, config, {}, "config indices to build");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "knob=value pairs (a split's inner factor, another knob's value) applied to each "
+          "--config index (or to config 0 without one), e.g. S.tile_j=64,Y.fuse_rows=6");
 ABSL_FLAG(int, random, 0, "also build this many random configs");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the random configs");
 ABSL_FLAG(bool, ir, false, "print each config's lowered IR");
@@ -171,13 +175,33 @@ int Run() {
               static_cast<long long>(task->space->size()), task->workload.flop,
               task->space->Describe().c_str());
   if (absl::GetFlag(FLAGS_reference)) Probe(*task, std::nullopt);
-  for (const std::string& c : absl::GetFlag(FLAGS_config)) {
+  std::vector<std::string> configs = absl::GetFlag(FLAGS_config);
+  const std::vector<std::string> sets = absl::GetFlag(FLAGS_set);
+  if (configs.empty() && !sets.empty()) configs.push_back("0");
+  for (const std::string& c : configs) {
     int64_t index = 0;
-    if (!absl::SimpleAtoi(c, &index)) {
+    if (!absl::SimpleAtoi(c, &index) || index < 0 || index >= task->space->size()) {
       std::fprintf(stderr, "bad --config %s\n", c.c_str());
       return 1;
     }
-    Probe(*task, index);
+    std::vector<int64_t> choices = task->space->Decompose(index);
+    for (const std::string& kv : sets) {
+      const std::vector<std::string> parts = absl::StrSplit(kv, '=');
+      const int k = parts.size() == 2 ? task->space->KnobIndex(parts[0]) : -1;
+      bool found = false;
+      for (int64_t i = 0; k >= 0 && i < task->space->knob(k).size() && !found; ++i) {
+        const std::string v = task->space->knob(k).ValueJson(i);
+        if (v == parts[1] || v == "[-1, " + parts[1] + "]") {
+          choices[k] = i;
+          found = true;
+        }
+      }
+      if (!found) {
+        std::fprintf(stderr, "bad --set %s (no such knob or value)\n", kv.c_str());
+        return 1;
+      }
+    }
+    Probe(*task, task->space->Compose(choices));
   }
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
   std::uniform_int_distribution<int64_t> pick(0, task->space->size() - 1);

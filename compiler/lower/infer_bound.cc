@@ -111,12 +111,24 @@ int LeafIndex(const schedule::Stage& stage, const te::IterVar& iv) {
   return -1;
 }
 
+// The stage that `stage` is computed in at the parent's level: `stage` itself when attached
+// to `parent`, else the stage it is attached to, directly or through others, that is attached
+// to `parent`; null when none is.
+const schedule::Stage* AttachedThrough(const schedule::Stage* stage,
+                                       const schedule::Stage& parent) {
+  while (stage->attach().kind == schedule::Attach::Kind::kScope &&
+         stage->attach().stage != &parent) {
+    stage = stage->attach().stage;
+  }
+  return stage->attach().kind == schedule::Attach::Kind::kScope ? stage : nullptr;
+}
+
 // The stages that read `stage`, which is computed at (parent, loop): the parent, then every
 // other reader. compute_at only checks the schedule as it was when it was called, so the
 // invariants that make the attached region correct are checked here again, on the final
 // schedule: the parent still exists as loops and still has that loop, and every other reader
-// is attached to the parent at that loop or inside it (so it runs after this stage's nest and
-// inside the region's lifetime).
+// is attached to the parent at that loop or inside it, directly or inside a stage that is (so
+// it runs after this stage's nest and inside the region's lifetime).
 absl::StatusOr<std::vector<const schedule::Stage*>> AttachedReaders(const schedule::Schedule& sch,
                                                                     const Bodies& bodies,
                                                                     const schedule::Stage& stage) {
@@ -142,8 +154,8 @@ absl::StatusOr<std::vector<const schedule::Stage*>> AttachedReaders(const schedu
         !Reads(bodies.at(other->op()), stage.op())) {
       continue;
     }
-    if (other->attach().kind != schedule::Attach::Kind::kScope ||
-        other->attach().stage != &parent || LeafIndex(parent, other->attach().ivar) < at) {
+    const schedule::Stage* at_parent = AttachedThrough(other.get(), parent);
+    if (at_parent == nullptr || LeafIndex(parent, at_parent->attach().ivar) < at) {
       return absl::FailedPreconditionError(absl::StrCat(
           "compute_at: '", name, "' is computed at loop '", stage.attach().ivar->name(), "' of '",
           parent.op()->name, "' but is also read by '", other->op()->name,
@@ -228,9 +240,13 @@ absl::StatusOr<Domains> InferBound(const schedule::Schedule& sch, const Bodies& 
         const RootDomain& rdom = out.at(reader->op());
         auto rloops = reader == &parent ? ploops : MakeStageLoops(*reader, rdom, bindings);
         if (!rloops.ok()) return rloops.status();
-        if (reader != &parent) {
-          for (const te::IterVar& leaf : reader->leaf_ivars()) {
-            relax[leaf->var.get()] = rloops->extent.at(leaf.get());
+        // A reader attached inside another stage that is inside the parent's loop: the loops
+        // of that stage (and of any between) are relaxed as well.
+        for (const schedule::Stage* in = reader; in != &parent; in = in->attach().stage) {
+          auto iloops = in == reader ? rloops : MakeStageLoops(*in, out.at(in->op()), bindings);
+          if (!iloops.ok()) return iloops.status();
+          for (const te::IterVar& leaf : in->leaf_ivars()) {
+            relax[leaf->var.get()] = iloops->extent.at(leaf.get());
           }
         }
         ir::VarMap values = RootValues(*reader, rdom, *rloops, bindings);

@@ -4,10 +4,12 @@
 // only the region that the consumer reads during one iteration of that loop: each index the
 // consumer uses is expressed in the consumer's leaf loop variables, the loops inside the
 // attach point are relaxed over their ranges, and the union of the results is intersected with
-// the tensor's shape. On GPUs a "shared" buffer serves every thread of a block, so the
-// consumers' loops bound to threadIdx are relaxed as well (blockIdx too for "global"); a
-// "local" buffer is per thread. Region extents must be constants (they size the buffer); where they
-// are not provably constant, the stage falls back to its whole shape, which is always correct.
+// the tensor's shape. Its other readers run inside that loop too: attached there, or inside a
+// stage attached there (a reduction's local accumulator), whose loops are relaxed as well. On GPUs
+// a "shared" buffer serves every thread of a block, so the consumers' loops bound to threadIdx are
+// relaxed as well (blockIdx too for "global"); a "local" buffer is per thread. Region extents must
+// be constants (they size the buffer); where they are not provably constant, the stage falls back
+// to its whole shape, which is always correct.
 #ifndef TUNEFARM_COMPILER_LOWER_INFER_BOUND_H_
 #define TUNEFARM_COMPILER_LOWER_INFER_BOUND_H_
 

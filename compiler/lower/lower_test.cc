@@ -125,5 +125,36 @@ TEST(Lower, ComputeAtFusedLoop_RegionIsOneTile) {
   EXPECT_NE(body.find("allocate Y.local[float32 * 1 * 1 * 4]"), std::string::npos) << body;
 }
 
+// A stage computed inside an output's block whose readers are the output and a stage attached
+// inside another attached stage (the row sum's local accumulator, computed inside the row sum,
+// itself inside the block): the region is one block of rows, not the whole tensor.
+TEST(Lower, ComputeAt_ReaderNestedInAnotherAttachedStage_RegionIsOneBlock) {
+  Tensor A = te::Placeholder({8, 16}, DataType::Float(32), "A");
+  Tensor E =
+      te::Compute(
+          {8, 16}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) * Expr(2.0f); }, "E")
+          .value();
+  auto j = te::ReduceAxis(16, "j");
+  Tensor Z = te::Compute(
+                 {8}, [&](const std::vector<Var>& i) { return te::Sum(E(i[0], j->var), {j}); }, "Z")
+                 .value();
+  Tensor Y = te::Compute(
+                 {8, 16}, [&](const std::vector<Var>& i) { return E(i[0], i[1]) / Z(i[0]); }, "Y")
+                 .value();
+  auto sch = *schedule::Schedule::Create({Y});
+  Tensor ZL = *sch->CacheWrite(Z, "local");
+  auto& y = (*sch)[Y];
+  auto block = *y.Split(y.axis(0), 2);
+  auto& z = (*sch)[Z];
+  ASSERT_TRUE((*sch)[ZL].ComputeAt(z, z.axis(0)).ok());
+  ASSERT_TRUE(z.ComputeAt(y, block.first).ok());
+  ASSERT_TRUE((*sch)[E].ComputeAt(y, block.first).ok());
+  auto f = Lower(*sch, {A, Y}, "row_block");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string body = ir::ToString(f->body);
+  EXPECT_NE(body.find("allocate E[float32 * 2 * 16]"), std::string::npos) << body;
+  EXPECT_NE(body.find("allocate Z[float32 * 2]"), std::string::npos) << body;
+}
+
 }  // namespace
 }  // namespace tunefarm::lower

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "tuner/generated/pack_input.h"
+#include "tuner/generated/row_fusion.h"
 #include "tuner/generated/sketch.h"
 #include "tuner/generated/split_reduction.h"
 
@@ -35,6 +36,17 @@ constexpr int64_t kMaxUnrolledPoints = 256;
 
 int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
 
+// Register rows of a tile along an axis of `extent`: powers of two, 6 and 12 (with 2 to 4
+// vectors they fill 24 of the 32 vector registers of AVX-512), and the divisors of the extent
+// (56 image rows split into 7 or 14 with no tail), up to kMaxRowTile.
+std::vector<int64_t> RowTiles(int64_t extent) {
+  std::vector<int64_t> rows;
+  for (int64_t r = 1; r <= kMaxRowTile; ++r) {
+    if ((r & (r - 1)) == 0 || r == 6 || r == 12 || extent % r == 0) rows.push_back(r);
+  }
+  return rows;
+}
+
 std::string KnobName(const Tensor& writer, absl::string_view what) {
   return absl::StrCat(writer.name(), ".", what);
 }
@@ -56,9 +68,11 @@ absl::Status CheckTarget(const codegen::Target& target) {
   return absl::OkStatus();
 }
 
-// Applies one tiled stage of the sketch (see generated_space.h for the knobs).
+// Applies one tiled stage of the sketch (see generated_space.h for the knobs). Axis
+// `fixed_axis`, when given, is split by `fixed_rows` instead of by its knob: under row fusion
+// the stage spans that many rows of it, all of them in the register tile.
 absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool parallel,
-                        schedule::Schedule* sch) {
+                        schedule::Schedule* sch, int fixed_axis = -1, int64_t fixed_rows = 0) {
   Tensor writer = ts.writer;
   Tensor acc = ts.accumulator;
   if (ts.cache_write) {
@@ -76,12 +90,15 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   for (int d = 0; d < rank; ++d) {
     IterVar axis = w.axis(d);
     const std::string knob = KnobName(writer, absl::StrCat("tile_", axis->name()));
-    if (config.space->KnobIndex(knob) < 0) {
-      outer.push_back(axis);
-      continue;
+    absl::StatusOr<std::vector<int64_t>> f = std::vector<int64_t>{-1, fixed_rows};
+    if (d != fixed_axis) {
+      if (config.space->KnobIndex(knob) < 0) {
+        outer.push_back(axis);
+        continue;
+      }
+      f = config.Split(knob);
+      if (!f.ok()) return f.status();
     }
-    absl::StatusOr<std::vector<int64_t>> f = config.Split(knob);
-    if (!f.ok()) return f.status();
     absl::StatusOr<std::pair<IterVar, IterVar>> split = w.Split(axis, (*f)[1]);
     if (!split.ok()) return split.status();
     outer.push_back(split->first);
@@ -275,6 +292,73 @@ absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
   return absl::OkStatus();
 }
 
+// Schedules the program a block of `rows` rows of axis depth-1 at a time (row_fusion.h): the
+// output's leading axes and the blocks are fused into one (parallel) loop, and every stage
+// but the inlined ones and the packed copies is computed inside it over the block, readers
+// first (compute_at needs them in place). Inside the block a reduction keeps its register
+// tile, spanning all the block's rows, and the other stages their top-level schedule.
+absl::Status ApplyRowFusion(const Sketch& sketch, const std::vector<Tensor>& packed, int depth,
+                            int64_t rows, const Config& config, bool parallel,
+                            schedule::Schedule* sch) {
+  const Tensor output = sketch.tiled.back().writer;
+  absl::StatusOr<schedule::Stage*> ys = sch->StageOf(output);
+  if (!ys.ok()) return ys.status();
+  schedule::Stage& y = **ys;
+  const int rank = static_cast<int>(y.root_axes().size());
+  std::vector<IterVar> leading;  // Fused with the blocks into one loop.
+  for (int d = 0; d + 1 < depth; ++d) leading.push_back(y.axis(d));
+  std::vector<IterVar> middle;  // The axes between the blocked one and the vector axis.
+  for (int d = depth; d + 1 < rank; ++d) middle.push_back(y.axis(d));
+  const IterVar last = y.axis(rank - 1);
+  absl::StatusOr<std::pair<IterVar, IterVar>> block = y.Split(y.axis(depth - 1), rows);
+  if (!block.ok()) return block.status();
+  absl::StatusOr<std::vector<int64_t>> vec =
+      config.Split(KnobName(output, absl::StrCat("tile_", last->name())));
+  if (!vec.ok()) return vec.status();
+  absl::StatusOr<std::pair<IterVar, IterVar>> lanes = y.Split(last, (*vec)[1]);
+  if (!lanes.ok()) return lanes.status();
+  std::vector<IterVar> loops = leading;
+  loops.push_back(block->first);
+  loops.push_back(block->second);
+  loops.insert(loops.end(), middle.begin(), middle.end());
+  loops.push_back(lanes->first);
+  loops.push_back(lanes->second);
+  if (absl::Status s = y.Reorder(loops); !s.ok()) return s;
+  leading.push_back(block->first);
+  IterVar fused = leading[0];
+  for (size_t d = 1; d < leading.size(); ++d) {
+    absl::StatusOr<IterVar> f = y.Fuse(fused, leading[d]);
+    if (!f.ok()) return f.status();
+    fused = *f;
+  }
+  if (parallel) {
+    if (absl::Status s = y.Parallel(fused); !s.ok()) return s;
+  }
+  if (absl::Status s = y.Vectorize(lanes->second); !s.ok()) return s;
+  const std::vector<Tensor> order = ComputeStages(output);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Tensor& t = *it;
+    if (t == output || absl::c_linear_search(sketch.inlined, t) ||
+        absl::c_linear_search(packed, t)) {
+      continue;
+    }
+    const auto tiled =
+        absl::c_find_if(sketch.tiled, [&](const TiledStage& ts) { return ts.writer == t; });
+    if (tiled != sketch.tiled.end()) {
+      if (absl::Status s = ApplyTiled(*tiled, config, false, sch, depth - 1, rows); !s.ok()) {
+        return s;
+      }
+    }
+    absl::StatusOr<schedule::Stage*> st = sch->StageOf(t);
+    if (!st.ok()) return st.status();
+    if (tiled == sketch.tiled.end()) {
+      if (absl::Status s = ScheduleRootStage(t, false, false, *st); !s.ok()) return s;
+    }
+    if (absl::Status s = (*st)->ComputeAt(y, fused); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 // Knob values of pack_<input>.
 constexpr int64_t kPackPerCall = 1;
 constexpr int64_t kPackAhead = 2;
@@ -361,15 +445,9 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
       } else if (last) {
         define_split(name, extent, SplitPolicy::kPowerOfTwo, kMaxVectorTile);
       } else if (d + 2 == rank) {
-        // Register rows: powers of two, 6 and 12 (with 2 to 4 vectors they fill 24 of the 32
-        // vector registers of AVX-512), and the divisors of the extent (56 image rows split
-        // into 7 or 14 with no tail). A tail's loop is peeled (see ApplyTiled).
+        // Register rows (RowTiles). A tail's loop is peeled (see ApplyTiled).
         if (space->KnobIndex(name) < 0) {
-          std::vector<int64_t> rows;
-          for (int64_t r = 1; r <= kMaxRowTile; ++r) {
-            if ((r & (r - 1)) == 0 || r == 6 || r == 12 || extent % r == 0) rows.push_back(r);
-          }
-          space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, rows);
+          space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, RowTiles(extent));
         }
       } else {
         define_split(name, extent, SplitPolicy::kFactors, kMaxOuterTile);
@@ -424,6 +502,21 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
   for (const auto& [reduction, lanes] : candidates) {
     space->DefineOther(KnobName(reduction, "rfactor"), {0, lanes});
   }
+  // Row fusion (row_fusion.h): 0, each stage over the whole program, or the rows of a block
+  // (RowTiles that divide the extent).
+  // Only where the output is a plain elementwise writer: a reduction fused into the output's
+  // own tile (a bias, an activation) is already computed a tile at a time.
+  if (const int depth = RowFusionDepth(args, {});
+      depth > 0 && !sketch->tiled.back().accumulator.defined()) {
+    std::vector<int64_t> rows = {0};
+    const int64_t extent = Extent(args.back().compute()->axis[depth - 1]);
+    // Divisors only: a block with a tail would guard every row of every stage inside the
+    // fused loop, and the guarded rows run as scalar loops.
+    for (int64_t r : RowTiles(extent)) {
+      if (extent % r == 0) rows.push_back(r);
+    }
+    space->DefineOther(KnobName(args.back(), "fuse_rows"), rows);
+  }
   space->DefineOther("parallel", {1, 0});
   return absl::OkStatus();
 }
@@ -464,14 +557,31 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
     if (!st.ok()) return st.status();
     if (absl::Status s = (*st)->ComputeInline(); !s.ok()) return s;
   }
+  int64_t fuse_rows = 0;
+  if (const std::string knob = KnobName(args.back(), "fuse_rows");
+      config.space->KnobIndex(knob) >= 0) {
+    absl::StatusOr<int64_t> rows = config.Other(knob);
+    if (!rows.ok()) return rows.status();
+    fuse_rows = *rows;
+  }
+  const int depth = fuse_rows > 0 ? RowFusionDepth(*packed_args, packed) : 0;
   for (const Tensor& t : sketch->root) {
+    const bool is_packed = std::find(packed.begin(), packed.end(), t) != packed.end();
+    if (depth > 0 && !is_packed) continue;  // Computed in the block of rows (ApplyRowFusion).
     absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
     if (!st.ok()) return st.status();
-    const bool is_packed = std::find(packed.begin(), packed.end(), t) != packed.end();
     if (absl::Status s = ScheduleRootStage(t, is_packed, *parallel != 0, *st); !s.ok()) return s;
   }
-  for (const TiledStage& ts : sketch->tiled) {
-    if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get()); !s.ok()) return s;
+  if (depth > 0) {
+    if (absl::Status s =
+            ApplyRowFusion(*sketch, packed, depth, fuse_rows, config, *parallel != 0, sch->get());
+        !s.ok()) {
+      return s;
+    }
+  } else {
+    for (const TiledStage& ts : sketch->tiled) {
+      if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get()); !s.ok()) return s;
+    }
   }
   return Instance{*std::move(packed_args), *std::move(sch), std::move(prepacks)};
 }

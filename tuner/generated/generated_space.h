@@ -15,7 +15,11 @@
 //                   0 no, 1 packed in the kernel on every call, and for a weight 2, packed
 //                   once ahead of time (the kernel's argument is then the packed copy);
 //   unroll          unroll the inner reduction loops (0/1);
-// and for the program: `parallel` (fuse each writer's outer loops and run them on all cores).
+// and for the program: `parallel` (fuse each writer's outer loops and run them on all cores),
+// and, where every stage reads its producers row for row along some leading axes (a softmax, a
+// layer normalization; see row_fusion.h), `<output>.fuse_rows`: 0, or compute every stage one
+// block of that many rows at a time inside the output's (parallel) block loop, so the
+// intermediate rows stay in cache.
 #ifndef TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_
 #define TUNEFARM_TUNER_GENERATED_GENERATED_SPACE_H_
 

@@ -355,6 +355,65 @@ TEST(ProgramTemplate, GeluEpilogue_Vectorized) {
   EXPECT_GT(checked, 0);
 }
 
+// Row fusion: where every stage reads its producers row for row (softmax over attention
+// scores: depth 2, h and i; layer normalization: depth 1), the `Y.fuse_rows` knob computes all
+// of them one block of rows at a time, each over just that block (a buffer of the block's
+// size, allocated inside the block loop), and every block size matches the unscheduled
+// program. A program whose reduction is already fused into its output's tile (dense + bias +
+// ReLU), or of a single stage (the stencil), has no such knob.
+TEST(ProgramTemplate, RowFusion_EveryStageComputedPerBlockOfRows) {
+  struct Case {
+    std::string file;
+    absl::flat_hash_map<std::string, int64_t> shapes;
+    std::string before, after;  // The buffer allocated per block: before, rows, after.
+  };
+  const std::vector<Case> cases = {
+      {"attention_softmax",
+       {{"Hd", 2}, {"L", 12}, {"D", 8}},
+       "allocate S[float32 * 1 * ",
+       " * 12]"},
+      {"layer_norm", {{"N", 8}, {"D", 48}}, "allocate S[float32 * ", "]"},
+  };
+  const codegen::Target host = codegen::HostTarget();
+  for (const Case& c : cases) {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes);
+    ASSERT_TRUE(p.ok()) << c.file << ": " << p.status();
+    const ConfigSpace& space = *p->space;
+    const int knob = space.KnobIndex("Y.fuse_rows");
+    ASSERT_GE(knob, 0) << c.file << ": " << space.Describe();
+    absl::StatusOr<std::vector<runtime::NDArray>> ref =
+        RunConfig(*p->tmpl, p->workload, host, nullptr, 7);
+    ASSERT_TRUE(ref.ok()) << ref.status();
+    for (int64_t v = 1; v < space.knob(knob).size(); ++v) {
+      for (int i = 0; i < 3; ++i) {
+        std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 3 * i);
+        choices[knob] = v;
+        absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+        ASSERT_TRUE(config.ok());
+        const int64_t rows = *config->Other("Y.fuse_rows");
+        ASSERT_GT(rows, 0);
+        absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+        ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+        const std::string buffer = absl::StrCat(c.before, rows, c.after);
+        EXPECT_TRUE(absl::StrContains(*ir_text, buffer)) << config->ToJson() << "\n" << *ir_text;
+        absl::StatusOr<std::vector<runtime::NDArray>> out =
+            RunConfig(*p->tmpl, p->workload, host, &*config, 7);
+        ASSERT_TRUE(out.ok()) << c.file << " " << config->ToJson() << ": " << out.status();
+        EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+            << c.file << " " << config->ToJson();
+      }
+    }
+  }
+  for (const auto& [file, shapes] :
+       std::vector<std::pair<std::string, absl::flat_hash_map<std::string, int64_t>>>{
+           {"dense_bias_relu", {{"M", 9}, {"N", 35}, {"K", 19}}},
+           {"stencil5", {{"H", 11}, {"W", 29}}}}) {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace(file, shapes);
+    ASSERT_TRUE(p.ok()) << file << ": " << p.status();
+    EXPECT_LT(p->space->KnobIndex("Y.fuse_rows"), 0) << file << ": " << p->space->Describe();
+  }
+}
+
 // A chain of stages that each read their producer twice would inline into 2^40 nodes: the
 // large ones are computed at the top level instead, and the space still builds and runs.
 TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {
