@@ -300,12 +300,15 @@ llvm::Value* LLVMEmitter::EmitExp(llvm::Value* x) {
   // approximation, about 1 ulp): x = n·ln2 + r with |r| <= ln2/2, e^x = p(r) · 2^n1 · 2^n2
   // with n1 + n2 = n, each power built from its exponent bits and both in the normal range,
   // so results that overflow become inf and tiny ones go gradually to denormals and zero.
-  // Every step is a plain vector instruction.
+  // Every step is a plain vector instruction. x is clamped to [-104, 89] first, where the
+  // product already is 0 below and inf above the float range, so no select is needed there;
+  // the halves of n are split in integers (an arithmetic shift), not with a second rounding.
   auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
   llvm::Type* ity = ty->isVectorTy()
                         ? static_cast<llvm::Type*>(llvm::VectorType::get(
                               b_.getInt32Ty(), llvm::cast<llvm::VectorType>(ty)->getElementCount()))
                         : b_.getInt32Ty();
+  auto i = [&](int v) { return llvm::ConstantInt::get(ity, v); };
   const double kHi = 89.0, kLo = -104.0;  // e^x overflows above 88.73 and is 0 below -103.98.
   llvm::Value* xc = b_.CreateSelect(b_.CreateFCmpOGT(x, c(kHi)), c(kHi), x);
   xc = b_.CreateSelect(b_.CreateFCmpOLT(xc, c(kLo)), c(kLo), xc);
@@ -320,16 +323,13 @@ llvm::Value* LLVMEmitter::EmitExp(llvm::Value* x) {
   }
   p = b_.CreateFAdd(b_.CreateFAdd(b_.CreateFMul(p, b_.CreateFMul(r, r)), r), c(1.0));
   // A NaN makes n NaN, and fptosi of NaN is poison: the last select never picks that lane.
+  llvm::Value* ni = b_.CreateFPToSI(n, ity);  // In [-150, 129].
+  llvm::Value* n1 = b_.CreateAShr(ni, i(1));
+  llvm::Value* n2 = b_.CreateSub(ni, n1);
   auto pow2 = [&](llvm::Value* k) {
-    llvm::Value* bits =
-        b_.CreateShl(b_.CreateAdd(b_.CreateFPToSI(k, ity), llvm::ConstantInt::get(ity, 127)), 23);
-    return b_.CreateBitCast(bits, ty);
+    return b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(k, i(127)), 23), ty);
   };
-  llvm::Value* n1 = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFMul(n, c(0.5)));
-  llvm::Value* n2 = b_.CreateFSub(n, n1);
   llvm::Value* e = b_.CreateFMul(b_.CreateFMul(p, pow2(n1)), pow2(n2));
-  e = b_.CreateSelect(b_.CreateFCmpOGT(x, c(kHi)), c(HUGE_VAL), e);
-  e = b_.CreateSelect(b_.CreateFCmpOLT(x, c(kLo)), c(0.0), e);
   return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, e);
 }
 
