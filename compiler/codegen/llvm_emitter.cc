@@ -1,10 +1,13 @@
 #include "compiler/codegen/llvm_emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/arith/analyzer.h"
+#include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -415,6 +418,93 @@ void LLVMEmitter::EmitStore(const ir::StoreNode* op) {
   }
 }
 
+size_t LLVMEmitter::EmitTransposedCopies(const std::vector<Stmt>& stmts, size_t first) {
+  constexpr int kBlock = 16;
+  if (stmts.size() - first < kBlock) return 0;
+  struct Copy {
+    const ir::StoreNode* store;
+    const ir::LoadNode* load;
+    const ir::RampNode* to;
+    const ir::RampNode* from;
+  };
+  std::vector<Copy> run;
+  for (int t = 0; t < kBlock; ++t) {
+    const auto* st = stmts[first + t].as<ir::StoreNode>();
+    if (st == nullptr || st->indices.size() != 1 || st->buffer->dtype.is_bool()) return 0;
+    const auto* ld = st->value.as<ir::LoadNode>();
+    if (ld == nullptr || ld->indices.size() != 1 || ld->buffer->dtype != st->buffer->dtype ||
+        ld->buffer.get() == st->buffer.get()) {
+      return 0;
+    }
+    const auto* to = st->indices[0].as<ir::RampNode>();
+    const auto* from = ld->indices[0].as<ir::RampNode>();
+    if (to == nullptr || from == nullptr || to->lanes % kBlock != 0 || from->lanes != to->lanes) {
+      return 0;
+    }
+    const int64_t* unit = ir::AsConstInt(to->stride);
+    const int64_t* stride = ir::AsConstInt(from->stride);
+    if (unit == nullptr || *unit != 1 || stride == nullptr || *stride <= kMaxShuffledStride) {
+      return 0;
+    }
+    if (t > 0 &&
+        (st->buffer.get() != run[0].store->buffer.get() ||
+         ld->buffer.get() != run[0].load->buffer.get() ||
+         *stride != *ir::AsConstInt(run[0].from->stride) || to->lanes != run[0].to->lanes)) {
+      return 0;
+    }
+    run.push_back({st, ld, to, from});
+  }
+  // Copy t reads from a + t and writes to b + t * lanes.
+  const int lanes = run[0].to->lanes;
+  arith::Analyzer analyzer;
+  for (int t = 1; t < kBlock; ++t) {
+    const Expr from = analyzer.Simplify(run[t].from->base - run[0].from->base);
+    const Expr to = analyzer.Simplify(run[t].to->base - run[0].to->base);
+    const int64_t* da = ir::AsConstInt(from);
+    const int64_t* db = ir::AsConstInt(to);
+    if (da == nullptr || *da != t || db == nullptr || *db != int64_t{t} * lanes) return 0;
+  }
+  const int64_t stride = *ir::AsConstInt(run[0].from->stride);
+  llvm::Type* elem = StorageType(run[0].store->buffer->dtype);
+  llvm::Type* row_ty = llvm::FixedVectorType::get(elem, kBlock);
+  const llvm::Align align(run[0].store->buffer->dtype.bytes());
+  llvm::Value* a = Emit(run[0].from->base);
+  llvm::Value* b = Emit(run[0].to->base);
+  auto offset = [&](llvm::Value* base, int64_t by) {
+    return b_.CreateAdd(base, llvm::ConstantInt::get(base->getType(), by));
+  };
+  for (int chunk = 0; chunk < lanes / kBlock; ++chunk) {
+    // Row u: the 16 copies' elements of lane chunk*16 + u, contiguous in the source.
+    std::vector<llvm::Value*> v(kBlock);
+    for (int u = 0; u < kBlock; ++u) {
+      v[u] = b_.CreateAlignedLoad(
+          row_ty, Address(run[0].load->buffer.get(), offset(a, (chunk * kBlock + u) * stride)),
+          align);
+    }
+    // Transpose: butterfly stages exchange the off-diagonal half-blocks of width w.
+    for (int w = 1; w < kBlock; w *= 2) {
+      for (int i = 0; i < kBlock; ++i) {
+        if ((i & w) != 0) continue;
+        std::vector<int> lo, hi;
+        for (int p = 0; p < kBlock; ++p) {
+          lo.push_back((p & w) == 0 ? p : kBlock + p - w);
+          hi.push_back((p & w) == 0 ? p + w : kBlock + p);
+        }
+        llvm::Value* x = b_.CreateShuffleVector(v[i], v[i + w], lo);
+        llvm::Value* y = b_.CreateShuffleVector(v[i], v[i + w], hi);
+        v[i] = x;
+        v[i + w] = y;
+      }
+    }
+    for (int t = 0; t < kBlock; ++t) {
+      b_.CreateAlignedStore(
+          v[t], Address(run[0].store->buffer.get(), offset(b, int64_t{t} * lanes + chunk * kBlock)),
+          align);
+    }
+  }
+  return kBlock;
+}
+
 void LLVMEmitter::Emit(const Stmt& s) {
   if (!s.defined() || !status_.ok()) return;
   switch (s->kind) {
@@ -457,9 +547,15 @@ void LLVMEmitter::Emit(const Stmt& s) {
       if (ir::AsConstInt(op->value) == nullptr) Emit(op->value);
       return;
     }
-    case ir::StmtKind::kSeq:
-      for (const Stmt& c : s.as<ir::SeqNode>()->stmts) Emit(c);
+    case ir::StmtKind::kSeq: {
+      const std::vector<Stmt>& stmts = s.as<ir::SeqNode>()->stmts;
+      for (size_t i = 0; i < stmts.size();) {
+        const size_t done = EmitTransposedCopies(stmts, i);
+        if (done == 0) Emit(stmts[i]);
+        i += std::max<size_t>(done, 1);
+      }
       return;
+    }
   }
 }
 

@@ -30,6 +30,8 @@ constexpr int64_t kWholeVectorAxis = 16;
 // whose independent chains hide a long body's latency (a vectorized exp: 50 us over 12x128x128
 // with 64 lanes, 88 us with 16, on one core here).
 constexpr int64_t kRootVectorLanes = 64;
+// The block of a packed copy's in-register transpose (codegen's EmitTransposedCopies).
+constexpr int64_t kTransposeBlock = 16;
 // Unrolled register tiles stay small enough for LLVM to compile in milliseconds.
 constexpr int64_t kMaxUnrolledRows = 32;
 constexpr int64_t kMaxUnrolledPoints = 256;
@@ -265,6 +267,16 @@ absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
   IterVar vector_axis;
   if (is_packed) {
     vector_axis = st->axis(rank - 1);
+    // The source's contiguous axis (the copy's second-to-last) unrolled by 16 next to the
+    // vector block: the code generator turns 16 such strided copies into contiguous loads and
+    // an in-register transpose (a 16 x 16 block at a time) instead of loading lane by lane.
+    if (rank >= 2 && Extent(st->axis(rank - 2)) % kTransposeBlock == 0 &&
+        Extent(vector_axis) % kTransposeBlock == 0) {
+      absl::StatusOr<std::pair<IterVar, IterVar>> split =
+          st->Split(st->axis(rank - 2), kTransposeBlock);
+      if (!split.ok()) return split.status();
+      if (absl::Status s = st->Unroll(split->second); !s.ok()) return s;
+    }
   } else if (t.compute()->reduce_axis.empty()) {
     const IterVar last = st->axis(rank - 1);
     const int64_t extent = Extent(last);

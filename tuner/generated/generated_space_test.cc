@@ -414,6 +414,43 @@ TEST(ProgramTemplate, RowFusion_EveryStageComputedPerBlockOfRows) {
   }
 }
 
+// A copy packed per call whose source axis divides by 16 (attention's K, transposed for the
+// vector axis j) is copied 16 x 16 blocks at a time through registers (codegen's transposed
+// copies): with every vector tile of 16 lanes or more the results match.
+TEST(ProgramTemplate, PackedCopyTransposedInBlocks_Matches) {
+  absl::StatusOr<ProgramSpace> p =
+      MakeProgramSpace("attention_softmax", {{"Hd", 2}, {"L", 64}, {"D", 32}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const int pack = space.KnobIndex("S.pack_K");
+  const int tile = space.KnobIndex("S.tile_j");
+  ASSERT_GE(pack, 0) << space.Describe();
+  ASSERT_GE(tile, 0) << space.Describe();
+  const codegen::Target host = codegen::HostTarget();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*p->tmpl, p->workload, host, nullptr, 3);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  int checked = 0;
+  for (int64_t t = 0; t < space.knob(tile).size(); ++t) {
+    std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 5 * (t % 5));
+    choices[tile] = t;
+    choices[pack] = 1;
+    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+    ASSERT_TRUE(config.ok());
+    if ((*config->Split("S.tile_j"))[1] < 16) continue;
+    absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+    ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+    // The copy's source axis unrolled by 16: its last unrolled copy reads 15 past the first.
+    EXPECT_TRUE(absl::StrContains(*ir_text, " + 15), 32, ")) << config->ToJson() << *ir_text;
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        RunConfig(*p->tmpl, p->workload, host, &*config, 3);
+    ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0) << config->ToJson();
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);
+}
+
 // A chain of stages that each read their producer twice would inline into 2^40 nodes: the
 // large ones are computed at the top level instead, and the space still builds and runs.
 TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {
