@@ -276,6 +276,44 @@ TEST(Codegen, TransposedCopies_ContiguousLoadsAndShuffles_MatchReference) {
   }
 }
 
+// The same for copies whose stores are further apart than a vector: unblocking
+// B[f, x] = A[f / 16, x, f % 16] with f unrolled by 16 and x in vectors of 16 stores vector t
+// at b + t * 48 (a row of B).
+TEST(Codegen, TransposedCopies_StoresARowApart_MatchReference) {
+  const int blocks = 2, width = 48;
+  Tensor A = te::Placeholder({blocks, width, 16}, DataType::Float(32), "A");
+  Tensor B = *te::Compute(
+      {blocks * 16, width},
+      [&](const std::vector<Var>& i) { return A(i[0] / 16, i[1], i[0] % 16); }, "B");
+  auto sch = *schedule::Schedule::Create({B});
+  auto& b = (*sch)[B];
+  auto f = *b.Split(b.axis(0), 16);
+  auto x = *b.Split(b.axis(1), 16);
+  ASSERT_TRUE(b.Reorder({f.first, x.first, f.second, x.second}).ok());
+  ASSERT_TRUE(b.Unroll(f.second).ok());
+  ASSERT_TRUE(b.Vectorize(x.second).ok());
+  auto lowered = lower::Lower(*sch, {A, B}, "unblock");
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  auto assembly = BuildAssembly({*lowered}, HostTarget());
+  ASSERT_TRUE(assembly.ok()) << assembly.status();
+  EXPECT_EQ(assembly->find("gather"), std::string::npos) << *assembly;
+  EXPECT_EQ(assembly->find("insertps"), std::string::npos) << *assembly;
+  std::unique_ptr<JitModule> jit;
+  TfKernelFn fn = JitKernel(*sch, {A, B}, "unblock", &jit);
+  ASSERT_NE(fn, nullptr);
+  auto a = *NDArray::Empty({blocks, width, 16}, DataType::Float(32));
+  auto out = *NDArray::Empty({blocks * 16, width}, DataType::Float(32));
+  for (int i = 0; i < blocks * width * 16; ++i) a.data<float>()[i] = static_cast<float>(i);
+  ASSERT_TRUE(runtime::Call(fn, {&a, &out}).ok());
+  for (int fi = 0; fi < blocks * 16; ++fi) {
+    for (int xi = 0; xi < width; ++xi) {
+      ASSERT_EQ(out.data<float>()[fi * width + xi],
+                a.data<float>()[((fi / 16) * width + xi) * 16 + fi % 16])
+          << fi << " " << xi;
+    }
+  }
+}
+
 TEST(Codegen, BadArguments_ReturnErrorCodes) {
   Gemm g = MakeGemm(8, 8, 8);
   auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm");

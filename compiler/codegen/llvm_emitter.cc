@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -454,15 +455,19 @@ size_t LLVMEmitter::EmitTransposedCopies(const std::vector<Stmt>& stmts, size_t 
     }
     run.push_back({st, ld, to, from});
   }
-  // Copy t reads from a + t and writes to b + t * lanes.
+  // Copy t reads from a + t and writes to b + t * step, the stores apart (|step| >= lanes: none
+  // overwrites another, so their order does not matter).
   const int lanes = run[0].to->lanes;
   arith::Analyzer analyzer;
+  int64_t step = 0;
   for (int t = 1; t < kBlock; ++t) {
     const Expr from = analyzer.Simplify(run[t].from->base - run[0].from->base);
     const Expr to = analyzer.Simplify(run[t].to->base - run[0].to->base);
     const int64_t* da = ir::AsConstInt(from);
     const int64_t* db = ir::AsConstInt(to);
-    if (da == nullptr || *da != t || db == nullptr || *db != int64_t{t} * lanes) return 0;
+    if (da == nullptr || *da != t || db == nullptr) return 0;
+    if (t == 1) step = *db;
+    if (*db != t * step || std::abs(step) < lanes) return 0;
   }
   const int64_t stride = *ir::AsConstInt(run[0].from->stride);
   llvm::Type* elem = StorageType(run[0].store->buffer->dtype);
@@ -498,8 +503,7 @@ size_t LLVMEmitter::EmitTransposedCopies(const std::vector<Stmt>& stmts, size_t 
     }
     for (int t = 0; t < kBlock; ++t) {
       b_.CreateAlignedStore(
-          v[t], Address(run[0].store->buffer.get(), offset(b, int64_t{t} * lanes + chunk * kBlock)),
-          align);
+          v[t], Address(run[0].store->buffer.get(), offset(b, t * step + chunk * kBlock)), align);
     }
   }
   return kBlock;

@@ -71,8 +71,9 @@ class LLVMEmitter {
                                     const std::vector<llvm::Value*>& args);
   llvm::Value* EmitLoad(const ir::LoadNode* op);
   void EmitStore(const ir::StoreNode* op);
-  // A run of 16 vector copies from stmts[first] on, B[ramp(b + t*L, 1, L)] = A[ramp(a + t, S, L)]
-  // for t = 0..15 (a packed copy's transpose, its source axis unrolled by 16): emitted as
+  // A run of 16 vector copies from stmts[first] on, B[ramp(b + t*T, 1, L)] = A[ramp(a + t, S, L)]
+  // for t = 0..15, |T| >= L (a packed copy's transpose, its source axis unrolled by 16; an
+  // output unblocked from a channel-blocked layout, its channels unrolled by 16): emitted as
   // contiguous loads of A and in-register transposes of 16 x 16 blocks, instead of one load per
   // lane. Returns the number of statements emitted: 16, or 0 where no such run starts there.
   size_t EmitTransposedCopies(const std::vector<ir::Stmt>& stmts, size_t first);

@@ -8,6 +8,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/ir_util.h"
 #include "tuner/generated/pack_input.h"
 #include "tuner/generated/row_fusion.h"
 #include "tuner/generated/sketch.h"
@@ -70,6 +71,25 @@ absl::Status CheckTarget(const codegen::Target& target) {
   return absl::OkStatus();
 }
 
+// The axis, other than the last, that alone indexes the innermost dimension of what an
+// elementwise `writer` copies, when its body is one load that does not read its own last axis
+// there (a copy out of a blocked layout) and the axis's extent divides by kTransposeBlock.
+std::optional<int> TransposeAxis(const Tensor& writer) {
+  const te::ComputeOpNode* c = writer.compute();
+  const auto* load = c->body.as<ir::LoadNode>();
+  if (load == nullptr || load->indices.empty()) return std::nullopt;
+  const ir::Expr& innermost = load->indices.back();
+  std::optional<int> found;
+  for (int d = 0; d < static_cast<int>(c->axis.size()); ++d) {
+    const ir::VarNode* v = c->axis[d]->var.get();
+    if (!ir::UsesVar(innermost, [&](const ir::VarNode* u) { return u == v; })) continue;
+    if (found.has_value() || d + 1 == static_cast<int>(c->axis.size())) return std::nullopt;
+    found = d;
+  }
+  if (!found.has_value() || Extent(c->axis[*found]) % kTransposeBlock != 0) return std::nullopt;
+  return found;
+}
+
 // Applies one tiled stage of the sketch (see generated_space.h for the knobs). Axis
 // `fixed_axis`, when given, is split by `fixed_rows` instead of by its knob: under row fusion
 // the stage spans that many rows of it, all of them in the register tile.
@@ -107,6 +127,24 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
     inner.push_back(split->second);
     if (d + 1 < rank) row_points *= (*f)[1];
     if (Extent(axis) % (*f)[1] != 0) tails.push_back(split->first);
+  }
+  // A plain copy out of a blocked layout (an output unblocked from NCHW16c: Y[n, f, y, x] =
+  // Yp[n, f / 16, y, x, f % 16]) reads its vector axis with a stride: the axis that indexes
+  // the source's innermost dimension is unrolled by 16 next to the vector, and the code
+  // generator turns the 16 strided copies into contiguous loads and a transpose in registers.
+  if (!acc.defined() && inner.size() == 1) {
+    if (std::optional<int> d = TransposeAxis(writer); d.has_value()) {
+      absl::StatusOr<std::vector<int64_t>> vec =
+          config.Split(KnobName(writer, absl::StrCat("tile_", w.axis(rank - 1)->name())));
+      if (!vec.ok()) return vec.status();
+      if ((*vec)[1] % kTransposeBlock == 0) {
+        absl::StatusOr<std::pair<IterVar, IterVar>> split = w.Split(w.axis(*d), kTransposeBlock);
+        if (!split.ok()) return split.status();
+        std::replace(outer.begin(), outer.end(), w.axis(*d), split->first);
+        inner.insert(inner.begin(), split->second);
+        if (absl::Status s = w.Unroll(split->second); !s.ok()) return s;
+      }
+    }
   }
   // The order knob puts the vector axis's tiles outside the rows' (a dense layer then sweeps
   // the rows under one block of packed weights, which stays in cache).

@@ -451,6 +451,42 @@ TEST(ProgramTemplate, PackedCopyTransposedInBlocks_Matches) {
   EXPECT_GE(checked, 2);
 }
 
+// An output unblocked from a channel-blocked layout (conv2d_nchwc.te's Y[n, f, y, x] =
+// Yp[n, f / 16, y, x, f % 16]) has its channels unrolled by 16 beside a vector of 16 or more
+// (codegen copies them through a transpose in registers); with a narrower vector it does not.
+// Both match the unscheduled program.
+TEST(ProgramTemplate, UnblockedOutput_ChannelsUnrolledForTranspose_Matches) {
+  absl::StatusOr<ProgramSpace> p =
+      MakeProgramSpace("conv2d_nchwc", {{"N", 1}, {"C", 16}, {"H", 3}, {"W", 24}, {"F", 32}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const int tile = space.KnobIndex("Y.tile_x");
+  ASSERT_GE(tile, 0) << space.Describe();
+  const codegen::Target host = codegen::HostTarget();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*p->tmpl, p->workload, host, nullptr, 3);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  bool wide = false, narrow = false;
+  for (int64_t t = 0; t < space.knob(tile).size(); ++t) {
+    std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 3);
+    choices[tile] = t;
+    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+    ASSERT_TRUE(config.ok());
+    const int64_t lanes = (*config->Split("Y.tile_x"))[1];
+    absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+    ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+    // The 16th channel of a block: an unrolled copy reading 15 past the first, stride 16.
+    const bool unrolled = absl::StrContains(*ir_text, " + 15), 16, ");
+    EXPECT_EQ(unrolled, lanes >= 16) << config->ToJson() << "\n" << *ir_text;
+    (lanes >= 16 ? wide : narrow) = true;
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        RunConfig(*p->tmpl, p->workload, host, &*config, 3);
+    ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0) << config->ToJson();
+  }
+  EXPECT_TRUE(wide && narrow);
+}
+
 // A chain of stages that each read their producer twice would inline into 2^40 nodes: the
 // large ones are computed at the top level instead, and the space still builds and runs.
 TEST(ProgramTemplate, DoublingChain_NotInlinedPastTheBound) {
