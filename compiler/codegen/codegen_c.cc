@@ -229,6 +229,7 @@ class CPrinter {
       return wrap(absl::StrCat("(", one, " / (", one, " + exp", sfx, "(-(", args[0], "))))"));
     }
     if (op->name == "pow") return wrap(absl::StrCat("pow", sfx, "(", args[0], ", ", args[1], ")"));
+    if (op->name == "recip") return absl::StrCat("(", f32 ? "1.0f" : "1.0", " / (", args[0], "))");
     static const absl::flat_hash_set<std::string> kUnary = {"exp", "log", "sqrt", "tanh", "fabs"};
     if (kUnary.contains(op->name) && args.size() == 1) {
       return wrap(absl::StrCat(op->name, sfx, "(", args[0], ")"));

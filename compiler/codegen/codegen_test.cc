@@ -101,7 +101,7 @@ TfKernelFn JitKernel(const schedule::Schedule& sch, const std::vector<Tensor>& a
   return fn.ok() ? *fn : nullptr;
 }
 
-// exp, sigmoid and tanh, vectorized (16 lanes) and scalar, against libm over the whole float
+// exp, sigmoid, tanh and recip, vectorized (16 lanes) and scalar, against libm over the whole float
 // range: exp within a few ulp, inf and 0 at the ends, gradual underflow, NaN kept.
 TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
   std::vector<float> xs = {0.0f,  -0.0f,  1.0f,     -1.0f,     0.5f,    88.7f,
@@ -110,7 +110,7 @@ TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
   for (int i = 0; i < 4000; ++i) xs.push_back(-110.0f + 200.0f * static_cast<float>(i) / 4000);
   while (xs.size() % 16 != 0) xs.push_back(3.0f);
   const int n = static_cast<int>(xs.size());
-  for (const char* fn_name : {"exp", "sigmoid", "tanh"}) {
+  for (const char* fn_name : {"exp", "sigmoid", "tanh", "recip"}) {
     for (bool vector : {true, false}) {
       Tensor X = te::Placeholder({n}, DataType::Float(32), "X");
       Tensor Y = *te::Compute(
@@ -136,6 +136,7 @@ TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
         const double v = xs[i];
         const double want = std::string(fn_name) == "exp"       ? std::exp(v)
                             : std::string(fn_name) == "sigmoid" ? 1.0 / (1.0 + std::exp(-v))
+                            : std::string(fn_name) == "recip"   ? 1.0 / v
                                                                 : std::tanh(v);
         const float got = y.data<float>()[i];
         if (std::isnan(want)) {

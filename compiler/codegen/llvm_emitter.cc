@@ -13,6 +13,7 @@
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -252,6 +253,7 @@ llvm::Value* LLVMEmitter::EmitCall(const ir::CallNode* op) {
   llvm::Type* ty = args[0]->getType();
   llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
   if (op->name == "exp") return EmitExp(args[0]);
+  if (op->name == "recip") return EmitRecip(args[0]);
   if (op->name == "log") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, args[0]);
   if (op->name == "sqrt") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
   if (op->name == "fabs") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
@@ -295,6 +297,46 @@ llvm::Value* LLVMEmitter::EmitHorizontalReduce(const std::string& name, ir::Data
   }
   Fail(absl::InvalidArgumentError(absl::StrCat("codegen: unknown intrinsic '", name, "'")));
   return llvm::UndefValue::get(LLVMType(type));
+}
+
+llvm::Value* LLVMEmitter::EmitRecip(llvm::Value* x) {
+  llvm::Type* ty = x->getType();
+  llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
+  auto* vty = llvm::dyn_cast<llvm::FixedVectorType>(ty);
+  const int64_t chunks = vty != nullptr ? vty->getNumElements() / 16 : 0;
+  if (vty == nullptr || !vty->getElementType()->isFloatTy() || vty->getNumElements() % 16 != 0 ||
+      (chunks & (chunks - 1)) != 0 || !tm_.getTargetFeatureString().contains("+avx512f")) {
+    return b_.CreateFDiv(one, x);
+  }
+  const int lanes = static_cast<int>(vty->getNumElements());
+  llvm::Type* v16 = llvm::FixedVectorType::get(b_.getFloatTy(), 16);
+  llvm::Value* zero16 = llvm::ConstantFP::get(v16, 0.0);
+  std::vector<llvm::Value*> parts;
+  for (int c = 0; c < lanes; c += 16) {
+    std::vector<int> mask;
+    for (int i = 0; i < 16; ++i) mask.push_back(c + i);
+    llvm::Value* part = lanes == 16 ? x : b_.CreateShuffleVector(x, mask);
+    // rcp14(a, passthru, all lanes).
+    parts.push_back(b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_rcp14_ps_512, {},
+                                       {part, zero16, b_.getInt16(0xffff)}));
+  }
+  while (parts.size() > 1) {  // Concatenate pairwise back to `lanes`.
+    std::vector<llvm::Value*> next;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      const int n = static_cast<int>(
+          llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
+      std::vector<int> mask;
+      for (int k = 0; k < 2 * n; ++k) mask.push_back(k);
+      next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], mask));
+    }
+    parts = std::move(next);
+  }
+  llvm::Value* r0 = parts[0];
+  // r1 = r0 + r0 (1 - x r0). At x = 0 and x = ±inf the step is NaN (inf · 0): the estimate, exact
+  // there (±inf, ±0), is kept; a NaN x gives a NaN estimate.
+  llvm::Value* e = b_.CreateFSub(one, b_.CreateFMul(x, r0));
+  llvm::Value* r1 = b_.CreateFAdd(r0, b_.CreateFMul(r0, e));
+  return b_.CreateSelect(b_.CreateFCmpUNO(r1, r1), r0, r1);
 }
 
 llvm::Value* LLVMEmitter::EmitExp(llvm::Value* x) {

@@ -255,8 +255,8 @@ struct CastNode : ExprNode {
   const Expr value;
 };
 
-// A pure intrinsic: "exp", "log", "sqrt", "tanh", "fabs", "pow", "sigmoid", "likely" (marks a
-// condition the loop partitioner may split on; value is the argument), and the horizontal
+// A pure intrinsic: "exp", "log", "sqrt", "tanh", "fabs", "pow", "sigmoid", "recip", "likely"
+// (marks a condition the loop partitioner may split on; value is the argument), and the horizontal
 // reductions "vector_reduce_add", "vector_reduce_max", "vector_reduce_min" (one lane: their
 // vector argument's lanes combined; made by the vectorizer for a vectorized reduce axis).
 struct CallNode : ExprNode {

@@ -212,6 +212,7 @@ Expr sqrt(Expr x) { return Intrinsic("sqrt", {std::move(x)}); }
 Expr tanh(Expr x) { return Intrinsic("tanh", {std::move(x)}); }
 Expr fabs(Expr x) { return Intrinsic("fabs", {std::move(x)}); }
 Expr sigmoid(Expr x) { return Intrinsic("sigmoid", {std::move(x)}); }
+Expr recip(Expr x) { return Intrinsic("recip", {std::move(x)}); }
 Expr pow(Expr x, Expr y) {
   MatchTypes(&x, &y);
   return Intrinsic("pow", {std::move(x), std::move(y)});
@@ -222,7 +223,7 @@ Expr erf(Expr x) {
   const DataType t = x.type();
   auto c = [&](double v) { return MakeConst(t, v); };
   Expr ax = fabs(x);
-  Expr k = c(1.0) / (c(1.0) + c(0.3275911) * ax);
+  Expr k = recip(c(1.0) + c(0.3275911) * ax);
   Expr poly =
       k *
       (c(0.254829592) +

@@ -58,6 +58,10 @@ Expr tanh(Expr x);
 Expr fabs(Expr x);
 Expr sigmoid(Expr x);
 Expr pow(Expr x, Expr y);  // x and y are type-matched first.
+// 1 / x for a float x, within 1 ulp rather than correctly rounded: a CPU with AVX-512 computes
+// it from the hardware estimate and one Newton step instead of a division (inf, 0 and NaN
+// kept; a denormal x there gives inf).
+Expr recip(Expr x);
 // The error function, built from the operations above (a rational approximation with absolute
 // error below 1.5e-7), so it vectorizes on every target; x must be a float.
 Expr erf(Expr x);
