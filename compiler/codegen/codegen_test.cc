@@ -236,6 +236,22 @@ TEST(Codegen, StridedVectorLoad_PicksEveryStrideElement) {
   }
 }
 
+// JitKernel for a copy whose assembly must have no per-lane loads (no gather, no insertps);
+// null (with a test failure) otherwise.
+TfKernelFn JitCopyWithoutPerLaneLoads(const schedule::Schedule& sch,
+                                      const std::vector<Tensor>& args, const std::string& name,
+                                      std::unique_ptr<JitModule>* keep) {
+  auto f = lower::Lower(sch, args, name);
+  EXPECT_TRUE(f.ok()) << f.status();
+  if (!f.ok()) return nullptr;
+  auto assembly = BuildAssembly({*f}, HostTarget());
+  EXPECT_TRUE(assembly.ok()) << assembly.status();
+  if (!assembly.ok()) return nullptr;
+  EXPECT_EQ(assembly->find("gather"), std::string::npos) << *assembly;
+  EXPECT_EQ(assembly->find("insertps"), std::string::npos) << *assembly;
+  return JitKernel(sch, args, name, keep);
+}
+
 // A packed copy's transpose, B[jo, d, ji] = A[jo * L + ji, d] with d unrolled by 16 and ji
 // vectorized: 16 strided copies become contiguous loads of A and an in-register transpose
 // (no per-lane loads or gathers in the code), for vectors of 16 and of 32 lanes, and every
@@ -252,14 +268,8 @@ TEST(Codegen, TransposedCopies_ContiguousLoadsAndShuffles_MatchReference) {
     auto d = *b.Split(b.axis(1), 16);
     ASSERT_TRUE(b.Unroll(d.second).ok());
     ASSERT_TRUE(b.Vectorize(b.axis(2)).ok());
-    auto f = lower::Lower(*sch, {A, B}, "pack");
-    ASSERT_TRUE(f.ok()) << f.status();
-    auto assembly = BuildAssembly({*f}, HostTarget());
-    ASSERT_TRUE(assembly.ok()) << assembly.status();
-    EXPECT_EQ(assembly->find("gather"), std::string::npos) << *assembly;
-    EXPECT_EQ(assembly->find("insertps"), std::string::npos) << *assembly;
     std::unique_ptr<JitModule> jit;
-    TfKernelFn fn = JitKernel(*sch, {A, B}, "pack", &jit);
+    TfKernelFn fn = JitCopyWithoutPerLaneLoads(*sch, {A, B}, "pack", &jit);
     ASSERT_NE(fn, nullptr);
     auto a = *NDArray::Empty({rows, cols}, DataType::Float(32));
     auto out = *NDArray::Empty({rows / lanes, cols, lanes}, DataType::Float(32));
@@ -293,14 +303,8 @@ TEST(Codegen, TransposedCopies_StoresARowApart_MatchReference) {
   ASSERT_TRUE(b.Reorder({f.first, x.first, f.second, x.second}).ok());
   ASSERT_TRUE(b.Unroll(f.second).ok());
   ASSERT_TRUE(b.Vectorize(x.second).ok());
-  auto lowered = lower::Lower(*sch, {A, B}, "unblock");
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
-  auto assembly = BuildAssembly({*lowered}, HostTarget());
-  ASSERT_TRUE(assembly.ok()) << assembly.status();
-  EXPECT_EQ(assembly->find("gather"), std::string::npos) << *assembly;
-  EXPECT_EQ(assembly->find("insertps"), std::string::npos) << *assembly;
   std::unique_ptr<JitModule> jit;
-  TfKernelFn fn = JitKernel(*sch, {A, B}, "unblock", &jit);
+  TfKernelFn fn = JitCopyWithoutPerLaneLoads(*sch, {A, B}, "unblock", &jit);
   ASSERT_NE(fn, nullptr);
   auto a = *NDArray::Empty({blocks, width, 16}, DataType::Float(32));
   auto out = *NDArray::Empty({blocks * 16, width}, DataType::Float(32));
