@@ -8,6 +8,7 @@
 #include "compiler/abi/kernel_abi.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
+#include "db/json.h"
 #include "db/query_best.h"
 #include "tuner/templates/registry.h"
 #include "tuner/tuning/builder.h"
@@ -143,6 +144,22 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
       // transplanted (a split that divides that shape need not divide this one): the kernel
       // is the unscheduled program, and the header and table say it is untuned.
       index = std::nullopt;
+    } else if (index.has_value()) {
+      // A record indexes the space as it was when it was measured: a space that has changed
+      // since (a knob added) would rebuild another schedule under the same index, and the
+      // deployed kernel would not be the one measured.
+      absl::StatusOr<Config> now = task->space->Get(*index);
+      absl::StatusOr<std::string> want =
+          now.ok() ? db::CanonicalizeJson(now->ToJson()) : now.status();
+      absl::StatusOr<std::string> had = db::CanonicalizeJson(b.record.config_json);
+      if (!want.ok() || !had.ok() || *want != *had) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("export: the best record of ", workloads[i].template_name, " ",
+                         workloads[i].args, " (config ", b.record.config_json,
+                         ") was measured in an older version of its config space; ", "index ",
+                         *index, " now means ", now.ok() ? now->ToJson() : "nothing",
+                         ". Tune it again (tunefarm tune ... --db) and export"));
+      }
     }
     auto lowered = LowerConfig(*task, index);
     if (!lowered.ok()) return lowered.status();

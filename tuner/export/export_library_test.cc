@@ -76,6 +76,33 @@ TEST(ExportLibrary, CudaTarget_WritesPtxModuleAndLaunchHeader) {
   EXPECT_TRUE(absl::StrContains(header, "in A float16[32x64]")) << header;
 }
 
+// A best record whose config no longer matches its index in today's space (the space gained a
+// knob since it was measured) is refused with FailedPrecondition, not exported as another
+// schedule.
+TEST(ExportLibrary, RecordFromAnOlderSpace_FailedPrecondition) {
+  const std::string dir = ::testing::TempDir();
+  const std::string db_path = absl::StrCat(dir, "/stale_export.db");
+  std::remove(db_path.c_str());
+  auto log = db::TuningLog::Open(db_path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  auto task = MakeTask("dense", {64, 64, 32}, "float32", "llvm", "cpu-test");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config = task->space->Get(task->space->size() / 3);
+  ASSERT_TRUE(config.ok());
+  db::Record r = MeasuredRecord(*task, *config);
+  r.config_json = R"({"index": 1, "tile_y": [-1, 999]})";
+  ASSERT_TRUE((*log)->Insert({r}).ok());
+  ExportOptions options;
+  options.target = "llvm";
+  options.library_path = absl::StrCat(dir, "/libstale.so");
+  options.header_path = absl::StrCat(dir, "/stale.h");
+  auto exported = ExportLibrary(**log, {r.workload}, options);
+  ASSERT_FALSE(exported.ok());
+  EXPECT_EQ(exported.status().code(), absl::StatusCode::kFailedPrecondition) << exported.status();
+  EXPECT_TRUE(absl::StrContains(exported.status().message(), "older version of its config space"))
+      << exported.status();
+}
+
 TEST(ExportLibrary, WeightPackedAheadOfTime_PackFunctionExportedAndResultMatches) {
   const std::string dir = ::testing::TempDir();
   const std::string db_path = absl::StrCat(dir, "/pack_export.db");
