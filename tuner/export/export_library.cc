@@ -17,6 +17,16 @@
 namespace tunefarm::tuner {
 namespace {
 
+// A config's knob values, canonical, without its "index" (a record imported from an AutoTVM
+// log carries the knobs alone). InvalidArgument: not a JSON object.
+absl::StatusOr<std::string> KnobValues(absl::string_view config_json) {
+  absl::StatusOr<google::protobuf::Value> v = db::ParseJson(config_json);
+  if (!v.ok()) return v.status();
+  if (!v->has_struct_value()) return absl::InvalidArgumentError("config: not a JSON object");
+  v->mutable_struct_value()->mutable_fields()->erase("index");
+  return db::CanonicalJson(*v);
+}
+
 // "in A float32[64x32], in W float32[48x32], out C float32[64x48]".
 std::string ArgDocs(const lower::LoweredFunc& f) {
   std::vector<std::string> docs;
@@ -149,9 +159,8 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
       // since (a knob added) would rebuild another schedule under the same index, and the
       // deployed kernel would not be the one measured.
       absl::StatusOr<Config> now = task->space->Get(*index);
-      absl::StatusOr<std::string> want =
-          now.ok() ? db::CanonicalizeJson(now->ToJson()) : now.status();
-      absl::StatusOr<std::string> had = db::CanonicalizeJson(b.record.config_json);
+      absl::StatusOr<std::string> want = now.ok() ? KnobValues(now->ToJson()) : now.status();
+      absl::StatusOr<std::string> had = KnobValues(b.record.config_json);
       if (!want.ok() || !had.ok() || *want != *had) {
         return absl::FailedPreconditionError(
             absl::StrCat("export: the best record of ", workloads[i].template_name, " ",

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/runtime/ndarray.h"
+#include "db/json.h"
 #include "gtest/gtest.h"
 #include "tuner/templates/template_testing.h"
 #include "tuner/tuning/task.h"
@@ -101,6 +102,33 @@ TEST(ExportLibrary, RecordFromAnOlderSpace_FailedPrecondition) {
   EXPECT_EQ(exported.status().code(), absl::StatusCode::kFailedPrecondition) << exported.status();
   EXPECT_TRUE(absl::StrContains(exported.status().message(), "older version of its config space"))
       << exported.status();
+}
+
+// A record imported from an AutoTVM log carries its knob values without the index: when they
+// are what the index means today, it exports.
+TEST(ExportLibrary, RecordWithKnobsOnly_MatchingTodaysSpace_Exports) {
+  const std::string dir = ::testing::TempDir();
+  const std::string db_path = absl::StrCat(dir, "/knobs_only_export.db");
+  std::remove(db_path.c_str());
+  auto log = db::TuningLog::Open(db_path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  auto task = MakeTask("dense", {64, 64, 32}, "float32", "llvm", "cpu-test");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config = task->space->Get(task->space->size() / 3);
+  ASSERT_TRUE(config.ok());
+  db::Record r = MeasuredRecord(*task, *config);
+  auto knobs = db::ParseJson(r.config_json);
+  ASSERT_TRUE(knobs.ok()) << knobs.status();
+  knobs->mutable_struct_value()->mutable_fields()->erase("index");
+  r.config_json = db::CanonicalJson(*knobs);
+  ASSERT_TRUE((*log)->Insert({r}).ok());
+  ExportOptions options;
+  options.target = "llvm";
+  options.library_path = absl::StrCat(dir, "/libknobs.so");
+  options.header_path = absl::StrCat(dir, "/knobs.h");
+  auto exported = ExportLibrary(**log, {r.workload}, options);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  EXPECT_EQ(exported->size(), 1u);
 }
 
 TEST(ExportLibrary, WeightPackedAheadOfTime_PackFunctionExportedAndResultMatches) {
