@@ -12,7 +12,8 @@ fi
 bazel test --test_output=errors \
   //rpc_server:cuda_driver_test //rpc_server:cuda_backend_test //rpc_server:cuda_ptx_test \
   //tracker:local_farm_test //tests:gpu_tune_e2e_test //tests:gpu_farm_test \
-  //compiler/tests:gpu_ptxas_test //tuner/templates:gpu_template_ptxas_test
+  //compiler/tests:gpu_ptxas_test //tuner/templates:gpu_template_ptxas_test \
+  //tuner/generated:gpu_space_ptxas_test
 rc=$?
 testlogs=$(bazel info bazel-testlogs 2>/dev/null)
 if grep -lqr "SKIPPED \] [0-9]* test" "$testlogs/rpc_server" "$testlogs/tests" 2>/dev/null; then

@@ -9,6 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_util.h"
+#include "tuner/generated/gpu_space.h"
+#include "tuner/generated/knob_names.h"
 #include "tuner/generated/pack_input.h"
 #include "tuner/generated/row_fusion.h"
 #include "tuner/generated/sketch.h"
@@ -48,27 +50,6 @@ std::vector<int64_t> RowTiles(int64_t extent) {
     if ((r & (r - 1)) == 0 || r == 6 || r == 12 || extent % r == 0) rows.push_back(r);
   }
   return rows;
-}
-
-std::string KnobName(const Tensor& writer, absl::string_view what) {
-  return absl::StrCat(writer.name(), ".", what);
-}
-
-// The tile knob of a reduction axis: "tile_<name>", or "tile_r_<name>" when a spatial axis of
-// the writer has that name (te's default names can repeat: i, j, k spatial and k reduced).
-std::string ReduceKnobName(const Tensor& writer, const IterVar& r) {
-  for (const IterVar& s : writer.compute()->axis) {
-    if (s->name() == r->name()) return KnobName(writer, absl::StrCat("tile_r_", r->name()));
-  }
-  return KnobName(writer, absl::StrCat("tile_", r->name()));
-}
-
-absl::Status CheckTarget(const codegen::Target& target) {
-  if (target.kind == codegen::Target::Kind::kCUDA) {
-    return absl::UnimplementedError(
-        "generated spaces are built for CPU targets only so far; for cuda, tune a template");
-  }
-  return absl::OkStatus();
 }
 
 // The axis, other than the last, that alone indexes the innermost dimension of what an
@@ -529,7 +510,7 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
                                   const codegen::Target& target, ConfigSpace* space,
                                   const std::vector<te::Tensor>& weights) {
-  if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+  if (target.kind == codegen::Target::Kind::kCUDA) return DefineGpuGeneratedSpace(args, space);
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
   if (!sketch.ok()) return sketch.status();
   DefineSketchKnobs(*sketch, weights, space);
@@ -574,9 +555,9 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
 absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
                                                 const codegen::Target& target, const Config& config,
                                                 const std::vector<te::Tensor>& weights) {
-  if (absl::Status s = CheckTarget(target); !s.ok()) return s;
   if (config.space == nullptr)
     return absl::InternalError("generated space: a config with no space");
+  if (target.kind == codegen::Target::Kind::kCUDA) return ApplyGpuGeneratedSchedule(args, config);
   std::vector<Tensor> lane_sums;
   absl::StatusOr<std::vector<Tensor>> split_args =
       SplitReductions(args, SplitCandidates(args), &config, &lane_sums);

@@ -37,8 +37,8 @@ namespace tunefarm::tuner {
 
 // Defines the generated knobs of the program `args` (inputs, then the output) on `target`;
 // `weights` are the inputs that are constant across calls (they may be packed ahead of time).
-// InvalidArgument: see MakeSketch. Unimplemented: a CUDA target (generated GPU spaces are not
-// built yet; use a template).
+// A cuda target gets the GPU rules of gpu_space.h instead. InvalidArgument: see MakeSketch;
+// Unimplemented: a cuda target and a program that would need more than one kernel.
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
                                   const codegen::Target& target, ConfigSpace* space,
                                   const std::vector<te::Tensor>& weights = {});

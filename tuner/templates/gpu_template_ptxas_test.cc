@@ -1,10 +1,6 @@
 // PTX of every CUDA template (random configs that pass the GPU verifier) assembles with ptxas
 // for sm_80 and sm_90. Skips, saying why, without the CUDA toolkit.
-#include <random>
-
 #include "absl/strings/str_cat.h"
-#include "compiler/codegen/codegen_nvptx.h"
-#include "compiler/lower/lower.h"
 #include "compiler/tests/ptxas.h"
 #include "gtest/gtest.h"
 #include "tuner/templates/registry.h"
@@ -24,28 +20,9 @@ TEST_P(GpuTemplatePtxasTest, RandomConfigs_Assemble) {
   auto t = *FindTemplate(c.name);
   auto w = t->MakeWorkload(c.args, *ir::ParseDataType(c.dtype));
   ASSERT_TRUE(w.ok()) << w.status();
-  int assembled = 0;
-  for (const char* arch : {"sm_80", "sm_90"}) {
-    codegen::Target cuda = *codegen::ParseTarget(absl::StrCat("cuda -arch=", arch));
-    ConfigSpace space;
-    ASSERT_TRUE(t->DefineSpace(*w, cuda, &space).ok());
-    std::mt19937_64 rng(11);
-    for (int tries = 0, built = 0; built < 4 && tries < 40; ++tries) {
-      auto cfg = space.Get(static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size())));
-      auto inst = t->Instantiate(*w, cuda, &*cfg);
-      ASSERT_TRUE(inst.ok()) << inst.status();
-      auto f = lower::Lower(*inst->sch, inst->args, "tunefarm_kernel");
-      ASSERT_TRUE(f.ok()) << f.status();
-      auto k = codegen::BuildGpuKernel(*f, cuda);
-      if (k.status().code() == absl::StatusCode::kFailedPrecondition) continue;
-      ASSERT_TRUE(k.ok()) << k.status();
-      absl::Status s = testing::AssemblePtx(*ptxas, k->ptx, arch);
-      EXPECT_TRUE(s.ok()) << cfg->ToJson() << ": " << s;
-      ++built;
-      ++assembled;
-    }
-  }
-  EXPECT_EQ(assembled, 8);
+  absl::StatusOr<int> assembled = AssembleRandomGpuConfigs(*t, *w, *ptxas, 4);
+  ASSERT_TRUE(assembled.ok()) << assembled.status();
+  EXPECT_EQ(*assembled, 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,12 +1,14 @@
 #include "tuner/templates/template_testing.h"
 
 #include <cmath>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
 #include "compiler/lower/emulate_gpu.h"
 #include "compiler/lower/lower.h"
+#include "compiler/tests/ptxas.h"
 
 namespace tunefarm::tuner {
 
@@ -80,6 +82,39 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const
   }
   if (absl::Status s = runtime::Call(*fn, ptrs); !s.ok()) return s;
   return arrays;
+}
+
+absl::StatusOr<int> AssembleRandomGpuConfigs(const Template& t, const Workload& w,
+                                             const std::string& ptxas, int per_arch) {
+  int assembled = 0;
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    absl::StatusOr<codegen::Target> cuda = codegen::ParseTarget(absl::StrCat("cuda -arch=", arch));
+    if (!cuda.ok()) return cuda.status();
+    ConfigSpace space;
+    if (absl::Status s = t.DefineSpace(w, *cuda, &space); !s.ok()) return s;
+    std::mt19937_64 rng(11);
+    for (int tries = 0, built = 0; built < per_arch && tries < 40; ++tries) {
+      absl::StatusOr<Config> cfg =
+          space.Get(static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size())));
+      if (!cfg.ok()) return cfg.status();
+      absl::StatusOr<Instance> inst = t.Instantiate(w, *cuda, &*cfg);
+      if (!inst.ok()) return inst.status();
+      absl::StatusOr<lower::LoweredFunc> f =
+          lower::Lower(*inst->sch, inst->args, "tunefarm_kernel");
+      if (!f.ok()) return f.status();
+      absl::StatusOr<codegen::GpuKernel> k = codegen::BuildGpuKernel(*f, *cuda);
+      if (k.status().code() == absl::StatusCode::kFailedPrecondition) continue;  // Limits.
+      if (!k.ok()) return k.status();
+      if (absl::Status s =
+              ptxas.empty() ? absl::OkStatus() : testing::AssemblePtx(ptxas, k->ptx, arch);
+          !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat(cfg->ToJson(), ": ", s.message()));
+      }
+      ++built;
+      ++assembled;
+    }
+  }
+  return assembled;
 }
 
 }  // namespace tunefarm::tuner

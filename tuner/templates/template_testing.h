@@ -33,6 +33,13 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const
                                                         const codegen::Target& target,
                                                         const Config* config, uint64_t seed);
 
+// Builds the PTX of `per_arch` random configs of `t`'s cuda space, for sm_80 and sm_90,
+// skipping configs the GPU verifier refuses (at most 40 tries per arch), and assembles each
+// with `ptxas` (compiler/tests/ptxas.h) unless it is empty. Returns how many were built; the
+// first build or ptxas failure is an error naming the config.
+absl::StatusOr<int> AssembleRandomGpuConfigs(const Template& t, const Workload& w,
+                                             const std::string& ptxas, int per_arch);
+
 }  // namespace tunefarm::tuner
 
 #endif  // TUNEFARM_TUNER_TEMPLATES_TEMPLATE_TESTING_H_

@@ -51,7 +51,8 @@ absl::StatusOr<TuneTask> MakeTask(const std::string& template_name,
 // shape variables, its space generated. `name` is for people (default "program"). The task's
 // template name is "expr:<name>:<hash of the canonical text>". InvalidArgument: parse and
 // elaboration errors (with line and column), a missing or unknown shape binding, a bad
-// target or device key; Unimplemented: a CUDA target (no generated GPU space yet).
+// target or device key; Unimplemented: a cuda target and a program whose generated GPU
+// schedule would need more than one kernel (see tuner/generated/gpu_space.h).
 absl::StatusOr<TuneTask> MakeProgramTask(const std::string& name, const std::string& text,
                                          const absl::flat_hash_map<std::string, int64_t>& shapes,
                                          const std::string& target, const std::string& device_key);
