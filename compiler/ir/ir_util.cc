@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_visitor.h"
 
@@ -50,6 +51,38 @@ bool ContainsLoad(const Expr& e) {
   LoadFinder f;
   f.Visit(e);
   return f.found;
+}
+
+namespace {
+
+class LoadCollector : public IRVisitor {
+ public:
+  std::vector<Expr> loads;
+  using IRVisitor::Visit;
+  void Visit(const Expr& e) override {
+    if (e.as<LoadNode>() != nullptr) loads.push_back(e);
+    IRVisitor::Visit(e);
+  }
+};
+
+}  // namespace
+
+bool LoadsAllIn(const Expr& e, const Expr& other) {
+  LoadCollector mine, theirs;
+  mine.Visit(e);
+  if (mine.loads.empty()) return true;
+  theirs.Visit(other);
+  for (const Expr& l : mine.loads) {
+    bool found = false;
+    for (const Expr& o : theirs.loads) {
+      if (StructuralEqual(l, o)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
 }
 
 namespace {

@@ -28,6 +28,11 @@ bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
 // True when `e` reads memory (contains a Load).
 bool ContainsLoad(const Expr& e);
 
+// True when every Load in `e` is also in `other` (structurally equal): a select whose branches
+// read only what its condition reads already loads nothing more when both branches are
+// evaluated in every lane.
+bool LoadsAllIn(const Expr& e, const Expr& other);
+
 // The statements and expressions in `s`, counted as visited (a shared subexpression once per
 // use): the size of a lowered kernel, which bounds what LLVM has to compile.
 int64_t CountNodes(const Stmt& s);

@@ -97,6 +97,36 @@ TEST(Lower, PaddingSelect_LaneInvariantConditionBranches) {
   EXPECT_EQ(scalar.find("ramp("), std::string::npos) << scalar;
 }
 
+// A clamp written as selects, select(x > c, c, select(x < -c, -c, x)), loads in its branches
+// only what its conditions already load in every lane: it is widened (erf's clamp, inside a
+// GELU epilogue). A select whose branch loads something its condition does not stays scalar.
+TEST(Lower, ClampSelect_BranchLoadsInCondition_Vectorized) {
+  Tensor X = te::Placeholder({64}, DataType::Float(32), "X");
+  Tensor Z = te::Placeholder({64}, DataType::Float(32), "Z");
+  auto lowered = [&](std::function<Expr(const Expr&)> body, std::vector<Tensor> args) {
+    Tensor Y = te::Compute(
+                   {Expr(64)}, [&](const std::vector<Var>& i) { return body(X(i[0])); }, "Y")
+                   .value();
+    auto sch = *schedule::Schedule::Create({Y});
+    auto split = *(*sch)[Y].Split((*sch)[Y].axis(0), 16);
+    EXPECT_TRUE((*sch)[Y].Vectorize(split.second).ok());
+    args.push_back(Y);
+    auto f = Lower(*sch, args, "clamp");
+    EXPECT_TRUE(f.ok()) << f.status();
+    return f.ok() ? ir::ToString(f->body) : std::string();
+  };
+  const std::string clamp = lowered(
+      [](const Expr& x) {
+        return ir::select(x > Expr(3.0f), Expr(3.0f), ir::select(x < Expr(-3.0f), Expr(-3.0f), x));
+      },
+      {X});
+  EXPECT_NE(clamp.find("Y[ramp("), std::string::npos) << clamp;
+  const std::string other =
+      lowered([&](const Expr& x) { return ir::select(x > Expr(3.0f), Z(Expr(0)), x); }, {X, Z});
+  EXPECT_FALSE(other.empty());
+  EXPECT_EQ(other.find("Y[ramp("), std::string::npos) << other;
+}
+
 // A local accumulator computed at a loop that fuses the outer parts of two split axes covers
 // one tile: the fused loop's value is a point, and so are the floordiv and floormod that
 // recover each outer index (they once widened a floormod of a floordiv to the whole axis, and

@@ -98,9 +98,10 @@ class Vectorizer : public ir::IRMutator {
     if (c.same_as(op->cond) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
       return self;
     }
-    if (ir::ContainsLoad(t) || ir::ContainsLoad(f)) {
+    if (!ir::LoadsAllIn(op->true_value, op->cond) || !ir::LoadsAllIn(op->false_value, op->cond)) {
       // Both sides of a vector select would be loaded in every lane, including lanes whose
-      // condition protects an out-of-bounds access.
+      // condition protects an out-of-bounds access (loads the condition makes itself are
+      // made in every lane anyway: a clamp, select(x > c, c, x)).
       failed = true;
       return self;
     }
