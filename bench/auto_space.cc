@@ -35,10 +35,8 @@
 #include <cmath>
 #include <cstdio>
 #include <dnnl.hpp>
-#include <fstream>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -49,6 +47,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
 #include "bench/machine_peak.h"
+#include "bench/onednn_run.h"
 #include "bench/tune_common.h"
 #include "tuner/tuning/task.h"
 
@@ -60,25 +59,6 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 using Dt = memory::data_type;
-
-// oneDNN primitives run in order (their memories filled with small values).
-struct OneDnnRun {
-  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{eng};
-  std::vector<std::pair<dnnl::primitive, std::unordered_map<int, memory>>> steps;
-
-  memory Make(const memory::desc& d) {
-    memory m(d, eng);
-    float* p = static_cast<float*>(m.get_data_handle());
-    for (size_t i = 0; i < d.get_size() / sizeof(float); ++i) p[i] = 0.01f * (i % 13) - 0.05f;
-    return m;
-  }
-  void Run() {
-    for (auto& [prim, args] : steps) prim.execute(stream, args);
-    stream.wait();
-  }
-};
-using OneDnnPtr = std::shared_ptr<OneDnnRun>;
 
 OneDnnPtr OneDnnLayerNorm(int64_t n, int64_t d) {
   auto run = std::make_shared<OneDnnRun>();
@@ -172,30 +152,6 @@ OneDnnPtr OneDnnAttention(int64_t heads, int64_t len, int64_t d) {
   return run;
 }
 
-std::string ReadProgram(const std::string& name) {
-  for (const std::string& dir : {std::string("examples/programs/"),
-                                 std::string(std::getenv("BUILD_WORKSPACE_DIRECTORY") != nullptr
-                                                 ? std::getenv("BUILD_WORKSPACE_DIRECTORY")
-                                                 : ".") +
-                                     "/examples/programs/"}) {
-    std::ifstream in(dir + name + ".te");
-    if (!in) continue;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  return "";
-}
-
-// Bytes a kernel must move at least: every argument once.
-double ArgBytes(const TunedKernel& k) {
-  double bytes = 0;
-  for (const runtime::NDArray& a : k.args) {
-    bytes += static_cast<double>(a.size()) * a.dtype().bytes();
-  }
-  return bytes;
-}
-
 struct Limits {
   double gflops = 0;
   double gbs = 0;
@@ -284,7 +240,7 @@ int Run(bool quick, const std::string& only) {
         gen = TuneAndLoad("generated:" + c.tmpl, c.args, o);
       } else {
         absl::StatusOr<tuner::TuneTask> task = tuner::MakeProgramTask(
-            v.program, ReadProgram(v.program), v.shapes, "llvm", kBenchDeviceKey);
+            v.program, ReadExampleProgram(v.program), v.shapes, "llvm", kBenchDeviceKey);
         gen = task.ok() ? TuneTaskAndLoad(*task, o) : absl::StatusOr<TunedKernel>(task.status());
       }
       if (!gen.ok()) {
@@ -345,7 +301,7 @@ int Run(bool quick, const std::string& only) {
               "oneDNN GF/s", "ratio", "peak", "best config");
   for (const ProgramCase& c : programs) {
     if (!selected(c.label)) continue;
-    const std::string text = ReadProgram(c.file);
+    const std::string text = ReadExampleProgram(c.file);
     if (text.empty()) {
       std::fprintf(stderr, "cannot read examples/programs/%s.te\n", c.file.c_str());
       return 1;

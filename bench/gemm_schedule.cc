@@ -1,23 +1,31 @@
-// Hand-written fp32 GEMM schedules against OpenBLAS, measured in the same run.
+// A hand-written fp32 GEMM schedule against the best library, measured in the same run.
 //
 //   bazel run -c opt //bench:gemm_schedule -- [--quick]
 //
 // C[m, n] = Σ_k A[m, k] · B[k, n] with B packed into [n/bn][k][bn] panels, a bm×bn register
 // tile accumulated in a local buffer (cache_write), the k loop outside the unrolled rows and
 // the vectorized columns, and the panel loop outermost so one B panel stays in L2.
-// Prints GFLOP/s for 1 and 2 threads, the ratios to cblas_sgemm, and the median time from
-// schedule to a loadable shared library.
+// Prints GFLOP/s for 1 and 2 threads, the ratios to the fastest library measured beside it
+// (OpenBLAS on this core's best kernels, oneDNN matmul and inner product: library_baselines.h),
+// the fraction of the FMA peak, and the median time from schedule to a loadable shared library.
 #include <cblas.h>
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
+#include "bench/library_baselines.h"
+#include "bench/machine_peak.h"
+#include "bench/openblas_env.h"
 #include "compiler/codegen/build.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
+
+extern "C" void omp_set_num_threads(int);
 
 namespace tunefarm::bench {
 namespace {
@@ -80,6 +88,7 @@ double Gflops(int m, int n, int k, double seconds) { return 2.0 * m * n * k / se
 int Run(bool quick) {
   const int m = 1024, n = 1024, k = 1024;
   const int repeats = quick ? 3 : 10;
+  const int rounds = quick ? 3 : 5;
   const int bm = 8, bn = 32, kunroll = 4;
   auto a = *runtime::NDArray::Empty({m, k}, DataType::Float(32));
   auto b = *runtime::NDArray::Empty({k, n}, DataType::Float(32));
@@ -87,43 +96,38 @@ int Run(bool quick) {
   auto ref = *runtime::NDArray::Empty({m, n}, DataType::Float(32));
   a.FillRandom(1);
   b.FillRandom(2);
-
-  auto blas = [&](int threads) {
-    openblas_set_num_threads(threads);
-    return TimeMedian(
-        [&] {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data<float>(), k,
-                      b.data<float>(), n, 0.0f, ref.data<float>(), n);
-        },
-        repeats);
-  };
+  // The reference result for the correctness check.
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data<float>(), k,
+              b.data<float>(), n, 0.0f, ref.data<float>(), n);
 
   codegen::Target host = codegen::HostTarget();
-  std::vector<double> build_ms;
-  auto ours = [&](bool parallel) -> double {
+  // Our kernel, checked against the reference: a call of it, or null after an error.
+  auto ours = [&](bool parallel) -> std::function<void()> {
     GemmProgram p = ScheduledGemm(m, n, k, bm, bn, kunroll, parallel);
     auto f = lower::Lower(*p.sch, {p.A, p.B, p.C}, "gemm");
     if (!f.ok()) {
       std::fprintf(stderr, "lower: %s\n", f.status().ToString().c_str());
-      return -1;
+      return nullptr;
     }
     auto jit = codegen::BuildJit({*f}, host);
     if (!jit.ok()) {
       std::fprintf(stderr, "build: %s\n", jit.status().ToString().c_str());
-      return -1;
+      return nullptr;
     }
-    TfKernelFn fn = *(*jit)->Lookup("gemm");
+    std::shared_ptr<codegen::JitModule> module = std::move(*jit);
+    TfKernelFn fn = *module->Lookup("gemm");
     c.Fill(0);
-    if (!runtime::Call(fn, {&a, &b, &c}).ok()) return -1;
+    if (!runtime::Call(fn, {&a, &b, &c}).ok()) return nullptr;
     double err = runtime::MaxRelError(c, ref, 1e-3, 1e-3);
     if (err > 1) {
       std::fprintf(stderr, "wrong result (max rel error %g)\n", err);
-      return -1;
+      return nullptr;
     }
-    return TimeMedian([&] { (void)runtime::Call(fn, {&a, &b, &c}); }, repeats);
+    return [module, fn, &a, &b, &c] { (void)runtime::Call(fn, {&a, &b, &c}); };
   };
 
   // Build time: schedule -> loadable shared library, as the tuner's builders do it.
+  std::vector<double> build_ms;
   for (int i = 0; i < (quick ? 3 : 9); ++i) {
     auto start = std::chrono::steady_clock::now();
     GemmProgram p = ScheduledGemm(m, n, k, bm, bn, kunroll, true);
@@ -138,26 +142,34 @@ int Run(bool quick) {
             .count());
   }
 
-  double blas_1t = blas(1);  // Also fills `ref` for the correctness check.
-  double ours_1t = ours(false);
-  double blas_2t = blas(2);
-  double ours_2t = ours(true);
-  if (ours_1t < 0 || ours_2t < 0) return 1;
-  std::printf("%-28s %10s %10s\n", "fp32 GEMM 1024^3", "GFLOP/s", "ms");
-  std::printf("%-28s %10.1f %10.2f\n", "OpenBLAS 1 thread", Gflops(m, n, k, blas_1t),
-              blas_1t * 1e3);
-  std::printf("%-28s %10.1f %10.2f\n", "tunefarm 1 thread", Gflops(m, n, k, ours_1t),
-              ours_1t * 1e3);
-  std::printf("%-28s %10.1f %10.2f\n", "OpenBLAS 2 threads", Gflops(m, n, k, blas_2t),
-              blas_2t * 1e3);
-  std::printf("%-28s %10.1f %10.2f\n", "tunefarm 2 threads", Gflops(m, n, k, ours_2t),
-              ours_2t * 1e3);
+  const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
+  std::printf(
+      "fp32 GEMM 1024^3; FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; OpenBLAS kernels %s\n\n",
+      peak[1], peak[2], OpenBlasCoreName().c_str());
+  std::printf("%-10s %10s %10s %7s %6s  %s\n", "threads", "ours GF/s", "best lib", "ratio", "peak",
+              "fastest library kernel");
+  std::vector<std::pair<std::string, std::string>> result;
+  for (int threads : {1, 2}) {
+    std::function<void()> kernel = ours(threads > 1);
+    if (!kernel) return 1;
+    omp_set_num_threads(threads);
+    const std::vector<Baseline> libs = GemmBaselines(1, m, n, k, OneDnnTypes::kF32, threads);
+    const SideBySide t = TimeAgainst(kernel, libs, repeats, rounds);
+    std::printf("%-10d %10.1f %10.1f %7.3f %6.2f  %s\n", threads, Gflops(m, n, k, t.ours_s),
+                Gflops(m, n, k, t.fastest_s()), t.fastest_s() / t.ours_s,
+                Gflops(m, n, k, t.ours_s) / peak[threads], libs[t.fastest].impl.c_str());
+    result.emplace_back(absl::StrCat("ratio_", threads, "t"), Fixed(t.fastest_s() / t.ours_s));
+  }
   std::printf("build (schedule -> .so): median %.1f ms over %zu builds\n", Median(build_ms),
               build_ms.size());
-  PrintResult({{"ratio_1t", Fixed(blas_1t / ours_1t)},
-               {"ratio_2t", Fixed(blas_2t / ours_2t)},
-               {"build_ms_median", Fixed(Median(build_ms), 1)}});
+  result.emplace_back("build_ms_median", Fixed(Median(build_ms), 1));
+  PrintResult(result);
   return 0;
 }
 
 }  // namespace tunefarm::bench
+
+int main(int argc, char** argv) {
+  tunefarm::bench::ReexecWithBestOpenBlasCore(argc, argv);
+  return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
+}

@@ -6,9 +6,11 @@
 
 namespace tunefarm::bench {
 
-// fp32 GFLOP/s of one core: 16 independent accumulators of vfmadd231ps on zmm (ymm without
-// AVX-512), the best of a few runs of about 50 ms.
-double MeasureFmaPeakGflops();
+// fp32 GFLOP/s of `threads` cores together: on each, 16 independent accumulators of
+// vfmadd231ps on zmm (ymm without AVX-512), all threads at once; the best of a few runs of
+// about 50 ms. Measured, not multiplied: virtual cores may share one physical core's FMA pipes
+// (on the development machine two threads reach about 1.2 times one).
+double MeasureFmaPeakGflops(int threads = 1);
 
 // GB/s one core reads from a 256 MiB array (far beyond the caches), the best of a few passes.
 double MeasureReadBandwidthGBs();

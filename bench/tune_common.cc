@@ -1,6 +1,9 @@
 #include "bench/tune_common.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -92,6 +95,28 @@ double TimeKernel(TunedKernel& k, int repeats) {
   std::vector<runtime::NDArray*> ptrs;
   for (auto& a : k.args) ptrs.push_back(&a);
   return TimeMedian([&] { (void)runtime::Call(k.fn, ptrs); }, repeats);
+}
+
+double ArgBytes(const TunedKernel& k) {
+  double bytes = 0;
+  for (const runtime::NDArray& a : k.args) {
+    bytes += static_cast<double>(a.size()) * a.dtype().bytes();
+  }
+  return bytes;
+}
+
+std::string ReadExampleProgram(const std::string& name) {
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  for (const std::string& dir :
+       {std::string("examples/programs/"),
+        std::string(workspace ? workspace : ".") + "/examples/programs/"}) {
+    std::ifstream in(dir + name + ".te");
+    if (!in) continue;
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  return "";
 }
 
 }  // namespace tunefarm::bench

@@ -49,6 +49,13 @@ absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& task,
 // Median seconds of the kernel over `repeats` calls (after a warm-up call).
 double TimeKernel(TunedKernel& k, int repeats);
 
+// Bytes the kernel must move at least: every argument once.
+double ArgBytes(const TunedKernel& k);
+
+// The text of examples/programs/NAME.te, read from the working directory or, under `bazel run`,
+// the workspace; "" when neither has it.
+std::string ReadExampleProgram(const std::string& name);
+
 }  // namespace tunefarm::bench
 
 #endif  // TUNEFARM_BENCH_TUNE_COMMON_H_

@@ -5,15 +5,17 @@
 //   bazel run -c opt //bench:tune_conv2d -- [--quick]
 //
 // oneDNN gets its best case: its own blocked layouts (format any) with the reorders done
-// outside the timed region; ours gets its weights pre-packed too, and is timed as the whole
-// kernel, input padding/packing and output unpacking included.
+// outside the timed region, the faster of its direct and Winograd algorithms
+// (library_baselines.h), timed side by side with ours; ours gets its weights pre-packed too,
+// and is timed as the whole kernel, input padding/packing and output unpacking included.
 // `RESULT ratio_min=… ratio_median=…` (ours over oneDNN in GFLOP/s; > 1 is faster).
+#include <algorithm>
 #include <cstdio>
-#include <dnnl.hpp>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/library_baselines.h"
 #include "bench/tune_common.h"
 
 extern "C" void omp_set_num_threads(int);
@@ -30,33 +32,6 @@ struct Layer {
   std::string name;
   int64_t c, hw, k, r, stride, pad;
 };
-
-// Median seconds of one oneDNN convolution (forward inference, direct algorithm).
-double TimeOneDnn(const Layer& l, int repeats) {
-  using dnnl::memory;
-  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  dnnl::stream s(eng);
-  int64_t oh = (l.hw + 2 * l.pad - l.r) / l.stride + 1;
-  memory::desc src({1, l.c, l.hw, l.hw}, memory::data_type::f32, memory::format_tag::any);
-  memory::desc wei({l.k, l.c, l.r, l.r}, memory::data_type::f32, memory::format_tag::any);
-  memory::desc dst({1, l.k, oh, oh}, memory::data_type::f32, memory::format_tag::any);
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                       dnnl::algorithm::convolution_direct, src, wei, dst,
-                                       {l.stride, l.stride}, {l.pad, l.pad}, {l.pad, l.pad});
-  dnnl::convolution_forward::primitive_desc pd(desc, eng);
-  memory msrc(pd.src_desc(), eng), mwei(pd.weights_desc(), eng), mdst(pd.dst_desc(), eng);
-  float* p = static_cast<float*>(msrc.get_data_handle());
-  for (size_t i = 0; i < pd.src_desc().get_size() / sizeof(float); ++i) p[i] = 0.01f * (i % 7);
-  float* w = static_cast<float*>(mwei.get_data_handle());
-  for (size_t i = 0; i < pd.weights_desc().get_size() / sizeof(float); ++i) w[i] = 0.01f * (i % 5);
-  dnnl::convolution_forward conv(pd);
-  return TimeMedian(
-      [&] {
-        conv.execute(s, {{DNNL_ARG_SRC, msrc}, {DNNL_ARG_WEIGHTS, mwei}, {DNNL_ARG_DST, mdst}});
-        s.wait();
-      },
-      repeats);
-}
 
 }  // namespace
 
@@ -80,14 +55,25 @@ int Run(bool quick) {
       std::fprintf(stderr, "%s: %s\n", l.name.c_str(), tuned.status().ToString().c_str());
       return 1;
     }
-    const int repeats = quick ? 10 : 30;
+    const int repeats = quick ? 5 : 15;
     omp_set_num_threads(1);
-    double ours = TimeKernel(*tuned, repeats);
-    double dnnl_s = TimeOneDnn(l, repeats);
+    OneDnnConvShape shape;
+    shape.c = l.c, shape.h = shape.w = l.hw, shape.f = l.k, shape.r = shape.s = l.r;
+    shape.stride = l.stride, shape.pad = l.pad;
+    const std::vector<Baseline> libs = ConvBaselines(shape, OneDnnTypes::kF32);
+    std::vector<runtime::NDArray*> ptrs;
+    for (runtime::NDArray& a : tuned->args) ptrs.push_back(&a);
+    const SideBySide t =
+        TimeAgainst([&] { (void)runtime::Call(tuned->fn, ptrs); }, libs, repeats, quick ? 3 : 5);
+    if (t.fastest < 0) {
+      std::fprintf(stderr, "%s: oneDNN refused the convolution\n", l.name.c_str());
+      return 1;
+    }
+    const double ours = t.ours_s, dnnl_s = t.fastest_s();
     double flop = tuned->task.workload.flop;
-    std::printf("%-24s %7d %10.1f %10.1f %7.2f  %s\n", l.name.c_str(), tuned->result.trials,
+    std::printf("%-24s %7d %10.1f %10.1f %7.2f  %s  (%s)\n", l.name.c_str(), tuned->result.trials,
                 flop / ours * 1e-9, flop / dnnl_s * 1e-9, dnnl_s / ours,
-                tuned->result.best_config.c_str());
+                tuned->result.best_config.c_str(), libs[t.fastest].impl.c_str());
     std::fflush(stdout);
     ratios.push_back(dnnl_s / ours);
   }

@@ -51,6 +51,8 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"attention_softmax", {{"Hd", 2}, {"L", 9}, {"D", 8}}},
       {"stencil5", {{"H", 11}, {"W", 29}}},
       {"int8_gemm", {{"M", 5}, {"N", 19}, {"K", 30}}},
+      {"dense_u8s8", {{"M", 3}, {"N", 21}, {"K", 37}}},
+      {"conv2d_u8s8", {{"N", 1}, {"C", 3}, {"H", 6}, {"W", 9}, {"F", 4}}},
       {"max_pool_nchwc", {{"N", 1}, {"C", 2}, {"H", 13}, {"W", 10}}},
       {"global_avg_pool_nchwc", {{"N", 2}, {"C", 3}, {"H", 5}, {"W", 3}}},
       {"conv2d_bias_relu_nchwc", {{"N", 1}, {"C", 2}, {"H", 7}, {"W", 5}, {"F", 3}}},

@@ -1,0 +1,262 @@
+// Tuned CPU kernels on the shapes real models have, against the best library on this machine.
+//
+//   bazel run -c opt //bench:cpu_kernels -- [--quick] [--only=SUBSTRING] [--trials=N]
+//
+// Each shape is tuned on the embedded local farm with the default strategy (xgb) in the space
+// a user gets by default for it (a template, or the space generated from a program of
+// examples/programs/), then our winner and every library that has the operation are timed side
+// by side in this process, with the same thread count (alternating rounds, medians):
+//   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
+//     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones (openblas_env.h);
+//   - oneDNN with its preferred layouts (format any) and its weights reordered outside the timed
+//     call: matmul and inner product for GEMMs, direct and Winograd for convolutions, u8s8s32
+//     for int8.
+// The ratio is against the fastest of them (> 1: ours is faster). peak_frac is ours over the
+// machine's limit measured in this run: the FMA peak of as many cores as threads or, where
+// the kernel is closer to it, the read bandwidth of one core for the bytes it must move (batch-1
+// GEMV). trials_to_90 is the first trial whose best reached 90% of the final best.
+//
+// The last line: `RESULT ratio_min=… ratio_median=… ratio_min_2t=… peak_frac_1024=…
+// int8_ratio_min=…` (ratio_min and ratio_median over the one-thread fp32 and int8 shapes,
+// ratio_min_2t over the two-thread ones; a shape whose space cannot be tuned counts as 0).
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "bench/bench_util.h"
+#include "bench/library_baselines.h"
+#include "bench/machine_peak.h"
+#include "bench/openblas_env.h"
+#include "bench/tune_common.h"
+#include "tuner/tuning/task.h"
+
+extern "C" void omp_set_num_threads(int);
+
+ABSL_FLAG(bool, quick, false, "A short run (few trials, fewer timed rounds) of every shape.");
+ABSL_FLAG(std::string, only, "", "Run only the shapes whose label contains this; default all.");
+ABSL_FLAG(int, trials, 0, "Trials per shape (default 400, --quick 16).");
+
+namespace tunefarm::bench {
+namespace {
+
+enum class Op { kDense, kBatchMatmul, kConv, kDepthwise };
+
+struct Case {
+  std::string label;
+  Op op;
+  int threads = 1;
+  bool int8 = false;
+  // Dense: {M, N, K}; batch_matmul: {B, M, N, K}; conv and depthwise: {N, C, H, W, F, R, S,
+  // stride, pad} (depthwise: F = C).
+  std::vector<int64_t> dims;
+};
+
+// The spaces a user gets for the case, in order of preference: the first one whose template or
+// program accepts the shape is tuned.
+struct Space {
+  std::string tmpl;     // A template name, or
+  std::string program;  // an examples/programs/ file (without .te) with its shape bindings.
+  absl::flat_hash_map<std::string, int64_t> shapes;
+};
+
+std::vector<Space> SpacesFor(const Case& c) {
+  const std::vector<int64_t>& d = c.dims;
+  switch (c.op) {
+    case Op::kDense:
+      if (c.int8) return {{"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
+      return {{"dense", "", {}}};
+    case Op::kBatchMatmul:
+      return {{"batch_matmul", "", {}}};
+    case Op::kConv:
+      if (c.int8) {
+        return {
+            {"", "conv2d_u8s8", {{"N", d[0]}, {"C", d[1]}, {"H", d[2]}, {"W", d[3]}, {"F", d[4]}}}};
+      }
+      return {{"conv2d_nchwc_packed", "", {}}, {"conv2d", "", {}}};
+    case Op::kDepthwise:
+      return {{"depthwise_conv2d", "", {}}};
+  }
+  return {};
+}
+
+// The template's arguments for the case.
+std::vector<int64_t> TemplateArgs(const Case& c) {
+  const std::vector<int64_t>& d = c.dims;
+  if (c.op == Op::kDepthwise) return {d[0], d[1], d[2], d[3], d[5], d[6], d[7], d[8]};
+  return d;
+}
+
+OneDnnConvShape ConvShape(const Case& c) {
+  const std::vector<int64_t>& d = c.dims;
+  OneDnnConvShape s;
+  s.n = d[0], s.c = d[1], s.h = d[2], s.w = d[3], s.f = d[4], s.r = d[5], s.s = d[6];
+  s.stride = d[7], s.pad = d[8];
+  s.depthwise = c.op == Op::kDepthwise;
+  return s;
+}
+
+std::vector<Baseline> BaselinesFor(const Case& c) {
+  const OneDnnTypes types = c.int8 ? OneDnnTypes::kU8S8S32 : OneDnnTypes::kF32;
+  const std::vector<int64_t>& d = c.dims;
+  switch (c.op) {
+    case Op::kDense:
+      return GemmBaselines(1, d[0], d[1], d[2], types, c.threads);
+    case Op::kBatchMatmul:
+      return GemmBaselines(d[0], d[1], d[2], d[3], types, c.threads);
+    case Op::kConv:
+    case Op::kDepthwise:
+      return ConvBaselines(ConvShape(c), types);
+  }
+  return {};
+}
+
+// The task of the first space that accepts the case, named in `space_name`.
+absl::StatusOr<tuner::TuneTask> MakeCaseTask(const Case& c, std::string* space_name) {
+  absl::Status last = absl::NotFoundError("no space for this operation");
+  for (const Space& s : SpacesFor(c)) {
+    absl::StatusOr<tuner::TuneTask> task;
+    if (!s.tmpl.empty()) {
+      task = tuner::MakeTask(s.tmpl, TemplateArgs(c), "float32", "llvm", kBenchDeviceKey);
+      *space_name = s.tmpl;
+    } else {
+      const std::string text = ReadExampleProgram(s.program);
+      if (text.empty()) return absl::NotFoundError("cannot read examples/programs/" + s.program);
+      task = tuner::MakeProgramTask(s.program, text, s.shapes, "llvm", kBenchDeviceKey);
+      *space_name = s.program + ".te";
+    }
+    if (task.ok()) return task;
+    last = task.status();
+  }
+  return last;
+}
+
+int TrialsTo90(const std::vector<double>& curve) {
+  if (curve.empty()) return 0;
+  const double target = 0.9 * curve.back();
+  for (size_t i = 0; i < curve.size(); ++i) {
+    if (curve[i] >= target) return static_cast<int>(i) + 1;
+  }
+  return static_cast<int>(curve.size());
+}
+
+std::string Gf(double flop, double seconds) {
+  return seconds > 0 ? absl::StrFormat("%.1f", flop / seconds * 1e-9) : "-";
+}
+
+}  // namespace
+
+int Run(bool quick, const std::string& only, int trials) {
+  const std::vector<Case> cases = {
+      {"dense 1024x1024x1024", Op::kDense, 1, false, {1024, 1024, 1024}},
+      {"dense 1024x1024x1024 2t", Op::kDense, 2, false, {1024, 1024, 1024}},
+      {"dense 512x16x512", Op::kDense, 1, false, {512, 16, 512}},
+      {"dense 1024x32x512", Op::kDense, 1, false, {1024, 32, 512}},
+      {"dense 49x512x4608", Op::kDense, 1, false, {49, 512, 4608}},
+      {"dense 1x1024x1024", Op::kDense, 1, false, {1, 1024, 1024}},
+      {"dense 1x768x3072", Op::kDense, 1, false, {1, 768, 3072}},
+      {"dense 1x1000x2048", Op::kDense, 1, false, {1, 1000, 2048}},
+      {"dense 50x768x768", Op::kDense, 1, false, {50, 768, 768}},
+      {"dense 128x3072x768", Op::kDense, 1, false, {128, 3072, 768}},
+      {"dense 256x1024x4096 2t", Op::kDense, 2, false, {256, 1024, 4096}},
+      {"batch_matmul 8x384x384x64", Op::kBatchMatmul, 1, false, {8, 384, 384, 64}},
+      {"batch_matmul 8x384x64x384", Op::kBatchMatmul, 1, false, {8, 384, 64, 384}},
+      {"conv 7x7/2 3->64 @224", Op::kConv, 1, false, {1, 3, 224, 224, 64, 7, 7, 2, 3}},
+      {"conv 1x1 64->256 @56", Op::kConv, 1, false, {1, 64, 56, 56, 256, 1, 1, 1, 0}},
+      {"conv 3x3 64 @56", Op::kConv, 1, false, {1, 64, 56, 56, 64, 3, 3, 1, 1}},
+      {"conv 1x1/2 256->512 @56", Op::kConv, 1, false, {1, 256, 56, 56, 512, 1, 1, 2, 0}},
+      {"conv 3x3 256 @14", Op::kConv, 1, false, {1, 256, 14, 14, 256, 3, 3, 1, 1}},
+      {"depthwise 3x3 144 @56", Op::kDepthwise, 1, false, {1, 144, 56, 56, 144, 3, 3, 1, 1}},
+      {"depthwise 3x3/2 192 @56", Op::kDepthwise, 1, false, {1, 192, 56, 56, 192, 3, 3, 2, 1}},
+      {"conv 1x1 96->24 @56", Op::kConv, 1, false, {1, 96, 56, 56, 24, 1, 1, 1, 0}},
+      {"int8 dense 1024x1024x1024", Op::kDense, 1, true, {1024, 1024, 1024}},
+      {"int8 conv 3x3 64 @56", Op::kConv, 1, true, {1, 64, 56, 56, 64, 3, 3, 1, 1}},
+  };
+  TuneBenchOptions o;
+  o.trials = trials > 0 ? trials : quick ? 16 : 400;
+  const int repeats = quick ? 3 : 10;
+  const int rounds = quick ? 3 : 7;
+  const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
+  const double bandwidth = MeasureReadBandwidthGBs();
+  std::printf(
+      "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; read bandwidth %.1f GB/s (one "
+      "core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s)\n\n",
+      peak[1], peak[2], bandwidth, OpenBlasCoreName().c_str(),
+      std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset");
+  std::printf("%-26s %3s %6s %10s %10s %10s %6s %5s %6s  %-22s %s\n", "shape", "thr", "trials",
+              "ours GF/s", "OpenBLAS", "oneDNN", "ratio", "peak", "to_90", "our space",
+              "fastest library kernel");
+  std::vector<double> ratios_1t, ratios_2t, int8_ratios;
+  double peak_frac_1024 = 0;
+  for (const Case& c : cases) {
+    if (!only.empty() && c.label.find(only) == std::string::npos) continue;
+    std::vector<double>& bucket = c.int8 ? int8_ratios : c.threads > 1 ? ratios_2t : ratios_1t;
+    std::string space;
+    absl::StatusOr<tuner::TuneTask> task = MakeCaseTask(c, &space);
+    o.threads = c.threads;
+    absl::StatusOr<TunedKernel> ours =
+        task.ok() ? TuneTaskAndLoad(*task, o) : absl::StatusOr<TunedKernel>(task.status());
+    if (!ours.ok()) {
+      std::printf("%-26s %3d  not tuned: %s\n", c.label.c_str(), c.threads,
+                  ours.status().ToString().c_str());
+      std::fflush(stdout);
+      bucket.push_back(0);
+      continue;
+    }
+    omp_set_num_threads(c.threads);
+    const std::vector<Baseline> baselines = BaselinesFor(c);
+    std::vector<runtime::NDArray*> ptrs;
+    for (runtime::NDArray& a : ours->args) ptrs.push_back(&a);
+    TfKernelFn fn = ours->fn;
+    const SideBySide t =
+        TimeAgainst([&] { (void)runtime::Call(fn, ptrs); }, baselines, repeats, rounds);
+    const double flop = ours->task.workload.flop;
+    // The best of each library.
+    double blas_s = 0, dnnl_s = 0;
+    for (size_t i = 0; i < baselines.size(); ++i) {
+      double& best = baselines[i].library == "OpenBLAS" ? blas_s : dnnl_s;
+      if (best == 0 || t.baseline_s[i] < best) best = t.baseline_s[i];
+    }
+    const double ratio = t.fastest < 0 ? 0 : t.fastest_s() / t.ours_s;
+    const double compute = flop / t.ours_s * 1e-9 / peak[c.threads];
+    const double memory = ArgBytes(*ours) / t.ours_s * 1e-9 / bandwidth;
+    const double frac = std::max(compute, memory);
+    std::printf("%-26s %3d %6d %10s %10s %10s %6.2f %5.2f %6d  %-22s %s\n", c.label.c_str(),
+                c.threads, ours->result.trials, Gf(flop, t.ours_s).c_str(),
+                Gf(flop, blas_s).c_str(), Gf(flop, dnnl_s).c_str(), ratio, frac,
+                TrialsTo90(ours->result.curve_gflops), space.c_str(),
+                t.fastest < 0 ? "none" : baselines[t.fastest].impl.c_str());
+    std::printf("  best config %s\n", ours->result.best_config.c_str());
+    std::fflush(stdout);
+    bucket.push_back(ratio);
+    if (c.label == "dense 1024x1024x1024") peak_frac_1024 = compute;
+  }
+  std::vector<double> one_thread = ratios_1t;
+  one_thread.insert(one_thread.end(), int8_ratios.begin(), int8_ratios.end());
+  auto min_of = [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+  };
+  PrintResult({{"ratio_min", Fixed(min_of(one_thread))},
+               {"ratio_median", Fixed(Median(one_thread))},
+               {"ratio_min_2t", Fixed(min_of(ratios_2t))},
+               {"peak_frac_1024", Fixed(peak_frac_1024)},
+               {"int8_ratio_min", Fixed(min_of(int8_ratios))},
+               {"fma_peak_gflops", Fixed(peak[1], 1)},
+               {"fma_peak_gflops_2t", Fixed(peak[2], 1)},
+               {"read_gbs", Fixed(bandwidth, 1)}});
+  return 0;
+}
+
+}  // namespace tunefarm::bench
+
+int main(int argc, char** argv) {
+  tunefarm::bench::ReexecWithBestOpenBlasCore(argc, argv);
+  absl::ParseCommandLine(argc, argv);
+  return tunefarm::bench::Run(absl::GetFlag(FLAGS_quick), absl::GetFlag(FLAGS_only),
+                              absl::GetFlag(FLAGS_trials));
+}

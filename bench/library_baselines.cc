@@ -1,0 +1,94 @@
+#include "bench/library_baselines.h"
+
+#include <cblas.h>
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "bench/bench_util.h"
+#include "bench/openblas_env.h"
+
+namespace tunefarm::bench {
+namespace {
+
+// Operands of cblas_sgemm, filled with small values.
+struct BlasOperands {
+  std::vector<float> a, w, c;
+};
+
+// The oneDNN primitive built by `make`, or nothing where oneDNN refuses the operation.
+void AddOneDnn(std::vector<Baseline>* out, const std::string& what,
+               const std::function<OneDnnPtr()>& make) {
+  try {
+    OneDnnPtr run = make();
+    out->push_back({"oneDNN", absl::StrCat(what, " ", run->Impl()), [run] { run->Run(); }});
+  } catch (const dnnl::error&) {
+    // Not offered for this shape and type (e.g. Winograd for a 1×1 convolution).
+  }
+}
+
+}  // namespace
+
+std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                    OneDnnTypes types, int threads) {
+  std::vector<Baseline> out;
+  if (types == OneDnnTypes::kF32) {
+    auto ops = std::make_shared<BlasOperands>();
+    ops->a.assign(batch * m * k, 0.01f);
+    ops->w.assign(batch * n * k, 0.02f);
+    ops->c.assign(batch * m * n, 0.0f);
+    const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+    if (m == 1) {  // A matrix-vector product: OpenBLAS's sgemv, not sgemm with one row.
+      out.push_back({"OpenBLAS", absl::StrCat("sgemv ", OpenBlasCoreName()), [=] {
+                       openblas_set_num_threads(threads);
+                       for (int64_t b = 0; b < batch; ++b) {
+                         cblas_sgemv(CblasRowMajor, CblasNoTrans, in, ik, 1.0f,
+                                     ops->w.data() + b * n * k, ik, ops->a.data() + b * k, 1, 0.0f,
+                                     ops->c.data() + b * n, 1);
+                       }
+                     }});
+    } else {
+      out.push_back({"OpenBLAS", absl::StrCat("sgemm ", OpenBlasCoreName()), [=] {
+                       openblas_set_num_threads(threads);
+                       for (int64_t b = 0; b < batch; ++b) {
+                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, im, in, ik, 1.0f,
+                                     ops->a.data() + b * m * k, ik, ops->w.data() + b * n * k, ik,
+                                     0.0f, ops->c.data() + b * m * n, in);
+                       }
+                     }});
+    }
+  }
+  AddOneDnn(&out, "matmul", [&] { return OneDnnMatmul(batch, m, n, k, types); });
+  if (batch == 1) {
+    AddOneDnn(&out, "inner product", [&] { return OneDnnInnerProduct(m, n, k, types); });
+  }
+  return out;
+}
+
+std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes types) {
+  std::vector<Baseline> out;
+  AddOneDnn(&out, "direct",
+            [&] { return OneDnnConv(shape, types, dnnl::algorithm::convolution_direct); });
+  AddOneDnn(&out, "winograd",
+            [&] { return OneDnnConv(shape, types, dnnl::algorithm::convolution_winograd); });
+  return out;
+}
+
+SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,
+                       int repeats, int rounds) {
+  SideBySide r;
+  std::vector<double> ours_times;
+  for (const Baseline& b : baselines) {
+    const auto [t_ours, t_lib] = TimeSideBySide(ours, b.run, repeats, rounds);
+    ours_times.push_back(t_ours);
+    r.baseline_s.push_back(t_lib);
+    if (r.fastest < 0 || t_lib < r.baseline_s[r.fastest]) {
+      r.fastest = static_cast<int>(r.baseline_s.size()) - 1;
+    }
+  }
+  // Ours as timed beside the fastest baseline: the ratio compares one pair of alternating runs.
+  r.ours_s = r.fastest < 0 ? TimeMedian(ours, repeats) : ours_times[r.fastest];
+  return r;
+}
+
+}  // namespace tunefarm::bench

@@ -1,0 +1,49 @@
+// The best library on this machine, run at its best, as the baseline of a CPU benchmark: every
+// library that has the operation (OpenBLAS on its AVX-512 kernels, oneDNN's primitives in their
+// preferred layouts) is timed side by side with our kernel, and the fastest is the baseline.
+#ifndef TUNEFARM_BENCH_LIBRARY_BASELINES_H_
+#define TUNEFARM_BENCH_LIBRARY_BASELINES_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/onednn_run.h"
+
+namespace tunefarm::bench {
+
+// One library's kernel for the operation, ready to call (its operands allocated and filled,
+// constant weights already in its preferred layout).
+struct Baseline {
+  std::string library;  // "OpenBLAS" or "oneDNN".
+  std::string impl;     // What it runs, e.g. "sgemm SkylakeX" or "brg:avx512_core".
+  std::function<void()> run;
+};
+
+// C[m×n] = A[m×k]·Wᵀ, W [n×k] (a dense layer), per batch when batch > 1, on `threads` threads
+// (OpenBLAS's thread count is set in each call; oneDNN follows OpenMP's). fp32: cblas_sgemm
+// (cblas_sgemv when m = 1),
+// oneDNN matmul and (batch 1) inner product; u8 × s8 → s32: oneDNN only (OpenBLAS has no
+// integer GEMM).
+std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                    OneDnnTypes types, int threads);
+
+// A convolution: oneDNN's direct algorithm and, where it has one, Winograd (OpenBLAS has no
+// convolution; an im2col around sgemm would be a weaker baseline than oneDNN's).
+std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes types);
+
+// Our kernel and each baseline timed side by side (TimeSideBySide: alternating rounds of
+// `repeats` calls, medians).
+struct SideBySide {
+  double ours_s = 0;               // Timed beside the fastest baseline (alone when there is none).
+  std::vector<double> baseline_s;  // Per baseline, in order.
+  int fastest = -1;                // Index of the fastest baseline (-1: none).
+  double fastest_s() const { return fastest < 0 ? 0 : baseline_s[fastest]; }
+};
+SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,
+                       int repeats, int rounds);
+
+}  // namespace tunefarm::bench
+
+#endif  // TUNEFARM_BENCH_LIBRARY_BASELINES_H_

@@ -1,0 +1,57 @@
+// oneDNN as a benchmark baseline, run at its best: primitives created with the layouts oneDNN
+// prefers (format any) for weights, sources and destinations, every reorder and weight
+// transform done once at creation, outside the timed call. Run() then executes only the
+// primitives of the operation itself.
+#ifndef TUNEFARM_BENCH_ONEDNN_RUN_H_
+#define TUNEFARM_BENCH_ONEDNN_RUN_H_
+
+#include <cstdint>
+#include <dnnl.hpp>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tunefarm::bench {
+
+// oneDNN primitives run in order on memories filled with small values.
+struct OneDnnRun {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{eng};
+  std::vector<std::pair<dnnl::primitive, std::unordered_map<int, dnnl::memory>>> steps;
+  // The implementation oneDNN chose for each step, e.g. "brg:avx512_core" (its ISA shows that
+  // the baseline runs the kernels this core is best at).
+  std::vector<std::string> impls;
+
+  // A memory of `d` filled with small values of its data type.
+  dnnl::memory Make(const dnnl::memory::desc& d);
+  void Run();
+  // The implementations joined with '+'.
+  std::string Impl() const;
+};
+using OneDnnPtr = std::shared_ptr<OneDnnRun>;
+
+// Element types of a GEMM or convolution: fp32 everywhere, or the quantized u8 × s8 → s32.
+enum class OneDnnTypes { kF32, kU8S8S32 };
+
+// C[m×n] = A[m×k]·Wᵀ (W is [n×k], a dense layer's weight) with the matmul primitive; batch > 1:
+// a batched matmul of `batch` independent products.
+OneDnnPtr OneDnnMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, OneDnnTypes types);
+// The same dense layer with the inner-product primitive (batch 1 only).
+OneDnnPtr OneDnnInnerProduct(int64_t m, int64_t n, int64_t k, OneDnnTypes types);
+
+// A 2-D convolution, batch n, no bias, square padding; `depthwise`: one filter per channel
+// (groups = c, f must equal c).
+struct OneDnnConvShape {
+  int64_t n = 1, c = 0, h = 0, w = 0, f = 0, r = 0, s = 0, stride = 1, pad = 0;
+  bool depthwise = false;
+};
+// `algorithm`: convolution_direct or convolution_winograd (which oneDNN refuses for shapes and
+// types it has no Winograd kernel for: a dnnl::error, like every other refusal).
+OneDnnPtr OneDnnConv(const OneDnnConvShape& shape, OneDnnTypes types,
+                     dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct);
+
+}  // namespace tunefarm::bench
+
+#endif  // TUNEFARM_BENCH_ONEDNN_RUN_H_
