@@ -3,9 +3,11 @@
 //   bazel run -c opt //bench:cpu_kernels -- [--quick] [--only=SUBSTRING] [--trials=N]
 //
 // Each shape is tuned on the embedded local farm with the default strategy (xgb) in the space
-// a user gets by default for it (a template, or the space generated from a program of
-// examples/programs/), then our winner and every library that has the operation are timed side
-// by side in this process, with the same thread count (alternating rounds, medians):
+// generated from the program of examples/programs/ that computes it (dense_layer.te,
+// batch_matmul.te, conv2d_blocked.te, depthwise_blocked.te, dense_u8s8.te, conv2d_u8s8.te; a
+// template where the program refuses the shape), then our winner and every library that has the
+// operation are timed side by side in this process, with the same thread count (alternating rounds,
+// medians):
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
 //     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones (openblas_env.h);
 //   - oneDNN with its preferred layouts (format any) and its weights reordered outside the timed
@@ -65,22 +67,60 @@ struct Space {
   absl::flat_hash_map<std::string, int64_t> shapes;
 };
 
+// A channel block: `block` when it divides `channels`, else 8 when that does, else all of them.
+int64_t ChannelBlock(int64_t channels, int64_t block) {
+  if (channels % block == 0) return block;
+  if (channels % 8 == 0) return 8;
+  return channels;
+}
+
+// The programs of examples/programs/ that compute the case, written the way a user of the
+// language writes a layer: weights as weight(...) (so the space may pack them ahead of time) and
+// convolutions in channel-blocked layouts, as oneDNN gets its preferred layouts. The templates
+// follow, for shapes a program refuses.
 std::vector<Space> SpacesFor(const Case& c) {
   const std::vector<int64_t>& d = c.dims;
   switch (c.op) {
     case Op::kDense:
       if (c.int8) return {{"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
-      return {{"dense", "", {}}};
+      return {{"", "dense_layer", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}, {"dense", "", {}}};
     case Op::kBatchMatmul:
-      return {{"batch_matmul", "", {}}};
-    case Op::kConv:
+      return {{"", "batch_matmul", {{"B", d[0]}, {"M", d[1]}, {"N", d[2]}, {"K", d[3]}}},
+              {"batch_matmul", "", {}}};
+    case Op::kConv: {
       if (c.int8) {
         return {
             {"", "conv2d_u8s8", {{"N", d[0]}, {"C", d[1]}, {"H", d[2]}, {"W", d[3]}, {"F", d[4]}}}};
       }
-      return {{"conv2d_nchwc_packed", "", {}}, {"conv2d", "", {}}};
+      const int64_t cb = ChannelBlock(d[1], 16), fb = ChannelBlock(d[4], 16);
+      return {{"",
+               "conv2d_blocked",
+               {{"N", d[0]},
+                {"C", d[1] / cb},
+                {"CB", cb},
+                {"H", d[2]},
+                {"W", d[3]},
+                {"F", d[4] / fb},
+                {"FB", fb},
+                {"R", d[5]},
+                {"S", d[6]},
+                {"St", d[7]},
+                {"Pd", d[8]}}},
+              {"conv2d_nchwc_packed", "", {}},
+              {"conv2d", "", {}}};
+    }
     case Op::kDepthwise:
-      return {{"depthwise_conv2d", "", {}}};
+      return {{"",
+               "depthwise_blocked",
+               {{"N", d[0]},
+                {"C", d[1] / 16},
+                {"H", d[2]},
+                {"W", d[3]},
+                {"R", d[5]},
+                {"S", d[6]},
+                {"St", d[7]},
+                {"Pd", d[8]}}},
+              {"depthwise_conv2d", "", {}}};
   }
   return {};
 }
