@@ -15,8 +15,9 @@
 //     for int8.
 // The ratio is against the fastest of them (> 1: ours is faster). peak_frac is ours over the
 // machine's limit measured in this run: the FMA peak of as many cores as threads or, where
-// the kernel is closer to it, the read bandwidth of one core for the bytes it must move (batch-1
-// GEMV). trials_to_90 is the first trial whose best reached 90% of the final best.
+// the kernel is closer to it, the rate one core reads the bytes it must move (its arguments,
+// once) from a working set of that size, i.e. from the cache level they fit in (batch-1 GEMV).
+// trials_to_90 is the first trial whose best reached 90% of the final best.
 //
 // The last line: `RESULT ratio_min=… ratio_median=… ratio_min_2t=… peak_frac_1024=…
 // int8_ratio_min=…` (ratio_min and ratio_median over the one-thread fp32 and int8 shapes,
@@ -264,7 +265,9 @@ int Run(bool quick, const std::string& only, int trials) {
     }
     const double ratio = t.fastest < 0 ? 0 : t.fastest_s() / t.ours_s;
     const double compute = flop / t.ours_s * 1e-9 / peak[c.threads];
-    const double memory = ArgBytes(*ours) / t.ours_s * 1e-9 / bandwidth;
+    // Memory-bound: the bytes it must read at the rate one core reads a working set that size.
+    const double bytes = ArgBytes(*ours);
+    const double memory = bytes / t.ours_s * 1e-9 / MeasureReadBandwidthGBs(bytes);
     const double frac = std::max(compute, memory);
     std::printf("%-26s %3d %6d %10s %10s %10s %6.2f %5.2f %6d  %-22s %s\n", c.label.c_str(),
                 c.threads, ours->result.trials, Gf(flop, t.ours_s).c_str(),

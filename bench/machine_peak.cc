@@ -90,13 +90,22 @@ double MeasureFmaPeakGflops(int threads) {
   return best;
 }
 
-double MeasureReadBandwidthGBs() {
-  const size_t n = (256u << 20) / sizeof(float);
+double MeasureReadBandwidthGBs(size_t bytes) {
+  const size_t n = std::max<size_t>(bytes / sizeof(float) / 64 * 64, 64);
   float* data = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
   for (size_t i = 0; i < n; ++i) data[i] = static_cast<float>(i & 7);
-  double best = 0;
   float sink = 0;
-  for (int r = 0; r < 3; ++r) best = std::max(best, ReadPass(data, n, &sink));
+  ReadPass(data, n, &sink);  // Warm: the pages are touched, a cache-sized array is cached.
+  // Passes per run: enough for about 20 ms at 100 GB/s.
+  const size_t passes = std::max<size_t>(1, size_t{2'000'000'000} / (n * sizeof(float)));
+  double best = 0;
+  for (int r = 0; r < 3; ++r) {
+    double seconds = 0;
+    for (size_t p = 0; p < passes; ++p) {
+      seconds += static_cast<double>(n) * sizeof(float) * 1e-9 / ReadPass(data, n, &sink);
+    }
+    best = std::max(best, static_cast<double>(n) * sizeof(float) * passes * 1e-9 / seconds);
+  }
   std::free(data);
   volatile float keep = sink;
   (void)keep;

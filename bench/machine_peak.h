@@ -4,6 +4,8 @@
 #ifndef TUNEFARM_BENCH_MACHINE_PEAK_H_
 #define TUNEFARM_BENCH_MACHINE_PEAK_H_
 
+#include <cstddef>
+
 namespace tunefarm::bench {
 
 // fp32 GFLOP/s of `threads` cores together: on each, 16 independent accumulators of
@@ -12,8 +14,11 @@ namespace tunefarm::bench {
 // (on the development machine two threads reach about 1.2 times one).
 double MeasureFmaPeakGflops(int threads = 1);
 
-// GB/s one core reads from a 256 MiB array (far beyond the caches), the best of a few passes.
-double MeasureReadBandwidthGBs();
+// GB/s one core reads from an array of `bytes` (default 256 MiB, far beyond the caches), read
+// over and over for at least about 20 ms, the best of a few such runs. A kernel called again and
+// again on a working set of that size reads it from wherever it fits (L2, L3 or memory), so this
+// at the kernel's own bytes is the limit of a memory-bound kernel (a batch-1 GEMV).
+double MeasureReadBandwidthGBs(size_t bytes = size_t{256} << 20);
 
 }  // namespace tunefarm::bench
 

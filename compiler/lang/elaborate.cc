@@ -109,9 +109,11 @@ class Elaborator {
             "shape binding '", name, "' names no shape variable of the program (it has ",
             vars.empty() ? "none" : absl::StrJoin(vars, ", "), ")"));
       }
-      if (shapes_.at(name) < 1 || shapes_.at(name) > kMaxElements) {
+      // 0 is a binding (a padding of 0, an offset); every extent a binding makes is checked
+      // to be positive where it is used, and every divisor nonzero.
+      if (shapes_.at(name) < 0 || shapes_.at(name) > kMaxElements) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "shape binding ", name, "=", shapes_.at(name), " must be in [1, ", kMaxElements, "]"));
+            "shape binding ", name, "=", shapes_.at(name), " must be in [0, ", kMaxElements, "]"));
       }
     }
     for (const Statement& s : program.statements) defined_at_.emplace(s.name, s.pos);

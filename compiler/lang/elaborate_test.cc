@@ -112,6 +112,16 @@ TEST(Elaborate, MixedTypes_CastsAndLiterals) {
   EXPECT_EQ(f64->output().dtype(), ir::DataType::Float(64));
 }
 
+// A padding of 0 is a binding like any other: the padded extent equals the input's.
+TEST(Elaborate, ZeroBinding_PaddingOfZero) {
+  absl::StatusOr<ElaboratedProgram> p = Build(
+      "X = input(float32, [H])\nP[h < H + 2 * Pd] = select(h >= Pd && h < H + Pd, X[h - Pd], "
+      "0.0)\nY[y < H + 2 * Pd - 2] = sum(r < 3: P[y + r])\n",
+      {{"H", 9}, {"Pd", 0}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->output().shape().size(), 1u);
+}
+
 // The language's must-fail cases: each one a specific message at a specific place.
 TEST(Elaborate, MustFail_SpecificMessages) {
   const ShapeBindings mnk = {{"M", 4}, {"N", 6}, {"K", 8}};
@@ -186,6 +196,13 @@ TEST(Elaborate, MustFail_SpecificMessages) {
        {{"M", 4}},
        "would hold more than"},
       {"A = input(float32, [M])\nY[i, M] = A[i]\n", {{"M", 4}}, "'M' is a shape variable"},
+      {"A = input(float32, [M])\nY[i] = A[i]\n", {{"M", -3}}, "shape binding M=-3 must be in [0, "},
+      {"A = input(float32, [M])\nY[i] = A[i]\n",
+       {{"M", 0}},
+       "line 1, column 21: dimension 0 of A 'M' is 0; extents must be in [1, "},
+      {"A = input(float32, [M])\nY[i < M / S] = A[i * S]\n",
+       {{"M", 4}, {"S", 0}},
+       "line 2, column 7: 'M / S' divides by 0"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<ElaboratedProgram> p = Build(c.text, c.shapes);

@@ -148,6 +148,43 @@ INSTANTIATE_TEST_SUITE_P(Examples, ProgramSpaceTest,
                          ::testing::Range(0, static_cast<int>(ProgramCases().size())),
                          ProgramCaseName);
 
+// conv2d_blocked.te at the other shapes cpu_kernels tunes it at: a 1×1 convolution with no
+// padding (a GEMM over the blocked layout, Pd = 0), strided, with an 8-channel output block, and
+// a 7×7 stride-2 stem reading a 3-channel block.
+TEST(ProgramSpace, BlockedConvolution_PointwiseAndStem_MatchUnscheduledProgram) {
+  const std::vector<ProgramCase> cases = {
+      {"conv2d_blocked",
+       {{"N", 1},
+        {"C", 2},
+        {"CB", 16},
+        {"H", 6},
+        {"W", 7},
+        {"F", 3},
+        {"FB", 8},
+        {"R", 1},
+        {"S", 1},
+        {"St", 2},
+        {"Pd", 0}}},
+      {"conv2d_blocked",
+       {{"N", 1},
+        {"C", 1},
+        {"CB", 3},
+        {"H", 13},
+        {"W", 11},
+        {"F", 1},
+        {"FB", 16},
+        {"R", 7},
+        {"S", 7},
+        {"St", 2},
+        {"Pd", 3}}},
+  };
+  for (const ProgramCase& c : cases) {
+    ExampleWorkload e = MakeExampleWorkload(c);
+    ASSERT_NE(e.tmpl, nullptr);
+    CheckSpace(*e.tmpl, e.workload);
+  }
+}
+
 // The example programs whose GPU schedule would need a kernel per stage (a layout transform
 // reads the reduction's result): the generated GPU space refuses them, naming the stages.
 bool NeedsSeveralKernels(const std::string& file) { return file == "conv2d_nchwc"; }
