@@ -160,6 +160,7 @@ llvm::Value* LLVMEmitter::Emit(const Expr& e) {
 }
 
 llvm::Value* LLVMEmitter::EmitBinary(const ir::BinaryNode* op) {
+  if (llvm::Value* dot = EmitByteDotProducts(op)) return dot;
   llvm::Value* a = Emit(op->a);
   llvm::Value* b = Emit(op->b);
   DataType t = op->a.type();

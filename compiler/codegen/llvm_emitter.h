@@ -73,6 +73,12 @@ class LLVMEmitter {
   // `vector_reduce_add|max|min` of one vector (the vectorizer's horizontal reduction update).
   llvm::Value* EmitHorizontalReduce(const std::string& name, ir::DataType type,
                                     const std::vector<llvm::Value*>& args);
+  // A vector int32 sum with groups of four products int32(u8) * int32(s8), one byte broadcast
+  // S[a + u] and one vector V[base + 4·lane + u] (u = 0..3; a weight in the VNNI layout
+  // [..][K/4][16][4]), on a target with AVX-512 VNNI: each group is one vpdpbusd per 16 lanes
+  // (a 32-bit load of S, a 64-byte load of V), the other terms added as usual. nullptr where
+  // the sum has no such shape (defined in vnni_dot.cc).
+  llvm::Value* EmitByteDotProducts(const ir::BinaryNode* op);
   llvm::Value* EmitLoad(const ir::LoadNode* op);
   void EmitStore(const ir::StoreNode* op);
   // A run of 16 vector copies from stmts[first] on, B[ramp(b + t*T, 1, L)] = A[ramp(a + t, S, L)]

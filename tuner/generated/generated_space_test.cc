@@ -54,6 +54,8 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"dense_u8s8", {{"M", 3}, {"N", 21}, {"K", 37}}},
       {"conv2d_u8s8", {{"N", 1}, {"C", 3}, {"H", 6}, {"W", 9}, {"F", 4}}},
       {"dense_layer", {{"M", 1}, {"N", 19}, {"K", 33}}},
+      {"dense_u8s8_vnni", {{"M", 5}, {"N", 48}, {"K", 24}}},
+      {"conv2d_u8s8_vnni", {{"N", 1}, {"C", 1}, {"H", 5}, {"W", 6}, {"F", 2}}},
       {"conv2d_blocked",
        {{"N", 1},
         {"C", 2},

@@ -1,0 +1,265 @@
+// Sums of byte products as AVX-512 VNNI dot products (LLVMEmitter::EmitByteDotProducts).
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "compiler/arith/analyzer.h"
+#include "compiler/codegen/llvm_emitter.h"
+#include "compiler/ir/ir_mutator.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/ir/ir_util.h"
+#include "llvm/IR/IntrinsicsX86.h"
+
+namespace tunefarm::codegen {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+
+constexpr int kChunk = 16;  // int32 lanes of one vpdpbusd on zmm.
+constexpr int kGroup = 4;   // Byte products one lane sums.
+
+// One product int32(u) * int32(s) of a byte broadcast to every lane and a byte vector.
+struct ByteProduct {
+  const ir::LoadNode* scalar;  // The broadcast byte's load.
+  const ir::LoadNode* vector;  // The vector's load.
+};
+
+// The load under int32(...) of a byte: an 8-bit integer loaded from memory, cast to int32.
+const ir::LoadNode* CastByteLoad(const Expr& e) {
+  const auto* cast = e.as<ir::CastNode>();
+  if (cast == nullptr || cast->type.with_lanes(1) != DataType::Int(32)) return nullptr;
+  const auto* load = cast->value.as<ir::LoadNode>();
+  if (load == nullptr || load->indices.size() != 1 || load->type.bits != 8 ||
+      !(load->type.is_int() || load->type.is_uint())) {
+    return nullptr;
+  }
+  return load;
+}
+
+// Matches x_L(int32(S[a])) * int32xL(V[idx]) in either order, with one byte unsigned and the
+// other signed (vpdpbusd's operand types).
+bool MatchByteProduct(const Expr& e, ByteProduct* out) {
+  const auto* mul = e.as<ir::BinaryNode>();
+  if (mul == nullptr || mul->op != ir::BinaryOp::kMul) return false;
+  for (int swap = 0; swap < 2; ++swap) {
+    const Expr& x = swap == 0 ? mul->a : mul->b;
+    const Expr& y = swap == 0 ? mul->b : mul->a;
+    const auto* bcast = x.as<ir::BroadcastNode>();
+    if (bcast == nullptr) continue;
+    const ir::LoadNode* s = CastByteLoad(bcast->value);
+    const ir::LoadNode* v = CastByteLoad(y);
+    if (s == nullptr || v == nullptr || !s->type.is_scalar()) continue;
+    if (s->type.is_uint() == v->type.is_uint()) continue;
+    *out = {s, v};
+    return true;
+  }
+  return false;
+}
+
+// The terms of a tree of additions.
+void AddTerms(const Expr& e, std::vector<Expr>* terms) {
+  const auto* add = e.as<ir::BinaryNode>();
+  if (add != nullptr && add->op == ir::BinaryOp::kAdd) {
+    AddTerms(add->a, terms);
+    AddTerms(add->b, terms);
+    return;
+  }
+  terms->push_back(e);
+}
+
+// The lanes [16c, 16c + 16) of a vector index: its ramps and broadcasts narrowed to them.
+class NarrowToChunk : public ir::IRMutator {
+ public:
+  NarrowToChunk(int chunk, arith::Analyzer& analyzer) : chunk_(chunk), analyzer_(analyzer) {}
+
+ protected:
+  Expr Mutate_(const ir::RampNode* op, const Expr& self) override {
+    Expr base = Mutate(op->base), stride = Mutate(op->stride);
+    return ir::RampNode::Make(analyzer_.Simplify(base + stride * Expr(chunk_ * kChunk)), stride,
+                              kChunk);
+  }
+  Expr Mutate_(const ir::BroadcastNode* op, const Expr& self) override {
+    return ir::BroadcastNode::Make(Mutate(op->value), kChunk);
+  }
+  // Lane arithmetic folded as the narrowed operands allow: broadcasts combine lane-wise, a
+  // ramp plus or times a broadcast stays a ramp, and floordiv / floormod of a ramp with
+  // constant base and stride by a constant whose 16 lanes stay inside one block of the divisor
+  // (a lane block of a wider tile) is a broadcast quotient and a ramp remainder.
+  Expr Mutate_(const ir::BinaryNode* op, const Expr& self) override {
+    Expr e = IRMutator::Mutate_(op, self);
+    const auto* bin = e.as<ir::BinaryNode>();
+    if (bin == nullptr) return e;
+    const auto* ra = bin->a.as<ir::RampNode>();
+    const auto* rb = bin->b.as<ir::RampNode>();
+    const auto* ba = bin->a.as<ir::BroadcastNode>();
+    const auto* bb = bin->b.as<ir::BroadcastNode>();
+    auto ramp = [&](const Expr& base, const Expr& stride) {
+      return ir::RampNode::Make(analyzer_.Simplify(base), analyzer_.Simplify(stride), kChunk);
+    };
+    switch (bin->op) {
+      case ir::BinaryOp::kAdd:
+      case ir::BinaryOp::kSub: {
+        const bool add = bin->op == ir::BinaryOp::kAdd;
+        auto combine = [&](const Expr& x, const Expr& y) { return add ? x + y : x - y; };
+        if (ba != nullptr && bb != nullptr) {
+          return ir::BroadcastNode::Make(analyzer_.Simplify(combine(ba->value, bb->value)), kChunk);
+        }
+        if (ra != nullptr && bb != nullptr) return ramp(combine(ra->base, bb->value), ra->stride);
+        if (ra != nullptr && rb != nullptr) {
+          return ramp(combine(ra->base, rb->base), combine(ra->stride, rb->stride));
+        }
+        if (ba != nullptr && rb != nullptr && add) return ramp(ba->value + rb->base, rb->stride);
+        return e;
+      }
+      case ir::BinaryOp::kMul:
+        if (ba != nullptr && bb != nullptr) {
+          return ir::BroadcastNode::Make(analyzer_.Simplify(ba->value * bb->value), kChunk);
+        }
+        if (ra != nullptr && bb != nullptr) {
+          return ramp(ra->base * bb->value, ra->stride * bb->value);
+        }
+        if (ba != nullptr && rb != nullptr) {
+          return ramp(ba->value * rb->base, ba->value * rb->stride);
+        }
+        return e;
+      case ir::BinaryOp::kFloorDiv:
+      case ir::BinaryOp::kFloorMod: {
+        const int64_t* base = ra != nullptr ? ir::AsConstInt(ra->base) : nullptr;
+        const int64_t* stride = ra != nullptr ? ir::AsConstInt(ra->stride) : nullptr;
+        const int64_t* d = bb != nullptr ? ir::AsConstInt(bb->value) : nullptr;
+        if (base == nullptr || stride == nullptr || d == nullptr || *base < 0 || *stride < 0 ||
+            *d <= 0 || *base / *d != (*base + *stride * (kChunk - 1)) / *d) {
+          return e;
+        }
+        const DataType t = ra->base.type();
+        if (bin->op == ir::BinaryOp::kFloorDiv) {
+          return ir::BroadcastNode::Make(ir::MakeConst(t, *base / *d), kChunk);
+        }
+        return ir::RampNode::Make(ir::MakeConst(t, *base % *d), ra->stride, kChunk);
+      }
+      default:
+        return e;
+    }
+  }
+
+ private:
+  int chunk_;
+  arith::Analyzer& analyzer_;
+};
+
+// Where lanes [16c, 16c + 16) of `index` read: base + 4·lane, the base (nullopt otherwise).
+std::optional<Expr> ChunkBase(const Expr& index, int chunk, arith::Analyzer& analyzer) {
+  Expr narrowed = index;
+  if (index.type().lanes != kChunk) narrowed = NarrowToChunk(chunk, analyzer).Mutate(index);
+  narrowed = analyzer.Simplify(narrowed);
+  const auto* ramp = narrowed.as<ir::RampNode>();
+  const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
+  if (stride == nullptr || *stride != kGroup) return std::nullopt;
+  return ramp->base;
+}
+
+bool IsConst(const Expr& e, int64_t v, arith::Analyzer& analyzer) {
+  const int64_t* c = ir::AsConstInt(analyzer.Simplify(e));
+  return c != nullptr && *c == v;
+}
+
+}  // namespace
+
+llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
+  const DataType t = op->type;
+  const int chunks = t.lanes / kChunk;
+  if (op->op != ir::BinaryOp::kAdd || t.with_lanes(1) != DataType::Int(32) ||
+      t.lanes % kChunk != 0 || (chunks & (chunks - 1)) != 0 ||
+      !tm_.getTargetFeatureString().contains("+avx512vnni")) {
+    return nullptr;
+  }
+  std::vector<Expr> terms;
+  AddTerms(op->a, &terms);
+  AddTerms(op->b, &terms);
+  std::vector<Expr> rest;
+  std::vector<ByteProduct> products;
+  for (const Expr& e : terms) {
+    ByteProduct p;
+    if (MatchByteProduct(e, &p)) {
+      products.push_back(p);
+    } else {
+      rest.push_back(e);
+    }
+  }
+  if (products.empty() || products.size() % kGroup != 0) return nullptr;
+  // Groups of four: the broadcast bytes S[a + u] and the vector bytes V[base_c + 4·lane + u],
+  // u = 0..3, so one 32-bit load of S and one 64-byte load of V per 16 lanes feed a vpdpbusd.
+  arith::Analyzer analyzer;
+  struct Group {
+    const ByteProduct* first;
+    std::vector<Expr> bases;  // Per chunk.
+  };
+  std::vector<Group> groups;
+  for (size_t g = 0; g < products.size(); g += kGroup) {
+    const ByteProduct& p0 = products[g];
+    Group group{&p0, {}};
+    for (int c = 0; c < chunks; ++c) {
+      std::optional<Expr> base = ChunkBase(p0.vector->indices[0], c, analyzer);
+      if (!base.has_value()) return nullptr;
+      group.bases.push_back(*base);
+    }
+    for (int u = 1; u < kGroup; ++u) {
+      const ByteProduct& p = products[g + u];
+      if (p.scalar->buffer.get() != p0.scalar->buffer.get() ||
+          p.vector->buffer.get() != p0.vector->buffer.get() || p.scalar->type != p0.scalar->type ||
+          !IsConst(p.scalar->indices[0] - p0.scalar->indices[0], u, analyzer)) {
+        return nullptr;
+      }
+      for (int c = 0; c < chunks; ++c) {
+        std::optional<Expr> base = ChunkBase(p.vector->indices[0], c, analyzer);
+        if (!base.has_value() || !IsConst(*base - group.bases[c], u, analyzer)) return nullptr;
+      }
+    }
+    groups.push_back(std::move(group));
+  }
+
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* v16 = llvm::FixedVectorType::get(i32, kChunk);
+  llvm::Type* bytes64 = llvm::FixedVectorType::get(b_.getInt8Ty(), kChunk * kGroup);
+  llvm::Value* acc = nullptr;
+  for (const Expr& e : rest) acc = acc == nullptr ? Emit(e) : b_.CreateAdd(acc, Emit(e));
+  if (acc == nullptr) acc = llvm::Constant::getNullValue(LLVMType(t));
+  std::vector<llvm::Value*> parts;
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<int> mask;
+    for (int i = 0; i < kChunk; ++i) mask.push_back(c * kChunk + i);
+    llvm::Value* part = chunks == 1 ? acc : b_.CreateShuffleVector(acc, mask);
+    for (const Group& g : groups) {
+      // Four consecutive bytes of the broadcast operand, as one int32 in every lane.
+      llvm::Value* four = b_.CreateAlignedLoad(
+          i32, Address(g.first->scalar->buffer.get(), Emit(g.first->scalar->indices[0])),
+          llvm::Align(1));
+      llvm::Value* splat = b_.CreateVectorSplat(kChunk, four);
+      llvm::Value* vec = b_.CreateBitCast(
+          b_.CreateAlignedLoad(bytes64, Address(g.first->vector->buffer.get(), Emit(g.bases[c])),
+                               llvm::Align(1)),
+          v16);
+      // vpdpbusd(acc, unsigned bytes, signed bytes).
+      const bool scalar_unsigned = g.first->scalar->type.is_uint();
+      part =
+          b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_512, {},
+                             {part, scalar_unsigned ? splat : vec, scalar_unsigned ? vec : splat});
+    }
+    parts.push_back(part);
+  }
+  while (parts.size() > 1) {  // Concatenate pairwise back to the full width.
+    std::vector<llvm::Value*> next;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      const int n = static_cast<int>(
+          llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
+      std::vector<int> mask;
+      for (int k = 0; k < 2 * n; ++k) mask.push_back(k);
+      next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], mask));
+    }
+    parts = std::move(next);
+  }
+  return parts[0];
+}
+
+}  // namespace tunefarm::codegen
