@@ -4,8 +4,9 @@
 //
 // Each shape is tuned on the embedded local farm with the default strategy (xgb) in the space
 // generated from the program of examples/programs/ that computes it (dense_layer.te,
-// batch_matmul.te, conv2d_blocked.te, depthwise_blocked.te, dense_u8s8.te, conv2d_u8s8.te; a
-// template where the program refuses the shape), then our winner and every library that has the
+// batch_matmul.te, conv2d_blocked.te, depthwise_blocked.te, and for int8 dense_u8s8_vnni.te and
+// conv2d_u8s8_vnni.te, weights in the VNNI layout; a plainer program or a template where the
+// program refuses the shape), then our winner and every library that has the
 // operation are timed side by side in this process, with the same thread count (alternating rounds,
 // medians):
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
@@ -83,15 +84,28 @@ std::vector<Space> SpacesFor(const Case& c) {
   const std::vector<int64_t>& d = c.dims;
   switch (c.op) {
     case Op::kDense:
-      if (c.int8) return {{"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
+      if (c.int8) {
+        // The weight in the VNNI layout where the shape allows it, plain bytes otherwise.
+        return {{"", "dense_u8s8_vnni", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}},
+                {"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
+      }
       return {{"", "dense_layer", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}, {"dense", "", {}}};
     case Op::kBatchMatmul:
       return {{"", "batch_matmul", {{"B", d[0]}, {"M", d[1]}, {"N", d[2]}, {"K", d[3]}}},
               {"batch_matmul", "", {}}};
     case Op::kConv: {
       if (c.int8) {
-        return {
-            {"", "conv2d_u8s8", {{"N", d[0]}, {"C", d[1]}, {"H", d[2]}, {"W", d[3]}, {"F", d[4]}}}};
+        // NCHW16c and the filter in the VNNI layout for the 3×3 layers it is written for.
+        std::vector<Space> spaces;
+        if (d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 && d[7] == 1 && d[8] == 1) {
+          spaces.push_back(
+              {"",
+               "conv2d_u8s8_vnni",
+               {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}});
+        }
+        spaces.push_back(
+            {"", "conv2d_u8s8", {{"N", d[0]}, {"C", d[1]}, {"H", d[2]}, {"W", d[3]}, {"F", d[4]}}});
+        return spaces;
       }
       const int64_t cb = ChannelBlock(d[1], 16), fb = ChannelBlock(d[4], 16);
       return {{"",
@@ -172,6 +186,8 @@ absl::StatusOr<tuner::TuneTask> MakeCaseTask(const Case& c, std::string* space_n
       *space_name = s.program + ".te";
     }
     if (task.ok()) return task;
+    std::fprintf(stderr, "%s: %s refused: %s\n", c.label.c_str(), space_name->c_str(),
+                 task.status().ToString().c_str());
     last = task.status();
   }
   return last;
@@ -224,10 +240,12 @@ int Run(bool quick, const std::string& only, int trials) {
   const int rounds = quick ? 3 : 7;
   const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
   const double bandwidth = MeasureReadBandwidthGBs();
+  const double vnni_peak = MeasureVnniPeakGops();
   std::printf(
-      "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; read bandwidth %.1f GB/s (one "
-      "core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s)\n\n",
-      peak[1], peak[2], bandwidth, OpenBlasCoreName().c_str(),
+      "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; int8 (vpdpbusd) peak %.1f GOP/s "
+      "on 1; read bandwidth %.1f GB/s (one core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s)"
+      "\n\n",
+      peak[1], peak[2], vnni_peak, bandwidth, OpenBlasCoreName().c_str(),
       std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset");
   std::printf("%-26s %3s %6s %10s %10s %10s %6s %5s %6s  %-22s %s\n", "shape", "thr", "trials",
               "ours GF/s", "OpenBLAS", "oneDNN", "ratio", "peak", "to_90", "our space",
@@ -264,7 +282,9 @@ int Run(bool quick, const std::string& only, int trials) {
       if (best == 0 || t.baseline_s[i] < best) best = t.baseline_s[i];
     }
     const double ratio = t.fastest < 0 ? 0 : t.fastest_s() / t.ours_s;
-    const double compute = flop / t.ours_s * 1e-9 / peak[c.threads];
+    // int8: against the byte dot-product peak (vpdpbusd), as many cores as threads.
+    const double compute =
+        flop / t.ours_s * 1e-9 / (c.int8 ? vnni_peak * c.threads : peak[c.threads]);
     // Memory-bound: the bytes it must read at the rate one core reads a working set that size.
     const double bytes = ArgBytes(*ours);
     const double memory = bytes / t.ours_s * 1e-9 / MeasureReadBandwidthGBs(bytes);
@@ -291,6 +311,7 @@ int Run(bool quick, const std::string& only, int trials) {
                {"int8_ratio_min", Fixed(min_of(int8_ratios))},
                {"fma_peak_gflops", Fixed(peak[1], 1)},
                {"fma_peak_gflops_2t", Fixed(peak[2], 1)},
+               {"vnni_peak_gops", Fixed(vnni_peak, 1)},
                {"read_gbs", Fixed(bandwidth, 1)}});
   return 0;
 }

@@ -35,6 +35,24 @@ __attribute__((target("avx512f"))) double FmaAvx512() {
   return static_cast<double>(kIterations / 16) * 16 * 16 * 2 / Seconds(t0, t1) * 1e-9;
 }
 
+__attribute__((target("avx512f,avx512vnni"))) double DotAvx512Vnni() {
+  __m512i acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_epi32(i);
+  const __m512i a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-2);
+  auto t0 = std::chrono::steady_clock::now();
+  for (long n = 0; n < kIterations / 16; ++n) {
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  __m512i sum = acc[0];
+  for (int i = 1; i < 16; ++i) sum = _mm512_add_epi32(sum, acc[i]);
+  volatile int sink = _mm512_reduce_add_epi32(sum);
+  (void)sink;
+  // 16 lanes, 4 byte products each: 64 multiplies and 64 adds per instruction.
+  return static_cast<double>(kIterations / 16) * 16 * 128 / Seconds(t0, t1) * 1e-9;
+}
+
 __attribute__((target("avx2,fma"))) double FmaAvx2() {
   __m256 acc[16];
   for (int i = 0; i < 16; ++i) acc[i] = _mm256_set1_ps(0.001f * i);
@@ -87,6 +105,13 @@ double MeasureFmaPeakGflops(int threads) {
     for (double rate : rates) total += rate;
     best = std::max(best, total);
   }
+  return best;
+}
+
+double MeasureVnniPeakGops() {
+  if (!__builtin_cpu_supports("avx512vnni")) return 0;
+  double best = 0;
+  for (int r = 0; r < 3; ++r) best = std::max(best, DotAvx512Vnni());
   return best;
 }
 

@@ -14,6 +14,10 @@ namespace tunefarm::bench {
 // (on the development machine two threads reach about 1.2 times one).
 double MeasureFmaPeakGflops(int threads = 1);
 
+// int8 GOP/s (a multiply and an add each) of one core: 16 independent accumulators of
+// vpdpbusd on zmm, the best of a few runs; 0 without AVX-512 VNNI.
+double MeasureVnniPeakGops();
+
 // GB/s one core reads from an array of `bytes` (default 256 MiB, far beyond the caches), read
 // over and over for at least about 20 ms, the best of a few such runs. A kernel called again and
 // again on a working set of that size reads it from wherever it fits (L2, L3 or memory), so this
