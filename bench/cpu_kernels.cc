@@ -15,7 +15,8 @@
 //     call: matmul and inner product for GEMMs, direct and Winograd for convolutions, u8s8s32
 //     for int8.
 // The ratio is against the fastest of them (> 1: ours is faster). peak_frac is ours over the
-// machine's limit measured in this run: the FMA peak of as many cores as threads or, where
+// machine's limit measured in this run, right after the shape's timing: the FMA peak of as many
+// cores as threads (int8: the vpdpbusd peak) or, where
 // the kernel is closer to it, the rate one core reads the bytes it must move (its arguments,
 // once) from a working set of that size, i.e. from the cache level they fit in (batch-1 GEMV).
 // trials_to_90 is the first trial whose best reached 90% of the final best.
@@ -282,9 +283,12 @@ int Run(bool quick, const std::string& only, int trials) {
       if (best == 0 || t.baseline_s[i] < best) best = t.baseline_s[i];
     }
     const double ratio = t.fastest < 0 ? 0 : t.fastest_s() / t.ours_s;
-    // int8: against the byte dot-product peak (vpdpbusd), as many cores as threads.
-    const double compute =
-        flop / t.ours_s * 1e-9 / (c.int8 ? vnni_peak * c.threads : peak[c.threads]);
+    // Against the peak measured again now, beside the kernel (this shared machine's rate moves
+    // by 10-20% over minutes): int8 against the byte dot-product peak (vpdpbusd) of as many
+    // cores as threads, fp32 against the FMA peak.
+    const double limit =
+        c.int8 ? MeasureVnniPeakGops() * c.threads : MeasureFmaPeakGflops(c.threads);
+    const double compute = flop / t.ours_s * 1e-9 / limit;
     // Memory-bound: the bytes it must read at the rate one core reads a working set that size.
     const double bytes = ArgBytes(*ours);
     const double memory = bytes / t.ours_s * 1e-9 / MeasureReadBandwidthGBs(bytes);

@@ -9,13 +9,13 @@
 namespace tunefarm::bench {
 
 // fp32 GFLOP/s of `threads` cores together: on each, 16 independent accumulators of
-// vfmadd231ps on zmm (ymm without AVX-512), all threads at once; the best of a few runs of
-// about 50 ms. Measured, not multiplied: virtual cores may share one physical core's FMA pipes
+// vfmadd231ps on zmm (ymm without AVX-512), all threads at once; the best of nine runs of
+// about 3 ms. Measured, not multiplied: virtual cores may share one physical core's FMA pipes
 // (on the development machine two threads reach about 1.2 times one).
 double MeasureFmaPeakGflops(int threads = 1);
 
-// int8 GOP/s (a multiply and an add each) of one core: 16 independent accumulators of
-// vpdpbusd on zmm, the best of a few runs; 0 without AVX-512 VNNI.
+// int8 GOP/s (a multiply and an add each) of one core: 12 independent accumulators of
+// vpdpbusd on zmm, the best of nine runs; 0 without AVX-512 VNNI.
 double MeasureVnniPeakGops();
 
 // GB/s one core reads from an array of `bytes` (default 256 MiB, far beyond the caches), read
