@@ -6,6 +6,7 @@
 // ptxas, rpc_server/cuda_*_test against a fake driver).
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "db/tuning_log.h"
@@ -32,56 +33,64 @@ void ExpectNoWrongAnswers(db::TuningLog& log) {
                   .ok());
 }
 
-TEST(GpuTuneEndToEnd, DenseFp32AndFp16_OnLocalGpuWorker) {
-  FarmSetupOptions fo;
-  fo.key = "gpu-test";
-  fo.device = "cuda:0";
-  auto farm = StartFarm(fo);
-  if (farm.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << farm.status().message();
+// A local farm with one CUDA worker and a fresh tuning log per test; skips where there is no GPU.
+class GpuTuneEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FarmSetupOptions fo;
+    fo.key = "gpu-test";
+    fo.device = "cuda:0";
+    auto farm = StartFarm(fo);
+    if (farm.status().code() == absl::StatusCode::kUnavailable) {
+      GTEST_SKIP() << farm.status().message();
+    }
+    ASSERT_TRUE(farm.ok()) << farm.status();
+    farm_ = *std::move(farm);
+    const std::string db_path = ::testing::TempDir() + "/" +
+                                ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                                ".db";
+    std::remove(db_path.c_str());
+    auto log = db::TuningLog::Open(db_path);
+    ASSERT_TRUE(log.ok()) << log.status();
+    log_ = *std::move(log);
   }
-  ASSERT_TRUE(farm.ok()) << farm.status();
-  std::string db_path = ::testing::TempDir() + "/gpu_tune_e2e.db";
-  std::remove(db_path.c_str());
-  auto log = db::TuningLog::Open(db_path);
-  ASSERT_TRUE(log.ok()) << log.status();
-  for (const char* dtype : {"float32", "float16"}) {
-    auto task = MakeTask("dense", {128, 64, 96}, dtype, "cuda -arch=sm_80", "gpu-test");
-    ASSERT_TRUE(task.ok()) << task.status();
-    auto strategy = MakeStrategy("random", *task, 1, nullptr);
+
+  // Tunes `trials` random configs of `task` on the GPU worker; every one is recorded, and a
+  // valid best is found.
+  void TuneRandom(const TuneTask& task, const std::string& job_id, int trials) {
+    auto strategy = MakeStrategy("random", task, 1, nullptr);
     ASSERT_TRUE(strategy.ok());
     TrackerMeasurerOptions mo;
-    mo.job_id = std::string("gpu-e2e-") + dtype;
+    mo.job_id = job_id;
     mo.device_key = "gpu-test";
     mo.timing.set_repeat(2);
     mo.timing.set_min_repeat_ms(1);
-    TrackerMeasurer measurer((*farm)->client.get(), mo);
+    TrackerMeasurer measurer(farm_->client.get(), mo);
     TuneOptions options;
-    options.trials = 24;
+    options.trials = trials;
     options.batch_size = 8;
     options.top_k = 1;
-    auto result = Tune(*task, **strategy, measurer, log->get(), options, nullptr);
-    ASSERT_TRUE(result.ok()) << result.status();
-    EXPECT_EQ(result->trials, 24);
-    EXPECT_GE(result->best_index, 0) << dtype;
-    EXPECT_GT(result->best_gflops, 0) << dtype;
-    ExpectNoWrongAnswers(**log);
+    auto result = Tune(task, **strategy, measurer, log_.get(), options, nullptr);
+    ASSERT_TRUE(result.ok()) << job_id << ": " << result.status();
+    EXPECT_EQ(result->trials, trials) << job_id;
+    EXPECT_GE(result->best_index, 0) << job_id;
+    EXPECT_GT(result->best_gflops, 0) << job_id;
+    ExpectNoWrongAnswers(*log_);
+  }
+
+  std::unique_ptr<Farm> farm_;
+  std::unique_ptr<db::TuningLog> log_;
+};
+
+TEST_F(GpuTuneEndToEnd, DenseFp32AndFp16_OnLocalGpuWorker) {
+  for (const char* dtype : {"float32", "float16"}) {
+    auto task = MakeTask("dense", {128, 64, 96}, dtype, "cuda -arch=sm_80", "gpu-test");
+    ASSERT_TRUE(task.ok()) << task.status();
+    TuneRandom(*task, std::string("gpu-e2e-") + dtype, 24);
   }
 }
 
-TEST(GpuTuneEndToEnd, ProgramsInGeneratedGpuSpaces_OnLocalGpuWorker) {
-  FarmSetupOptions fo;
-  fo.key = "gpu-test";
-  fo.device = "cuda:0";
-  auto farm = StartFarm(fo);
-  if (farm.status().code() == absl::StatusCode::kUnavailable) {
-    GTEST_SKIP() << farm.status().message();
-  }
-  ASSERT_TRUE(farm.ok()) << farm.status();
-  std::string db_path = ::testing::TempDir() + "/gpu_tune_programs.db";
-  std::remove(db_path.c_str());
-  auto log = db::TuningLog::Open(db_path);
-  ASSERT_TRUE(log.ok()) << log.status();
+TEST_F(GpuTuneEndToEnd, ProgramsInGeneratedGpuSpaces_OnLocalGpuWorker) {
   const std::vector<std::pair<std::string, absl::flat_hash_map<std::string, int64_t>>> programs = {
       {"dense_bias_gelu", {{"M", 64}, {"N", 96}, {"K", 128}}},
       {"attention_softmax", {{"Hd", 2}, {"L", 64}, {"D", 32}}},
@@ -93,25 +102,8 @@ TEST(GpuTuneEndToEnd, ProgramsInGeneratedGpuSpaces_OnLocalGpuWorker) {
     text << in.rdbuf();
     auto task = MakeProgramTask(file, text.str(), shapes, "cuda -arch=sm_80", "gpu-test");
     ASSERT_TRUE(task.ok()) << task.status();
-    auto strategy = MakeStrategy("random", *task, 1, nullptr);
-    ASSERT_TRUE(strategy.ok());
-    TrackerMeasurerOptions mo;
-    mo.job_id = "gpu-e2e-" + file;
-    mo.device_key = "gpu-test";
-    mo.timing.set_repeat(2);
-    mo.timing.set_min_repeat_ms(1);
-    TrackerMeasurer measurer((*farm)->client.get(), mo);
-    TuneOptions options;
-    options.trials = 16;
-    options.batch_size = 8;
-    options.top_k = 1;
-    auto result = Tune(*task, **strategy, measurer, log->get(), options, nullptr);
-    ASSERT_TRUE(result.ok()) << file << ": " << result.status();
-    EXPECT_EQ(result->trials, 16) << file;
-    EXPECT_GE(result->best_index, 0) << file;
-    EXPECT_GT(result->best_gflops, 0) << file;
+    TuneRandom(*task, "gpu-e2e-" + file, 16);
   }
-  ExpectNoWrongAnswers(**log);
 }
 
 }  // namespace

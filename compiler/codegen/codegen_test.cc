@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -102,6 +103,30 @@ TfKernelFn JitKernel(const schedule::Schedule& sch, const std::vector<Tensor>& a
   return fn.ok() ? *fn : nullptr;
 }
 
+// Y[i] = f(X[i]) over `xs` (a multiple of 16 elements), the loop vectorized by 16 or scalar;
+// the results, or nothing (with a test failure) when a step fails.
+std::vector<float> RunElementwise(const std::vector<float>& xs, const std::function<Expr(Expr)>& f,
+                                  bool vector) {
+  const int n = static_cast<int>(xs.size());
+  Tensor X = te::Placeholder({n}, DataType::Float(32), "X");
+  Tensor Y = *te::Compute(
+      {n}, [&](const std::vector<Var>& i) { return f(X(i[0])); }, "Y");
+  auto sch = *schedule::Schedule::Create({Y});
+  if (vector) {
+    auto& y = (*sch)[Y];
+    auto split = *y.Split(y.axis(0), 16);
+    EXPECT_TRUE(y.Vectorize(split.second).ok());
+  }
+  std::unique_ptr<JitModule> jit;
+  TfKernelFn fn = JitKernel(*sch, {X, Y}, "f", &jit);
+  if (fn == nullptr) return {};
+  auto x = *NDArray::Empty({n}, DataType::Float(32));
+  auto y = *NDArray::Empty({n}, DataType::Float(32));
+  std::copy(xs.begin(), xs.end(), x.data<float>());
+  EXPECT_TRUE(runtime::Call(fn, {&x, &y}).ok());
+  return std::vector<float>(y.data<float>(), y.data<float>() + n);
+}
+
 // exp, sigmoid, tanh and recip, vectorized (16 lanes) and scalar, against libm over the whole float
 // range: exp within a few ulp, inf and 0 at the ends, gradual underflow, NaN kept.
 TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
@@ -113,33 +138,17 @@ TEST(Codegen, ExpFamily_VectorAndScalar_MatchLibm) {
   const int n = static_cast<int>(xs.size());
   for (const char* fn_name : {"exp", "sigmoid", "tanh", "recip"}) {
     for (bool vector : {true, false}) {
-      Tensor X = te::Placeholder({n}, DataType::Float(32), "X");
-      Tensor Y = *te::Compute(
-          {n},
-          [&](const std::vector<Var>& i) {
-            return ir::CallNode::Make(DataType::Float(32), fn_name, {X(i[0])});
-          },
-          "Y");
-      auto sch = *schedule::Schedule::Create({Y});
-      if (vector) {
-        auto& y = (*sch)[Y];
-        auto split = *y.Split(y.axis(0), 16);
-        ASSERT_TRUE(y.Vectorize(split.second).ok());
-      }
-      std::unique_ptr<JitModule> jit;
-      TfKernelFn fn = JitKernel(*sch, {X, Y}, "f", &jit);
-      ASSERT_NE(fn, nullptr);
-      auto x = *NDArray::Empty({n}, DataType::Float(32));
-      auto y = *NDArray::Empty({n}, DataType::Float(32));
-      std::copy(xs.begin(), xs.end(), x.data<float>());
-      ASSERT_TRUE(runtime::Call(fn, {&x, &y}).ok());
+      std::vector<float> out = RunElementwise(
+          xs, [&](Expr x) { return ir::CallNode::Make(DataType::Float(32), fn_name, {x}); },
+          vector);
+      ASSERT_EQ(out.size(), xs.size());
       for (int i = 0; i < n; ++i) {
         const double v = xs[i];
         const double want = std::string(fn_name) == "exp"       ? std::exp(v)
                             : std::string(fn_name) == "sigmoid" ? 1.0 / (1.0 + std::exp(-v))
                             : std::string(fn_name) == "recip"   ? 1.0 / v
                                                                 : std::tanh(v);
-        const float got = y.data<float>()[i];
+        const float got = out[i];
         if (std::isnan(want)) {
           EXPECT_TRUE(std::isnan(got)) << fn_name << "(" << v << ")";
         } else if (std::isinf(static_cast<float>(want)) || want == 0.0) {
@@ -168,23 +177,9 @@ TEST(Codegen, Erf_VectorAndScalar_MatchLibm) {
   while (xs.size() % 16 != 0) xs.push_back(0.25f);
   const int n = static_cast<int>(xs.size());
   for (bool vector : {true, false}) {
-    Tensor X = te::Placeholder({n}, DataType::Float(32), "X");
-    Tensor Y = *te::Compute(
-        {n}, [&](const std::vector<Var>& i) { return ir::erf(X(i[0])); }, "Y");
-    auto sch = *schedule::Schedule::Create({Y});
-    if (vector) {
-      auto& y = (*sch)[Y];
-      auto split = *y.Split(y.axis(0), 16);
-      ASSERT_TRUE(y.Vectorize(split.second).ok());
-    }
-    std::unique_ptr<JitModule> jit;
-    TfKernelFn fn = JitKernel(*sch, {X, Y}, "f", &jit);
-    ASSERT_NE(fn, nullptr);
-    auto x = *NDArray::Empty({n}, DataType::Float(32));
-    auto y = *NDArray::Empty({n}, DataType::Float(32));
-    std::copy(xs.begin(), xs.end(), x.data<float>());
-    ASSERT_TRUE(runtime::Call(fn, {&x, &y}).ok());
-    const float* got = y.data<float>();
+    const std::vector<float> out = RunElementwise(xs, ir::erf, vector);
+    ASSERT_EQ(out.size(), xs.size());
+    const float* got = out.data();
     for (int i = 0; i < n; ++i) {
       const double want = std::erf(static_cast<double>(xs[i]));
       if (std::isnan(want)) {

@@ -300,6 +300,21 @@ llvm::Value* LLVMEmitter::EmitHorizontalReduce(const std::string& name, ir::Data
   return llvm::UndefValue::get(LLVMType(type));
 }
 
+llvm::Value* LLVMEmitter::ConcatVectors(std::vector<llvm::Value*> parts) {
+  while (parts.size() > 1) {  // Pairwise, so each shuffle joins two equal halves.
+    std::vector<llvm::Value*> next;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      const int n = static_cast<int>(
+          llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
+      std::vector<int> mask;
+      for (int k = 0; k < 2 * n; ++k) mask.push_back(k);
+      next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], mask));
+    }
+    parts = std::move(next);
+  }
+  return parts[0];
+}
+
 llvm::Value* LLVMEmitter::EmitRecip(llvm::Value* x) {
   llvm::Type* ty = x->getType();
   llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
@@ -321,18 +336,7 @@ llvm::Value* LLVMEmitter::EmitRecip(llvm::Value* x) {
     parts.push_back(b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_rcp14_ps_512, {},
                                        {part, zero16, b_.getInt16(0xffff)}));
   }
-  while (parts.size() > 1) {  // Concatenate pairwise back to `lanes`.
-    std::vector<llvm::Value*> next;
-    for (size_t i = 0; i < parts.size(); i += 2) {
-      const int n = static_cast<int>(
-          llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
-      std::vector<int> mask;
-      for (int k = 0; k < 2 * n; ++k) mask.push_back(k);
-      next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], mask));
-    }
-    parts = std::move(next);
-  }
-  llvm::Value* r0 = parts[0];
+  llvm::Value* r0 = ConcatVectors(std::move(parts));
   // r1 = r0 + r0 (1 - x r0). At x = 0 and x = ±inf the step is NaN (inf · 0): the estimate, exact
   // there (±inf, ±0), is kept; a NaN x gives a NaN estimate.
   llvm::Value* e = b_.CreateFSub(one, b_.CreateFMul(x, r0));

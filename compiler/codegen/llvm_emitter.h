@@ -70,6 +70,8 @@ class LLVMEmitter {
   // estimate and one Newton step (within 1 ulp; a division's throughput is several times
   // lower); elsewhere a division.
   llvm::Value* EmitRecip(llvm::Value* x);
+  // One vector of `parts` (equal vectors, a power of two of them) end to end.
+  llvm::Value* ConcatVectors(std::vector<llvm::Value*> parts);
   // `vector_reduce_add|max|min` of one vector (the vectorizer's horizontal reduction update).
   llvm::Value* EmitHorizontalReduce(const std::string& name, ir::DataType type,
                                     const std::vector<llvm::Value*>& args);

@@ -248,18 +248,7 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
     }
     parts.push_back(part);
   }
-  while (parts.size() > 1) {  // Concatenate pairwise back to the full width.
-    std::vector<llvm::Value*> next;
-    for (size_t i = 0; i < parts.size(); i += 2) {
-      const int n = static_cast<int>(
-          llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
-      std::vector<int> mask;
-      for (int k = 0; k < 2 * n; ++k) mask.push_back(k);
-      next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], mask));
-    }
-    parts = std::move(next);
-  }
-  return parts[0];
+  return ConcatVectors(std::move(parts));
 }
 
 }  // namespace tunefarm::codegen
