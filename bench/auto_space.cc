@@ -152,23 +152,11 @@ OneDnnPtr OneDnnAttention(int64_t heads, int64_t len, int64_t d) {
   return run;
 }
 
-struct Limits {
-  double gflops = 0;
-  double gbs = 0;
-};
-
-// The fraction of the binding limit: compute or memory, whichever the kernel is closer to.
-double PeakFraction(const TunedKernel& k, double seconds, const Limits& lim) {
-  const double compute = k.task.workload.flop / seconds * 1e-9 / lim.gflops;
-  const double memory = ArgBytes(k) / seconds * 1e-9 / lim.gbs;
-  return std::max(compute, memory);
-}
-
-// A call of the tuned kernel on its arguments.
-std::function<void()> Runner(TunedKernel& k) {
-  std::vector<runtime::NDArray*> ptrs;
-  for (runtime::NDArray& a : k.args) ptrs.push_back(&a);
-  return [&k, ptrs] { (void)runtime::Call(k.fn, ptrs); };
+// The fraction of the binding limit: compute (the FMA peak) or memory (the read rate of a
+// working set of the kernel's bytes), whichever the kernel is closer to.
+double PeakFraction(const TunedKernel& k, double seconds, double fma_peak) {
+  const double compute = k.task.workload.flop / seconds * 1e-9 / fma_peak;
+  return std::max(compute, ReadLimitFraction(ArgBytes(k), seconds));
 }
 
 }  // namespace
@@ -186,11 +174,10 @@ int Run(bool quick, const std::string& only) {
   // equal kernels are this machine's noise).
   const int repeats = quick ? 3 : 20;
   const int rounds = quick ? 5 : 11;
-  Limits lim;
-  lim.gflops = MeasureFmaPeakGflops();
-  lim.gbs = MeasureReadBandwidthGBs();
-  std::printf("machine: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s (one core)\n\n", lim.gflops,
-              lim.gbs);
+  const double fma_peak = MeasureFmaPeakGflops();
+  const double read_gbs = MeasureReadBandwidthGBs();
+  std::printf("machine: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s (one core)\n\n", fma_peak,
+              read_gbs);
 
   // Part 1: generated space against the template's, same budget. Each template is tuned once
   // and compared with each of its generated variants: by default the space generated from the
@@ -248,12 +235,13 @@ int Run(bool quick, const std::string& only) {
         return 1;
       }
       omp_set_num_threads(1);
-      const auto [t_hand, t_gen] = TimeSideBySide(Runner(*hand), Runner(*gen), repeats, rounds);
+      const auto [t_hand, t_gen] =
+          TimeSideBySide(KernelCall(*hand), KernelCall(*gen), repeats, rounds);
       const double flop = hand->task.workload.flop;
       const std::string label = v.label.empty() ? c.label : v.label;
       std::printf("%-28s %7d %12.1f %12.1f %7.2f %6.2f  %s\n", label.c_str(), gen->result.trials,
                   flop / t_hand * 1e-9, flop / t_gen * 1e-9, t_hand / t_gen,
-                  PeakFraction(*gen, t_gen, lim), gen->result.best_config.c_str());
+                  PeakFraction(*gen, t_gen, fma_peak), gen->result.best_config.c_str());
       std::fflush(stdout);
       if (v.in_min) {
         vs_template.push_back(t_hand / t_gen);
@@ -327,7 +315,7 @@ int Run(bool quick, const std::string& only) {
       try {
         OneDnnPtr dnnl = c.onednn();
         std::tie(t_gen, t_dnnl) = TimeSideBySide(
-            Runner(*gen), [&] { dnnl->Run(); }, repeats, rounds);
+            KernelCall(*gen), [&] { dnnl->Run(); }, repeats, rounds);
       } catch (const dnnl::error& e) {
         std::fprintf(stderr, "%s: oneDNN: %s\n", c.label.c_str(), e.what());
         return 1;
@@ -338,7 +326,7 @@ int Run(bool quick, const std::string& only) {
     }
     std::printf("%-28s %7d %12.1f %12s %7s %6.2f  %s\n", c.label.c_str(), gen->result.trials,
                 flop / t_gen * 1e-9, baseline.c_str(), ratio.c_str(),
-                PeakFraction(*gen, t_gen, lim), gen->result.best_config.c_str());
+                PeakFraction(*gen, t_gen, fma_peak), gen->result.best_config.c_str());
     std::fflush(stdout);
     ++tuned_ops;
   }
@@ -349,8 +337,8 @@ int Run(bool quick, const std::string& only) {
                {"ratio_nchw_math", Fixed(nchw_math)},
                {"ratio_vs_onednn_min", Fixed(min_of(vs_onednn))},
                {"ops_tuned", std::to_string(tuned_ops)},
-               {"fma_peak_gflops", Fixed(lim.gflops, 1)},
-               {"read_gbs", Fixed(lim.gbs, 1)}});
+               {"fma_peak_gflops", Fixed(fma_peak, 1)},
+               {"read_gbs", Fixed(read_gbs, 1)}});
   return 0;
 }
 

@@ -270,11 +270,7 @@ int Run(bool quick, const std::string& only, int trials) {
     }
     omp_set_num_threads(c.threads);
     const std::vector<Baseline> baselines = BaselinesFor(c);
-    std::vector<runtime::NDArray*> ptrs;
-    for (runtime::NDArray& a : ours->args) ptrs.push_back(&a);
-    TfKernelFn fn = ours->fn;
-    const SideBySide t =
-        TimeAgainst([&] { (void)runtime::Call(fn, ptrs); }, baselines, repeats, rounds);
+    const SideBySide t = TimeAgainst(KernelCall(*ours), baselines, repeats, rounds);
     const double flop = ours->task.workload.flop;
     // The best of each library.
     double blas_s = 0, dnnl_s = 0;
@@ -290,9 +286,7 @@ int Run(bool quick, const std::string& only, int trials) {
         c.int8 ? MeasureVnniPeakGops() * c.threads : MeasureFmaPeakGflops(c.threads);
     const double compute = flop / t.ours_s * 1e-9 / limit;
     // Memory-bound: the bytes it must read at the rate one core reads a working set that size.
-    const double bytes = ArgBytes(*ours);
-    const double memory = bytes / t.ours_s * 1e-9 / MeasureReadBandwidthGBs(bytes);
-    const double frac = std::max(compute, memory);
+    const double frac = std::max(compute, ReadLimitFraction(ArgBytes(*ours), t.ours_s));
     std::printf("%-26s %3d %6d %10s %10s %10s %6.2f %5.2f %6d  %-22s %s\n", c.label.c_str(),
                 c.threads, ours->result.trials, Gf(flop, t.ours_s).c_str(),
                 Gf(flop, blas_s).c_str(), Gf(flop, dnnl_s).c_str(), ratio, frac,
@@ -323,7 +317,7 @@ int Run(bool quick, const std::string& only, int trials) {
 }  // namespace tunefarm::bench
 
 int main(int argc, char** argv) {
-  tunefarm::bench::ReexecWithBestOpenBlasCore(argc, argv);
+  tunefarm::bench::ReexecWithBestOpenBlasCore(argv);
   absl::ParseCommandLine(argc, argv);
   return tunefarm::bench::Run(absl::GetFlag(FLAGS_quick), absl::GetFlag(FLAGS_only),
                               absl::GetFlag(FLAGS_trials));

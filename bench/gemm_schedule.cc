@@ -170,6 +170,6 @@ int Run(bool quick) {
 }  // namespace tunefarm::bench
 
 int main(int argc, char** argv) {
-  tunefarm::bench::ReexecWithBestOpenBlasCore(argc, argv);
+  tunefarm::bench::ReexecWithBestOpenBlasCore(argv);
   return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
 }

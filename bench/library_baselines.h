@@ -22,10 +22,9 @@ struct Baseline {
 };
 
 // C[m×n] = A[m×k]·Wᵀ, W [n×k] (a dense layer), per batch when batch > 1, on `threads` threads
-// (OpenBLAS's thread count is set in each call; oneDNN follows OpenMP's). fp32: cblas_sgemm
-// (cblas_sgemv when m = 1),
-// oneDNN matmul and (batch 1) inner product; u8 × s8 → s32: oneDNN only (OpenBLAS has no
-// integer GEMM).
+// (OpenBLAS's thread count is set here, until another call sets it; oneDNN follows OpenMP's). fp32:
+// cblas_sgemm (cblas_sgemv when m = 1), oneDNN matmul and (batch 1) inner product; u8 × s8 → s32:
+// oneDNN only (OpenBLAS has no integer GEMM).
 std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t k,
                                     OneDnnTypes types, int threads);
 

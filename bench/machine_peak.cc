@@ -145,4 +145,8 @@ double MeasureReadBandwidthGBs(size_t bytes) {
   return best;
 }
 
+double ReadLimitFraction(double bytes, double seconds) {
+  return bytes / seconds * 1e-9 / MeasureReadBandwidthGBs(static_cast<size_t>(bytes));
+}
+
 }  // namespace tunefarm::bench

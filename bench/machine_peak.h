@@ -24,6 +24,10 @@ double MeasureVnniPeakGops();
 // at the kernel's own bytes is the limit of a memory-bound kernel (a batch-1 GEMV).
 double MeasureReadBandwidthGBs(size_t bytes = size_t{256} << 20);
 
+// How close a kernel that must read `bytes` in `seconds` comes to that limit: its read rate
+// over MeasureReadBandwidthGBs(bytes).
+double ReadLimitFraction(double bytes, double seconds);
+
 }  // namespace tunefarm::bench
 
 #endif  // TUNEFARM_BENCH_MACHINE_PEAK_H_

@@ -25,8 +25,7 @@ std::string BestOpenBlasCoreType() {
   return "";
 }
 
-void ReexecWithBestOpenBlasCore(int argc, char** argv) {
-  (void)argc;
+void ReexecWithBestOpenBlasCore(char** argv) {
   const char* current = std::getenv("OPENBLAS_CORETYPE");
   const std::string best = BestOpenBlasCoreType();
   if (current == nullptr || best.empty() || best == current) return;

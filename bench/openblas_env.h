@@ -18,7 +18,7 @@ std::string BestOpenBlasCoreType();
 // this program (/proc/self/exe) with the same arguments, once; returns only when no re-exec
 // was needed, or when it failed (then with a warning on stderr, and the benchmark goes on with
 // the kernels it has, which OpenBlasCoreName() reports).
-void ReexecWithBestOpenBlasCore(int argc, char** argv);
+void ReexecWithBestOpenBlasCore(char** argv);
 
 // The kernels OpenBLAS actually loaded, e.g. "SkylakeX" (openblas_get_corename).
 std::string OpenBlasCoreName();

@@ -91,11 +91,13 @@ absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& tune_task,
   return out;
 }
 
-double TimeKernel(TunedKernel& k, int repeats) {
+std::function<void()> KernelCall(TunedKernel& k) {
   std::vector<runtime::NDArray*> ptrs;
-  for (auto& a : k.args) ptrs.push_back(&a);
-  return TimeMedian([&] { (void)runtime::Call(k.fn, ptrs); }, repeats);
+  for (runtime::NDArray& a : k.args) ptrs.push_back(&a);
+  return [fn = k.fn, ptrs] { (void)runtime::Call(fn, ptrs); };
 }
+
+double TimeKernel(TunedKernel& k, int repeats) { return TimeMedian(KernelCall(k), repeats); }
 
 double ArgBytes(const TunedKernel& k) {
   double bytes = 0;

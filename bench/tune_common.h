@@ -3,6 +3,7 @@
 #ifndef TUNEFARM_BENCH_TUNE_COMMON_H_
 #define TUNEFARM_BENCH_TUNE_COMMON_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
 // The same for any task (a program, a generated space) made for kBenchDeviceKey.
 absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& task,
                                             const TuneBenchOptions& options);
+
+// A call of the tuned kernel on its arguments (`k` must outlive it).
+std::function<void()> KernelCall(TunedKernel& k);
 
 // Median seconds of the kernel over `repeats` calls (after a warm-up call).
 double TimeKernel(TunedKernel& k, int repeats);

@@ -61,10 +61,7 @@ int Run(bool quick) {
     shape.c = l.c, shape.h = shape.w = l.hw, shape.f = l.k, shape.r = shape.s = l.r;
     shape.stride = l.stride, shape.pad = l.pad;
     const std::vector<Baseline> libs = ConvBaselines(shape, OneDnnTypes::kF32);
-    std::vector<runtime::NDArray*> ptrs;
-    for (runtime::NDArray& a : tuned->args) ptrs.push_back(&a);
-    const SideBySide t =
-        TimeAgainst([&] { (void)runtime::Call(tuned->fn, ptrs); }, libs, repeats, quick ? 3 : 5);
+    const SideBySide t = TimeAgainst(KernelCall(*tuned), libs, repeats, quick ? 3 : 5);
     if (t.fastest < 0) {
       std::fprintf(stderr, "%s: oneDNN refused the convolution\n", l.name.c_str());
       return 1;
