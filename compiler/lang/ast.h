@@ -3,6 +3,7 @@
 //
 //   A = input(float32, [M, K])             # Statement::kInput
 //   W = weight(float32, [N, K])            # Statement::kInput, weight: the same every call
+//   Bt = constant(float32, [[1, 0], [0, -1]])  # Statement::kConstant: a table in the program
 //   C[i, j] = sum(k: A[i, k] * W[j, k])    # Statement::kDefine, body a Node::kReduce
 //   P[h < H + 2] = select(h >= 1 && h <= H, X[h - 1], 0.0)
 //
@@ -61,19 +62,24 @@ struct Node {
 // One line of a program.
 struct Statement {
   enum class Kind {
-    kInput,   // name = input(dtype, [shape...]) or weight(dtype, [shape...]).
-    kDefine,  // name[axes...] = body.
+    kInput,     // name = input(dtype, [shape...]) or weight(dtype, [shape...]).
+    kDefine,    // name[axes...] = body.
+    kConstant,  // name = constant(dtype, [[v, ...], ...]): values written in the program.
   };
   Kind kind = Kind::kInput;
   std::string name;
   SourcePos pos;
-  // kInput: the element type as written ("float32") and the extents.
+  // kInput and kConstant: the element type as written ("float32"); kInput: the extents.
   std::string dtype;
   SourcePos dtype_pos;
   std::vector<NodePtr> shape;
   // kInput: declared with weight(...): a constant of the deployed operator (a layer's
   // parameters), the same on every call, so it may be packed once ahead of time.
   bool weight = false;
+  // kConstant: the extents of the nested lists and their literals (kInt or kFloat nodes,
+  // negative ones folded) in row-major order.
+  std::vector<int64_t> table_shape;
+  std::vector<NodePtr> table_values;
   // kDefine: the left-hand side's index variables and the definition.
   std::vector<AxisDecl> axes;
   NodePtr body;

@@ -118,7 +118,9 @@ class Elaborator {
     }
     for (const Statement& s : program.statements) defined_at_.emplace(s.name, s.pos);
     for (const Statement& s : program.statements) {
-      absl::Status st = s.kind == Statement::Kind::kInput ? DeclareInput(s) : Define(s);
+      absl::Status st = s.kind == Statement::Kind::kInput      ? DeclareInput(s)
+                        : s.kind == Statement::Kind::kConstant ? DeclareConstant(s)
+                                                               : Define(s);
       if (!st.ok()) return st;
     }
     if (out_.stages.empty()) {
@@ -128,11 +130,13 @@ class Elaborator {
     for (const Statement& s : program.statements) {
       const TensorInfo& info = tensors_.at(s.name);
       if (info.used || info.tensor == out_.output()) continue;
-      return ErrorAt(s.pos, s.kind == Statement::Kind::kInput
-                                ? absl::StrCat("input '", s.name, "' is never read")
-                                : absl::StrCat("'", s.name,
-                                               "' is defined but never read; the last "
-                                               "definition is the program's only output"));
+      return ErrorAt(
+          s.pos, s.kind != Statement::Kind::kDefine
+                     ? absl::StrCat(s.kind == Statement::Kind::kInput ? "input '" : "constant '",
+                                    s.name, "' is never read")
+                     : absl::StrCat("'", s.name,
+                                    "' is defined but never read; the last "
+                                    "definition is the program's only output"));
     }
     return std::move(out_);
   }
@@ -260,6 +264,79 @@ class Elaborator {
     out_.inputs.push_back(t);
     if (s.weight) out_.weights.push_back(t);
     return absl::OkStatus();
+  }
+
+  // A constant(...) table: a stage with no inputs whose element is its value, chosen by a
+  // balanced tree of selects on the row-major index (depth log2 of the size; a run of equal
+  // values is one leaf). Every reader sees an ordinary tensor; a reader whose indices are
+  // constants after unrolling reads the value itself once the selects fold.
+  absl::Status DeclareConstant(const Statement& s) {
+    if (absl::Status st = CheckNewTensorName(s); !st.ok()) return st;
+    absl::StatusOr<DataType> dtype = ir::ParseDataType(s.dtype);
+    if (!dtype.ok() || dtype->is_vector() || dtype->is_handle() || dtype->is_bool()) {
+      return ErrorAt(s.dtype_pos, absl::StrCat("unknown element type '", s.dtype,
+                                               "'; use float16/32/64, int8/16/32/64 or uint8"));
+    }
+    std::vector<Expr> values;
+    std::vector<double> numbers;  // The same values, compared to find runs.
+    for (const NodePtr& v : s.table_values) {
+      numbers.push_back(v->kind == Node::Kind::kInt ? static_cast<double>(v->int_value)
+                                                    : v->float_value);
+      if (dtype->is_float()) {
+        values.push_back(ir::MakeConst(*dtype, v->kind == Node::Kind::kInt
+                                                   ? static_cast<double>(v->int_value)
+                                                   : v->float_value));
+        continue;
+      }
+      if (v->kind != Node::Kind::kInt) {
+        return ErrorAt(v->pos, absl::StrCat("'", ExprText(*v), "' is not an integer; ", s.name,
+                                            " holds ", s.dtype));
+      }
+      const int bits = dtype->bits;
+      const bool is_unsigned = dtype->is_uint();
+      const int64_t lo = is_unsigned ? 0 : bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
+      const int64_t hi = bits >= 64    ? INT64_MAX
+                         : is_unsigned ? (int64_t{1} << bits) - 1
+                                       : (int64_t{1} << (bits - 1)) - 1;
+      if (v->int_value < lo || v->int_value > hi) {
+        return ErrorAt(v->pos, absl::StrCat(v->int_value, " does not fit ", s.dtype, " (", lo,
+                                            " to ", hi, ")"));
+      }
+      values.push_back(ir::IntImmNode::Make(*dtype, v->int_value));
+    }
+    std::vector<Expr> shape;
+    std::vector<std::string> axis_names;
+    for (size_t d = 0; d < s.table_shape.size(); ++d) {
+      shape.push_back(Expr(static_cast<int>(s.table_shape[d])));
+      axis_names.push_back(absl::StrCat("i", d));
+    }
+    absl::StatusOr<te::Tensor> t = te::Compute(
+        shape,
+        [&](const std::vector<Var>& vars) -> Expr {
+          Expr flat = Expr(0);
+          for (size_t d = 0; d < vars.size(); ++d) {
+            flat =
+                d == 0 ? Expr(vars[d]) : flat * static_cast<int>(s.table_shape[d]) + Expr(vars[d]);
+          }
+          return SelectTree(values, numbers, flat, 0, values.size());
+        },
+        s.name, axis_names);
+    if (!t.ok()) return ErrorAt(s.pos, t.status().message());
+    tensors_.emplace(s.name, TensorInfo{*t});
+    out_.stages.push_back(*t);
+    return absl::OkStatus();
+  }
+
+  // values[index] for index in [lo, hi).
+  static Expr SelectTree(const std::vector<Expr>& values, const std::vector<double>& numbers,
+                         const Expr& index, size_t lo, size_t hi) {
+    if (std::all_of(numbers.begin() + lo, numbers.begin() + hi,
+                    [&](double v) { return v == numbers[lo]; })) {
+      return values[lo];
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    return ir::select(index < static_cast<int>(mid), SelectTree(values, numbers, index, lo, mid),
+                      SelectTree(values, numbers, index, mid, hi));
   }
 
   // The tensor an access names, checked: it exists, was defined earlier, is not the stage

@@ -123,6 +123,48 @@ TEST(Elaborate, ZeroBinding_PaddingOfZero) {
 }
 
 // The language's must-fail cases: each one a specific message at a specific place.
+TEST(Elaborate, ConstantTable_AStageOfItsValues) {
+  absl::StatusOr<ElaboratedProgram> p = Build(
+      "T = constant(float32, [[0, 0, 0], [0, 2.5, 0], [0, 0, -1]])\n"
+      "X = input(float32, [N])\nY[i, j < 3, k < 3] = X[i] * T[j, k]\n",
+      {{"N", 4}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->stages.size(), 2u);
+  EXPECT_TRUE(p->inputs.size() == 1u && p->inputs[0].name() == "X");
+  const te::Tensor& t = p->stages[0];
+  EXPECT_EQ(t.name(), "T");
+  EXPECT_EQ(Dim(t, 0), 3);
+  EXPECT_EQ(Dim(t, 1), 3);
+  EXPECT_EQ(t.dtype(), ir::DataType::Float(32));
+  EXPECT_DOUBLE_EQ(p->flop, 4.0 * 9);  // The table costs nothing.
+
+  const ShapeBindings n = {{"N", 4}};
+  const std::pair<std::string, const char*> bad[] = {
+      {"T = constant(int8, [1, 200])\nX = input(int8, [N])\nY[i] = X[i] * T[0]\n",
+       "line 1, column 24: 200 does not fit int8 (-128 to 127)"},
+      {"T = constant(uint8, [1, -1])\nX = input(uint8, [N])\nY[i] = X[i] * T[0]\n",
+       "line 1, column 25: -1 does not fit uint8 (0 to 255)"},
+      {"T = constant(int32, [1, 0.5])\nX = input(int32, [N])\nY[i] = X[i] * T[0]\n",
+       "line 1, column 25: '0.5' is not an integer; T holds int32"},
+      {"T = constant(flt, [1])\nX = input(float32, [N])\nY[i] = X[i]\n",
+       "line 1, column 14: unknown element type 'flt'"},
+      {"T = constant(float32, [1])\nX = input(float32, [N])\nY[i] = X[i]\n",
+       "line 1, column 1: constant 'T' is never read"},
+      {"T = constant(float32, [1, 2])\nX = input(float32, [N])\nY[i] = X[i] * T[i + 1]\n",
+       "line 3, column 17: index out of bounds: 'i + 1' ranges over [1, 4] but dimension 0 of T "
+       "has extent 2"},
+      {"N = constant(float32, [1])\nX = input(float32, [N])\nY[i] = X[i] * N[0]\n",
+       "'N' is a shape variable"},
+  };
+  for (const auto& [text, want] : bad) {
+    absl::StatusOr<ElaboratedProgram> q = Build(text, n);
+    ASSERT_FALSE(q.ok()) << text;
+    EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(q.status().message(), want))
+        << text << " -> " << q.status().message();
+  }
+}
+
 TEST(Elaborate, MustFail_SpecificMessages) {
   const ShapeBindings mnk = {{"M", 4}, {"N", 6}, {"K", 8}};
   const std::string abk = "A = input(float32, [M, K]); B = input(float32, [N, K])\n";

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/lang/lexer.h"
 
 namespace tunefarm::lang {
@@ -87,33 +88,43 @@ class Parser {
     s.pos = PosOf(name);
     if (IsPunct("=")) {
       Next();
-      if (!(Peek().kind == TokenKind::kIdent &&
-            (Peek().text == "input" || Peek().text == "weight") && IsPunct("(", 1))) {
+      const bool declaration =
+          Peek().kind == TokenKind::kIdent && IsPunct("(", 1) &&
+          (Peek().text == "input" || Peek().text == "weight" || Peek().text == "constant");
+      if (!declaration) {
         return ErrorAt(
             Peek(), absl::StrCat("'", s.name, " = ...' declares an input and must read `", s.name,
                                  " = input(dtype, [extents])` (or weight(...) for a constant "
-                                 "such as a layer's parameters); a computed tensor is "
+                                 "such as a layer's parameters, constant(dtype, [[...]]) for a "
+                                 "table written here); a computed tensor is "
                                  "defined with its indices, e.g. `",
                                  s.name, "[i, j] = ...`"));
       }
+      const bool table = Peek().text == "constant";
       s.weight = Peek().text == "weight";
       Next();
       Next();
-      s.kind = Statement::Kind::kInput;
+      s.kind = table ? Statement::Kind::kConstant : Statement::Kind::kInput;
       if (Peek().kind != TokenKind::kIdent) return Expected("an element type such as float32");
       s.dtype = Peek().text;
       s.dtype_pos = PosOf(Peek());
       Next();
       if (absl::Status st = Expect(","); !st.ok()) return st;
-      if (absl::Status st = Expect("["); !st.ok()) return st;
-      while (true) {
-        absl::StatusOr<Parsed> e = ParseExpr(0);
-        if (!e.ok()) return e.status();
-        s.shape.push_back(std::move(e->node));
-        if (IsPunct("]")) break;
-        if (absl::Status st = Expect(","); !st.ok()) return st;
+      if (table) {
+        absl::StatusOr<std::vector<int64_t>> shape = ParseTable(1, &s.table_values);
+        if (!shape.ok()) return shape.status();
+        s.table_shape = *std::move(shape);
+      } else {
+        if (absl::Status st = Expect("["); !st.ok()) return st;
+        while (true) {
+          absl::StatusOr<Parsed> e = ParseExpr(0);
+          if (!e.ok()) return e.status();
+          s.shape.push_back(std::move(e->node));
+          if (IsPunct("]")) break;
+          if (absl::Status st = Expect(","); !st.ok()) return st;
+        }
+        Next();
       }
-      Next();
       if (absl::Status st = Expect(")"); !st.ok()) return st;
     } else if (IsPunct("[")) {
       Next();
@@ -134,6 +145,59 @@ class Parser {
       return Expected("the end of the statement (a newline or ';')");
     }
     return s;
+  }
+
+  // A constant's nested lists, from the '[' at `rank` (1 for the outermost list): appends the
+  // literals to `values` in row-major order and returns the extents from this level down.
+  absl::StatusOr<std::vector<int64_t>> ParseTable(int rank, std::vector<NodePtr>* values) {
+    if (rank > kMaxTableRank) {
+      return ErrorAt(Peek(), absl::StrCat("a constant has at most ", kMaxTableRank, " dimensions"));
+    }
+    if (absl::Status st = Expect("["); !st.ok()) return st;
+    std::vector<int64_t> inner;
+    int64_t count = 0;
+    const bool nested = IsPunct("[");
+    while (true) {
+      if (nested) {
+        const Token& at = Peek();
+        absl::StatusOr<std::vector<int64_t>> sub = ParseTable(rank + 1, values);
+        if (!sub.ok()) return sub.status();
+        if (count > 0 && *sub != inner) {
+          return ErrorAt(at, absl::StrCat("a constant's lists must be rectangular: this one has "
+                                          "extents [",
+                                          absl::StrJoin(*sub, ", "), "], the first had [",
+                                          absl::StrJoin(inner, ", "), "]"));
+        }
+        inner = *std::move(sub);
+      } else {
+        const Token& at = Peek();
+        const bool negative = IsPunct("-");
+        if (negative) Next();
+        const Token& t = Peek();
+        if (t.kind != TokenKind::kInt && t.kind != TokenKind::kFloat) {
+          return Expected(nested ? "a list '['" : "a number (a constant's values are literals)");
+        }
+        if (t.kind == TokenKind::kFloat && !std::isfinite(t.float_value)) {
+          return ErrorAt(t, "a float literal must be finite");
+        }
+        auto n = std::make_unique<Node>();
+        n->kind = t.kind == TokenKind::kInt ? Node::Kind::kInt : Node::Kind::kFloat;
+        n->pos = PosOf(at);
+        n->int_value = negative ? -t.int_value : t.int_value;
+        n->float_value = negative ? -t.float_value : t.float_value;
+        Next();
+        values->push_back(std::move(n));
+        if (values->size() > static_cast<size_t>(kMaxTableValues)) {
+          return ErrorAt(at, absl::StrCat("a constant holds at most ", kMaxTableValues, " values"));
+        }
+      }
+      ++count;
+      if (IsPunct("]")) break;
+      if (absl::Status st = Expect(","); !st.ok()) return st;
+    }
+    Next();
+    inner.insert(inner.begin(), count);
+    return inner;
   }
 
   // axis (',' axis)* up to (not including) `close`, which is ":" or "]".

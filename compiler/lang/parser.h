@@ -4,7 +4,11 @@
 //
 //   program  := statement*
 //   statement:= NAME '=' 'input' '(' DTYPE ',' '[' expr (',' expr)* ']' ')'
+//             | NAME '=' 'weight' '(' DTYPE ',' '[' expr (',' expr)* ']' ')'
+//             | NAME '=' 'constant' '(' DTYPE ',' table ')'
 //             | NAME '[' axis (',' axis)* ']' '=' expr
+//   table    := '[' (table (',' table)* | number (',' number)*) ']'   # rectangular
+//   number   := '-'? (INT | FLOAT)
 //   axis     := NAME ('<' expr)?                     # an index variable and its extent
 //   expr     := or
 //   or       := and ('||' and)*
@@ -33,10 +37,15 @@ namespace tunefarm::lang {
 // stack on untrusted text (`- - - ... x`, or a very long `a + a + ...`).
 inline constexpr int kMaxExpressionDepth = 200;
 
+// A constant(...) table holds at most this many values, in at most kMaxTableRank nested lists.
+inline constexpr int kMaxTableValues = 4096;
+inline constexpr int kMaxTableRank = 8;
+
 // The syntax tree of `text`. InvalidArgument, with "line L, column C:" first: any error of
 // Tokenize, an empty program, a statement that is neither an input nor a definition, a missing
 // or unexpected token (the message names what was expected and what was found), an expression
-// nested deeper than kMaxExpressionDepth.
+// nested deeper than kMaxExpressionDepth, a constant table that is not rectangular, is empty, or
+// exceeds kMaxTableValues or kMaxTableRank.
 absl::StatusOr<Program> ParseProgram(absl::string_view text);
 
 }  // namespace tunefarm::lang

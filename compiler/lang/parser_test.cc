@@ -57,6 +57,50 @@ TEST(ParseProgram, WeightDeclaration_KeptInCanonicalText) {
                                        "Y[i] = X[i] * W[i]\n"));
 }
 
+TEST(ParseProgram, ConstantTable_ShapeValuesAndCanonicalText) {
+  const std::string text =
+      "T=constant(float32,[[4, 0,-5],[0.5,  -1e0, 2]])\nX = input(float32, [N])\n"
+      "Y[i] = X[i] * T[1, 2]\n";
+  absl::StatusOr<Program> p = ParseProgram(text);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Statement& t = p->statements[0];
+  EXPECT_EQ(t.kind, Statement::Kind::kConstant);
+  EXPECT_EQ(t.table_shape, (std::vector<int64_t>{2, 3}));
+  ASSERT_EQ(t.table_values.size(), 6u);
+  EXPECT_EQ(t.table_values[2]->int_value, -5);
+  EXPECT_EQ(t.table_values[4]->float_value, -1.0);
+  EXPECT_EQ(Canonical(text),
+            "T = constant(float32, [[4, 0, -5], [0.5, -1.0, 2]])\nX = input(float32, [N])\n"
+            "Y[i] = X[i] * T[1, 2]\n");
+  // The values are part of the workload.
+  EXPECT_NE(Canonical(text), Canonical("T=constant(float32,[[4, 0,-5],[0.5,  -1e0, 3]])\n"
+                                       "X = input(float32, [N])\nY[i] = X[i] * T[1, 2]\n"));
+  const std::pair<std::string, const char*> bad[] = {
+      {"T = constant(float32, [[1, 2], [3]])\n",
+       "line 1, column 32: a constant's lists must be "
+       "rectangular: this one has extents [1], the "
+       "first had [2]"},
+      {"T = constant(float32, [1, [2]])\n", "line 1, column 27: expected a number"},
+      {"T = constant(float32, [[1, 2], 3])\n", "line 1, column 32: expected '['"},
+      {"T = constant(float32, [])\n", "line 1, column 24: expected a number"},
+      {"T = constant(float32, [1, x])\n", "line 1, column 27: expected a number"},
+      {"T = constant(float32, [[[[[[[[[1]]]]]]]]])\n", "at most 8 dimensions"},
+      {"T = constant(float32, [" + std::string(4097 * 3, ' ') + "])\n", "expected a number"},
+  };
+  for (const auto& [program, want] : bad) {
+    absl::StatusOr<Program> q = ParseProgram(program);
+    ASSERT_FALSE(q.ok()) << program;
+    EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(q.status().message(), want))
+        << program << " -> " << q.status().message();
+  }
+  std::string many = "T = constant(int32, [0";
+  for (int i = 1; i <= kMaxTableValues; ++i) many += ", 1";
+  absl::StatusOr<Program> q = ParseProgram(many + "])\n");
+  ASSERT_FALSE(q.ok());
+  EXPECT_TRUE(absl::StrContains(q.status().message(), "at most 4096 values")) << q.status();
+}
+
 TEST(ParseProgram, Precedence_ParenthesesOnlyWhereNeeded) {
   const std::string text =
       "X = input(float32, [N])\n"

@@ -109,6 +109,22 @@ void Print(const Node& n, std::string* out) {
   }
 }
 
+// The nested lists of a constant from dimension `dim`, whose first value is `offset`.
+void PrintTable(const Statement& s, size_t dim, size_t offset, std::string* out) {
+  size_t stride = 1;
+  for (size_t d = dim + 1; d < s.table_shape.size(); ++d) stride *= s.table_shape[d];
+  out->push_back('[');
+  for (int64_t i = 0; i < s.table_shape[dim]; ++i) {
+    if (i > 0) out->append(", ");
+    if (dim + 1 == s.table_shape.size()) {
+      Print(*s.table_values[offset + i], out);
+    } else {
+      PrintTable(s, dim + 1, offset + i * stride, out);
+    }
+  }
+  out->push_back(']');
+}
+
 }  // namespace
 
 std::string ExprText(const Node& node) {
@@ -124,6 +140,10 @@ std::string CanonicalText(const Program& program) {
       absl::StrAppend(&out, s.name, s.weight ? " = weight(" : " = input(", s.dtype, ", [");
       PrintList(s.shape, &out);
       out.append("])\n");
+    } else if (s.kind == Statement::Kind::kConstant) {
+      absl::StrAppend(&out, s.name, " = constant(", s.dtype, ", ");
+      PrintTable(s, 0, 0, &out);
+      out.append(")\n");
     } else {
       absl::StrAppend(&out, s.name, "[");
       PrintAxes(s.axes, &out);
