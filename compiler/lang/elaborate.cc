@@ -85,6 +85,11 @@ void CollectReductions(const Node& n, std::vector<const Node*>* out) {
   for (const NodePtr& a : n.args) CollectReductions(*a, out);
 }
 
+void CollectAccesses(const Node& n, std::vector<std::string>* out) {
+  if (n.kind == Node::Kind::kAccess) out->push_back(n.name);
+  for (const NodePtr& a : n.args) CollectAccesses(*a, out);
+}
+
 bool ReadsTensor(const Node& n) {
   if (n.kind == Node::Kind::kAccess) return true;
   for (const NodePtr& a : n.args) {
@@ -145,6 +150,10 @@ class Elaborator {
   struct TensorInfo {
     te::Tensor tensor;
     bool used = false;
+    // Computed from weights and constant tables alone (a weight itself too): the generated
+    // space computes such a stage once, ahead of the calls, so it adds no FLOPs to a call.
+    bool from_weights = false;
+    bool constant = false;  // A constant(...) table, or computed from tables alone.
   };
   // Where an index variable indexes a tensor dimension directly: its inferred extent.
   struct Use {
@@ -260,7 +269,7 @@ class Elaborator {
     }
     if (absl::Status st = CheckElements(extents, s); !st.ok()) return st;
     te::Tensor t = te::Placeholder(std::move(shape), *dtype, s.name);
-    tensors_.emplace(s.name, TensorInfo{t});
+    tensors_.emplace(s.name, TensorInfo{t, false, s.weight});
     out_.inputs.push_back(t);
     if (s.weight) out_.weights.push_back(t);
     return absl::OkStatus();
@@ -322,7 +331,7 @@ class Elaborator {
         },
         s.name, axis_names);
     if (!t.ok()) return ErrorAt(s.pos, t.status().message());
-    tensors_.emplace(s.name, TensorInfo{*t});
+    tensors_.emplace(s.name, TensorInfo{*t, false, false, true});
     out_.stages.push_back(*t);
     return absl::OkStatus();
   }
@@ -489,8 +498,18 @@ class Elaborator {
     if (!t.ok()) return ErrorAt(s.pos, t.status().message());
     double elements = 1;
     for (int64_t e : extents) elements *= static_cast<double>(e);
-    out_.flop += elements * reduce_points_ * ops_;
-    tensors_.emplace(s.name, TensorInfo{*t});
+    std::vector<std::string> read;
+    CollectAccesses(*s.body, &read);
+    bool reads_weight = false, from_weights = true, constant = !read.empty();
+    for (const std::string& name : read) {
+      const TensorInfo& info = tensors_.at(name);
+      reads_weight = reads_weight || info.from_weights;
+      from_weights = from_weights && (info.from_weights || info.constant);
+      constant = constant && info.constant;
+    }
+    from_weights = from_weights && reads_weight;
+    if (!from_weights) out_.flop += elements * reduce_points_ * ops_;
+    tensors_.emplace(s.name, TensorInfo{*t, false, from_weights, constant});
     out_.stages.push_back(*t);
     current_.clear();
     return absl::OkStatus();

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_util.h"
 #include "tuner/generated/gpu_space.h"
+#include "tuner/generated/hoist_weights.h"
 #include "tuner/generated/knob_names.h"
 #include "tuner/generated/pack_input.h"
 #include "tuner/generated/row_fusion.h"
@@ -267,7 +268,10 @@ absl::StatusOr<Prepack> SchedulePrepack(const AheadPack& ahead) {
   if (!st.ok()) return st.status();
   const int rank = static_cast<int>((*st)->root_axes().size());
   if (absl::Status s = (*st)->Parallel((*st)->axis(0)); !s.ok()) return s;
-  if (absl::Status s = (*st)->Vectorize((*st)->axis(rank - 1)); !s.ok()) return s;
+  // A hoisted reduction (hoist_weights.h) keeps its reduction loops innermost.
+  if (ahead.pack.back().compute()->reduce_axis.empty()) {
+    if (absl::Status s = (*st)->Vectorize((*st)->axis(rank - 1)); !s.ok()) return s;
+  }
   p.sch = *std::move(sch);
   return p;
 }
@@ -507,10 +511,15 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
 
 }  // namespace
 
-absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
+absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
                                   const codegen::Target& target, ConfigSpace* space,
                                   const std::vector<te::Tensor>& weights) {
-  if (target.kind == codegen::Target::Kind::kCUDA) return DefineGpuGeneratedSpace(args, space);
+  if (target.kind == codegen::Target::Kind::kCUDA) {
+    return DefineGpuGeneratedSpace(all_args, space);
+  }
+  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(all_args, weights);
+  if (!hoisted.ok()) return hoisted.status();
+  const std::vector<Tensor>& args = hoisted->program;
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
   if (!sketch.ok()) return sketch.status();
   DefineSketchKnobs(*sketch, weights, space);
@@ -552,18 +561,29 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& args,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& args,
+absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& all_args,
                                                 const codegen::Target& target, const Config& config,
                                                 const std::vector<te::Tensor>& weights) {
   if (config.space == nullptr)
     return absl::InternalError("generated space: a config with no space");
-  if (target.kind == codegen::Target::Kind::kCUDA) return ApplyGpuGeneratedSchedule(args, config);
+  if (target.kind == codegen::Target::Kind::kCUDA) {
+    return ApplyGpuGeneratedSchedule(all_args, config);
+  }
+  // Stages computed from a weight alone are computed once, ahead of the calls.
+  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(all_args, weights);
+  if (!hoisted.ok()) return hoisted.status();
+  const std::vector<Tensor>& args = hoisted->program;
+  std::vector<Prepack> prepacks;
+  for (const AheadPack& ahead : hoisted->packs) {
+    absl::StatusOr<Prepack> prepack = SchedulePrepack(ahead);
+    if (!prepack.ok()) return prepack.status();
+    prepacks.push_back(*std::move(prepack));
+  }
   std::vector<Tensor> lane_sums;
   absl::StatusOr<std::vector<Tensor>> split_args =
       SplitReductions(args, SplitCandidates(args), &config, &lane_sums);
   if (!split_args.ok()) return split_args.status();
   std::vector<Tensor> packed;  // The packed copies: the stages the packing added.
-  std::vector<Prepack> prepacks;
   absl::StatusOr<std::vector<Tensor>> packed_args =
       PackInputs(*split_args, config, &packed, &prepacks);
   if (!packed_args.ok()) return packed_args.status();

@@ -77,6 +77,7 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"conv2d_bias_relu_nchwc", {{"N", 1}, {"C", 2}, {"H", 7}, {"W", 5}, {"F", 3}}},
       {"conv2d_nchwc", {{"N", 1}, {"C", 16}, {"H", 5}, {"W", 7}, {"F", 32}}},
       {"conv2d_winograd", {{"N", 1}, {"C", 1}, {"H", 7}, {"W", 6}, {"F", 2}}},
+      {"conv2d_winograd_f2", {{"N", 1}, {"C", 2}, {"H", 5}, {"W", 6}, {"F", 1}}},
   };
   return *cases;
 }
@@ -193,7 +194,7 @@ TEST(ProgramSpace, BlockedConvolution_PointwiseAndStem_MatchUnscheduledProgram) 
 // The example programs whose GPU schedule would need a kernel per stage (a layout transform
 // reads the reduction's result): the generated GPU space refuses them, naming the stages.
 bool NeedsSeveralKernels(const std::string& file) {
-  return file == "conv2d_nchwc" || file == "conv2d_winograd";
+  return file == "conv2d_nchwc" || absl::StartsWith(file, "conv2d_winograd");
 }
 
 // cuda: every example program's generated GPU space builds PTX at configs spread over it, and
@@ -427,47 +428,26 @@ TEST(ProgramTemplate, WeightPackedAheadOfTime_KernelTakesPackedCopyAndMatches) {
   }
 }
 
-// conv2d_winograd.te is a convolution: with its filter transformed (U = G·g·Gᵀ, Lavin's
-// F(4×4, 3×3) matrices), configs across its space give the direct 3×3 convolution of the
-// same input and filter, computed here in double precision, to float32 rounding. 9×10 leaves
-// partial tiles on both axes. A wrong transform constant, tile offset or padding fails it.
-TEST(ProgramSpace, Winograd_EqualsDirectConvolution) {
+// The Winograd programs are convolutions: configs across the space, their filter transform
+// computed ahead of the calls (a prepack, hoist_weights.h), give the direct 3×3 convolution of
+// the same input and blocked filter, computed here in double precision, to float32 rounding.
+// 9×10 leaves partial tiles on both axes. A wrong transform constant, tile offset or padding
+// fails it.
+void CheckWinogradEqualsDirect(const std::string& file) {
+  SCOPED_TRACE(file);
   constexpr int64_t kC = 2, kF = 1, kH = 9, kW = 10;
   absl::StatusOr<ProgramSpace> p =
-      MakeProgramSpace("conv2d_winograd", {{"N", 1}, {"C", kC}, {"H", kH}, {"W", kW}, {"F", kF}});
+      MakeProgramSpace(file, {{"N", 1}, {"C", kC}, {"H", kH}, {"W", kW}, {"F", kF}});
   ASSERT_TRUE(p.ok()) << p.status();
   const ConfigSpace& space = *p->space;
-  const double g_rows[6][3] = {{1.0 / 4, 0, 0},
-                               {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                               {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                               {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                               {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                               {0, 0, 1}};
-  const int64_t ci = kC * 16, co = kF * 16;
-  absl::StatusOr<runtime::NDArray> x =
-      runtime::NDArray::Empty({1, kC, kH, kW, 16}, ir::DataType::Float(32));
-  absl::StatusOr<runtime::NDArray> u =
-      runtime::NDArray::Empty({6, 6, kF, kC, 16, 16}, ir::DataType::Float(32));
-  ASSERT_TRUE(x.ok() && u.ok());
+  const ir::DataType f32 = ir::DataType::Float(32);
+  absl::StatusOr<runtime::NDArray> x = runtime::NDArray::Empty({1, kC, kH, kW, 16}, f32);
+  absl::StatusOr<runtime::NDArray> wt = runtime::NDArray::Empty({kF, kC, 3, 3, 16, 16}, f32);
+  ASSERT_TRUE(x.ok() && wt.ok());
   x->FillRandom(3);
-  // The filter g[o][c][r][s], random, and U[i][j][o/16][c/16][c%16][o%16] = (G·g·Gᵀ)[i][j].
-  std::vector<double> g(co * ci * 9);
-  for (size_t k = 0; k < g.size(); ++k) g[k] = std::sin(0.7 * static_cast<double>(k) + 1.0);
-  for (int64_t o = 0; o < co; ++o) {
-    for (int64_t c = 0; c < ci; ++c) {
-      const double* f = &g[(o * ci + c) * 9];
-      for (int i = 0; i < 6; ++i) {
-        for (int j = 0; j < 6; ++j) {
-          double v = 0;
-          for (int r = 0; r < 3; ++r) {
-            for (int q = 0; q < 3; ++q) v += g_rows[i][r] * f[r * 3 + q] * g_rows[j][q];
-          }
-          u->Set(((((i * 6 + j) * kF + o / 16) * kC + c / 16) * 16 + c % 16) * 16 + o % 16, v);
-        }
-      }
-    }
-  }
-  // The direct convolution, stride 1, padding 1, NCHW16c.
+  wt->FillRandom(4);
+  // The direct convolution, stride 1, padding 1, NCHW16c, filter [F][C][3][3][16 in][16 out].
+  const int64_t ci = kC * 16, co = kF * 16;
   std::vector<double> direct(co * kH * kW);
   for (int64_t o = 0; o < co; ++o) {
     for (int64_t y = 0; y < kH; ++y) {
@@ -479,7 +459,8 @@ TEST(ProgramSpace, Winograd_EqualsDirectConvolution) {
               const int64_t h = y + r - 1, w = xx + q - 1;
               if (h < 0 || h >= kH || w < 0 || w >= kW) continue;
               acc += x->Get((((c / 16) * kH + h) * kW + w) * 16 + c % 16) *
-                     g[(o * ci + c) * 9 + r * 3 + q];
+                     wt->Get((((((o / 16) * kC + c / 16) * 3 + r) * 3 + q) * 16 + c % 16) * 16 +
+                             o % 16);
             }
           }
         }
@@ -489,23 +470,31 @@ TEST(ProgramSpace, Winograd_EqualsDirectConvolution) {
   }
   const codegen::Target host = codegen::HostTarget();
   for (int i = 0; i < kConfigsPerSpace; ++i) {
-    std::vector<int64_t> choices = space.Decompose((space.size() - 1) / (kConfigsPerSpace - 1) * i);
-    for (int k = 0; k < space.num_knobs(); ++k) {
-      if (absl::StrContains(space.knob(k).name(), ".pack_")) choices[k] = 0;  // U as written.
-    }
-    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+    absl::StatusOr<Config> config = space.Get((space.size() - 1) / (kConfigsPerSpace - 1) * i);
     ASSERT_TRUE(config.ok());
     absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
     ASSERT_TRUE(inst.ok()) << inst.status();
+    // The transform is hoisted: the kernel reads U, made from Wt by the prepack.
+    ASSERT_EQ(inst->prepacks.size(), 1u) << config->ToJson();
+    EXPECT_EQ(inst->prepacks[0].args[0].name(), "Wt");
+    EXPECT_EQ(inst->prepacks[0].args[1].name(), "U");
+    EXPECT_EQ(inst->args[1].name(), "U");
     absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "winograd");
     ASSERT_TRUE(f.ok()) << config->ToJson() << ": " << f.status();
-    auto jit = codegen::BuildJit({*f}, host);
+    const Prepack& pack = inst->prepacks[0];
+    absl::StatusOr<lower::LoweredFunc> pf = lower::Lower(*pack.sch, pack.args, "transform");
+    ASSERT_TRUE(pf.ok()) << pf.status();
+    auto jit = codegen::BuildJit({*f, *pf}, host);
     ASSERT_TRUE(jit.ok()) << jit.status();
     absl::StatusOr<TfKernelFn> fn = (*jit)->Lookup("winograd");
-    ASSERT_TRUE(fn.ok()) << fn.status();
-    absl::StatusOr<runtime::NDArray> y =
-        runtime::NDArray::Empty({1, kF, kH, kW, 16}, ir::DataType::Float(32));
-    ASSERT_TRUE(y.ok());
+    absl::StatusOr<TfKernelFn> transform = (*jit)->Lookup("transform");
+    ASSERT_TRUE(fn.ok() && transform.ok());
+    std::vector<int64_t> u_shape;
+    for (const ir::Expr& e : inst->args[1].shape()) u_shape.push_back(*ir::AsConstInt(e));
+    absl::StatusOr<runtime::NDArray> u = runtime::NDArray::Empty(u_shape, f32);
+    absl::StatusOr<runtime::NDArray> y = runtime::NDArray::Empty({1, kF, kH, kW, 16}, f32);
+    ASSERT_TRUE(u.ok() && y.ok());
+    ASSERT_TRUE(runtime::Call(*transform, {&*wt, &*u}).ok());
     ASSERT_TRUE(runtime::Call(*fn, {&*x, &*u, &*y}).ok()) << config->ToJson();
     double worst = 0;
     for (size_t k = 0; k < direct.size(); ++k) {
@@ -513,6 +502,11 @@ TEST(ProgramSpace, Winograd_EqualsDirectConvolution) {
     }
     EXPECT_LT(worst, 1e-4) << config->ToJson();
   }
+}
+
+TEST(ProgramSpace, Winograd_EqualsDirectConvolution) {
+  CheckWinogradEqualsDirect("conv2d_winograd");
+  CheckWinogradEqualsDirect("conv2d_winograd_f2");
 }
 
 // The lowered IR of `config` of the program's space, as text.
