@@ -19,6 +19,9 @@ struct Baseline {
   std::string library;  // "OpenBLAS" or "oneDNN".
   std::string impl;     // What it runs, e.g. "sgemm SkylakeX" or "brg:avx512_core".
   std::function<void()> run;
+  // Whether it computes the operation (to floating-point rounding). oneDNN's int8 Winograd
+  // convolution does not: it requantizes its transformed tiles to 8 bits.
+  bool exact = true;
 };
 
 // C[m×n] = A[m×k]·Wᵀ, W [n×k] (a dense layer), per batch when batch > 1, on `threads` threads
@@ -29,7 +32,9 @@ std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t
                                     OneDnnTypes types, int threads);
 
 // A convolution: oneDNN's direct algorithm and, where it has one, Winograd (OpenBLAS has no
-// convolution; an im2col around sgemm would be a weaker baseline than oneDNN's).
+// convolution; an im2col around sgemm would be a weaker baseline than oneDNN's). An int8
+// Winograd kernel is checked against the direct one on the same inputs here; where its results
+// differ it is marked inexact, with the mismatch in `impl`.
 std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes types);
 
 // Our kernel and each baseline timed side by side (TimeSideBySide: alternating rounds of
@@ -37,7 +42,9 @@ std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes ty
 struct SideBySide {
   double ours_s = 0;               // Timed beside the fastest baseline (alone when there is none).
   std::vector<double> baseline_s;  // Per baseline, in order.
-  int fastest = -1;                // Index of the fastest baseline (-1: none).
+  std::vector<double> ours_beside_s;  // Ours, timed beside each baseline.
+  int fastest = -1;                   // Index of the fastest exact baseline (-1: none).
+  int fastest_inexact = -1;           // Of the fastest inexact one, when it beats every exact one.
   double fastest_s() const { return fastest < 0 ? 0 : baseline_s[fastest]; }
 };
 SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,

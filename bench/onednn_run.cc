@@ -1,6 +1,8 @@
 #include "bench/onednn_run.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "absl/strings/str_join.h"
 
@@ -103,6 +105,59 @@ OneDnnPtr OneDnnConv(const OneDnnConvShape& s, OneDnnTypes types, dnnl::algorith
   AddStep<dnnl::convolution_forward>(*run,
                                      dnnl::convolution_forward::primitive_desc(desc, run->eng));
   return run;
+}
+
+ConvMismatch OneDnnInt8WinogradMismatch(const OneDnnConvShape& s) {
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(eng);
+  const int64_t oh = (s.h + 2 * s.pad - s.r) / s.stride + 1;
+  const int64_t ow = (s.w + 2 * s.pad - s.s) / s.stride + 1;
+  using DT = memory::data_type;
+  dnnl::memory src(memory::desc({s.n, s.c, s.h, s.w}, DT::u8, Tag::nhwc), eng);
+  dnnl::memory wei(memory::desc({s.f, s.c, s.r, s.s}, DT::s8, Tag::oihw), eng);
+  // The same weights in f32, for the Winograd weight format (its reorder transforms them).
+  dnnl::memory wei_f32(memory::desc({s.f, s.c, s.r, s.s}, DT::f32, Tag::oihw), eng);
+  auto* sp = static_cast<uint8_t*>(src.get_data_handle());
+  for (int64_t i = 0; i < s.n * s.c * s.h * s.w; ++i)
+    sp[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+  auto* wp = static_cast<int8_t*>(wei.get_data_handle());
+  auto* wf = static_cast<float*>(wei_f32.get_data_handle());
+  for (int64_t i = 0; i < s.f * s.c * s.r * s.s; ++i) {
+    wp[i] = static_cast<int8_t>((i * 53 + 7) % 255 - 127);
+    wf[i] = wp[i];
+  }
+  std::vector<std::vector<int32_t>> outs;
+  for (dnnl::algorithm algorithm :
+       {dnnl::algorithm::convolution_direct, dnnl::algorithm::convolution_winograd}) {
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm,
+                                         memory::desc({s.n, s.c, s.h, s.w}, DT::u8, Tag::any),
+                                         memory::desc({s.f, s.c, s.r, s.s}, DT::s8, Tag::any),
+                                         memory::desc({s.n, s.f, oh, ow}, DT::s32, Tag::any),
+                                         {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad});
+    dnnl::convolution_forward::primitive_desc pd(desc, eng);
+    dnnl::memory src2(pd.src_desc(), eng), wei2(pd.weights_desc(), eng), dst2(pd.dst_desc(), eng);
+    dnnl::memory dst(memory::desc({s.n, s.f, oh, ow}, DT::s32, Tag::nhwc), eng);
+    dnnl::reorder(src, src2).execute(stream, src, src2);
+    try {
+      dnnl::reorder(wei, wei2).execute(stream, wei, wei2);
+    } catch (const dnnl::error&) {  // The Winograd weight format is made from f32 weights.
+      dnnl::reorder(wei_f32, wei2).execute(stream, wei_f32, wei2);
+    }
+    dnnl::convolution_forward(pd).execute(
+        stream, {{DNNL_ARG_SRC, src2}, {DNNL_ARG_WEIGHTS, wei2}, {DNNL_ARG_DST, dst2}});
+    dnnl::reorder(dst2, dst).execute(stream, dst2, dst);
+    stream.wait();
+    const auto* out = static_cast<const int32_t*>(dst.get_data_handle());
+    outs.emplace_back(out, out + s.n * s.f * oh * ow);
+  }
+  ConvMismatch m;
+  m.total = static_cast<int64_t>(outs[0].size());
+  for (int64_t i = 0; i < m.total; ++i) {
+    const int64_t d = std::llabs(static_cast<int64_t>(outs[0][i]) - outs[1][i]);
+    if (d != 0) ++m.differing;
+    m.max_abs = std::max(m.max_abs, d);
+  }
+  return m;
 }
 
 }  // namespace tunefarm::bench

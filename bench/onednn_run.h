@@ -52,6 +52,17 @@ struct OneDnnConvShape {
 OneDnnPtr OneDnnConv(const OneDnnConvShape& shape, OneDnnTypes types,
                      dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct);
 
+// How far oneDNN's u8 × s8 → s32 Winograd convolution is from the exact integer convolution
+// (its direct algorithm's result) on the same inputs, full-range bytes: its transformed tiles
+// are requantized to 8 bits, so it computes an approximation, not the operation an int8
+// convolution is. dnnl::error where oneDNN has no int8 Winograd kernel for the shape.
+struct ConvMismatch {
+  int64_t differing = 0;  // Outputs that differ from the exact convolution.
+  int64_t total = 0;
+  int64_t max_abs = 0;  // The largest |difference|.
+};
+ConvMismatch OneDnnInt8WinogradMismatch(const OneDnnConvShape& shape);
+
 }  // namespace tunefarm::bench
 
 #endif  // TUNEFARM_BENCH_ONEDNN_RUN_H_
