@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_util.h"
@@ -76,7 +77,8 @@ std::optional<int> TransposeAxis(const Tensor& writer) {
 // `fixed_axis`, when given, is split by `fixed_rows` instead of by its knob: under row fusion
 // the stage spans that many rows of it, all of them in the register tile.
 absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool parallel,
-                        schedule::Schedule* sch, int fixed_axis = -1, int64_t fixed_rows = 0) {
+                        schedule::Schedule* sch, int fixed_axis = -1, int64_t fixed_rows = 0,
+                        IterVar* fused_out = nullptr) {
   Tensor writer = ts.writer;
   Tensor acc = ts.accumulator;
   if (ts.cache_write) {
@@ -162,6 +164,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   if (parallel) {
     if (absl::Status s = w.Parallel(fused); !s.ok()) return s;
   }
+  if (fused_out != nullptr) *fused_out = fused;
   const IterVar attach = outer.back() == outer[to_fuse - 1] ? fused : outer.back();
   if (!inner.empty()) {
     if (absl::Status s = w.Vectorize(inner.back()); !s.ok()) return s;
@@ -451,8 +454,39 @@ absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
 
 // Defines the knobs of one sketch's tiled stages that `space` does not have yet (the space is
 // the union of the knobs of every variant of the program; see DefineGeneratedSpace).
+// The tiled stage whose reduction is the only reader of `t`, a stage computed at the top
+// level: a padding that feeds one convolution.
+const TiledStage* SoleTiledReader(const Sketch& sketch, const Tensor& t) {
+  const TiledStage* found = nullptr;
+  for (const TiledStage& ts : sketch.tiled) {
+    if (absl::c_linear_search(TensorsRead(ts.writer.compute()->body), t) &&
+        ts.writer != ts.accumulator) {
+      return nullptr;  // Read by an elementwise writer, outside the reduction's tile.
+    }
+    if (!ts.accumulator.defined() ||
+        !absl::c_linear_search(TensorsRead(ts.accumulator.compute()->body), t)) {
+      continue;
+    }
+    if (found != nullptr) return nullptr;
+    found = &ts;
+  }
+  for (const Tensor& r : sketch.root) {
+    if (r != t && absl::c_linear_search(TensorsRead(r.compute()->body), t)) return nullptr;
+  }
+  return found;
+}
+
 void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
                        ConfigSpace* space) {
+  // `<stage>.at`: an elementwise stage computed at the top level because one reduction reads
+  // it (a padding) is computed over the whole tensor first (0), or inside the reduction's
+  // parallel tile loop (1), just the region that tile reads, so the copy stays in cache.
+  for (const Tensor& t : sketch.root) {
+    if (t.compute()->reduce_axis.empty() && SoleTiledReader(sketch, t) != nullptr) {
+      const std::string name = KnobName(t, "at");
+      if (space->KnobIndex(name) < 0) space->DefineOther(name, {0, 1});
+    }
+  }
   auto define_split = [&](const std::string& name, int64_t extent, SplitPolicy policy,
                           int64_t max) {
     if (space->KnobIndex(name) < 0) space->DefineSplit(name, extent, 2, policy, max);
@@ -616,12 +650,26 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
     fuse_rows = *rows;
   }
   const int depth = fuse_rows > 0 ? RowFusionDepth(*packed_args, packed) : 0;
+  // Stages computed inside their reader's tile loop (`<stage>.at` = 1), by reader.
+  absl::flat_hash_map<const te::OperationNode*, std::vector<Tensor>> in_tile;
   for (const Tensor& t : sketch->root) {
     const bool is_packed = std::find(packed.begin(), packed.end(), t) != packed.end();
     if (depth > 0 && !is_packed) continue;  // Computed in the block of rows (ApplyRowFusion).
     absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
     if (!st.ok()) return st.status();
-    if (absl::Status s = ScheduleRootStage(t, is_packed, *parallel != 0, *st); !s.ok()) return s;
+    bool at_tile = false;
+    if (const std::string knob = KnobName(t, "at"); config.space->KnobIndex(knob) >= 0) {
+      absl::StatusOr<int64_t> at = config.Other(knob);
+      if (!at.ok()) return at.status();
+      const TiledStage* reader = SoleTiledReader(*sketch, t);
+      at_tile = *at != 0 && reader != nullptr && !is_packed;
+      if (at_tile) in_tile[reader->writer.op()].push_back(t);
+    }
+    // Inside a parallel tile loop, the stage's own loops are serial.
+    if (absl::Status s = ScheduleRootStage(t, is_packed, *parallel != 0 && !at_tile, *st);
+        !s.ok()) {
+      return s;
+    }
   }
   if (depth > 0) {
     if (absl::Status s =
@@ -631,7 +679,20 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
     }
   } else {
     for (const TiledStage& ts : sketch->tiled) {
-      if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get()); !s.ok()) return s;
+      IterVar fused;
+      if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get(), -1, 0, &fused);
+          !s.ok()) {
+        return s;
+      }
+      auto attached = in_tile.find(ts.writer.op());
+      if (attached == in_tile.end()) continue;
+      absl::StatusOr<schedule::Stage*> ws = (*sch)->StageOf(ts.writer);
+      if (!ws.ok()) return ws.status();
+      for (const Tensor& t : attached->second) {
+        absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
+        if (!st.ok()) return st.status();
+        if (absl::Status s = (*st)->ComputeAt(**ws, fused); !s.ok()) return s;
+      }
     }
   }
   return Instance{*std::move(packed_args), *std::move(sch), std::move(prepacks)};

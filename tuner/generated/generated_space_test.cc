@@ -536,6 +536,58 @@ TEST(ProgramTemplate, RootElementwiseStage_Vectorized) {
   }
 }
 
+// `P.at` = 1 computes a convolution's padding inside the reduction's parallel tile loop, just
+// the region the tile reads: the padded buffer is then allocated inside that loop (smaller than
+// the whole padded input), and configs with it match the unscheduled program, for a strided
+// depthwise and a strided 3×3 convolution with tails.
+TEST(ProgramTemplate, PaddingInTile_ComputedPerTileAndMatches) {
+  const std::vector<ProgramCase> cases = {
+      {"depthwise_blocked",
+       {{"N", 1}, {"C", 2}, {"H", 11}, {"W", 9}, {"R", 3}, {"S", 3}, {"St", 2}, {"Pd", 1}}},
+      {"conv2d_blocked",
+       {{"N", 1},
+        {"C", 2},
+        {"CB", 4},
+        {"H", 9},
+        {"W", 7},
+        {"F", 2},
+        {"FB", 8},
+        {"R", 3},
+        {"S", 3},
+        {"St", 2},
+        {"Pd", 1}}},
+  };
+  const codegen::Target host = codegen::HostTarget();
+  for (const ProgramCase& c : cases) {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const ConfigSpace& space = *p->space;
+    const int at = space.KnobIndex("P.at");
+    ASSERT_GE(at, 0) << space.Describe();
+    absl::StatusOr<std::vector<runtime::NDArray>> ref =
+        RunConfig(*p->tmpl, p->workload, host, nullptr, 9);
+    ASSERT_TRUE(ref.ok()) << ref.status();
+    for (int i = 0; i < kConfigsPerSpace; ++i) {
+      std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 5 * i);
+      choices[at] = 1;
+      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+      ASSERT_TRUE(config.ok());
+      absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+      ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+      // The padded buffer is allocated after (inside) the first loop, not before it.
+      const size_t alloc = ir_text->find("allocate P[");
+      const size_t loop = ir_text->find_first_of("fp");  // "for" or "parallel"
+      EXPECT_NE(alloc, std::string::npos) << *ir_text;
+      EXPECT_GT(alloc, loop) << c.file << " " << config->ToJson() << "\n" << *ir_text;
+      absl::StatusOr<std::vector<runtime::NDArray>> out =
+          RunConfig(*p->tmpl, p->workload, host, &*config, 9);
+      ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+          << c.file << " " << config->ToJson();
+    }
+  }
+}
+
 // GELU's erf is built from operations the vectorizer widens (its sign a factor, not a select
 // around the argument's loads), so a dense + bias + GELU epilogue stores whole vectors.
 TEST(ProgramTemplate, GeluEpilogue_Vectorized) {
