@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_util.h"
+#include "tuner/generated/drop_guards.h"
 #include "tuner/generated/gpu_space.h"
 #include "tuner/generated/hoist_weights.h"
 #include "tuner/generated/knob_names.h"
@@ -551,7 +552,9 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
   if (target.kind == codegen::Target::Kind::kCUDA) {
     return DefineGpuGeneratedSpace(all_args, space);
   }
-  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(all_args, weights);
+  absl::StatusOr<std::vector<Tensor>> unguarded = DropProvenGuards(all_args);
+  if (!unguarded.ok()) return unguarded.status();
+  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(*unguarded, weights);
   if (!hoisted.ok()) return hoisted.status();
   const std::vector<Tensor>& args = hoisted->program;
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
@@ -603,8 +606,11 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
   if (target.kind == codegen::Target::Kind::kCUDA) {
     return ApplyGpuGeneratedSchedule(all_args, config);
   }
-  // Stages computed from a weight alone are computed once, ahead of the calls.
-  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(all_args, weights);
+  // Guards that always hold are dropped; stages computed from a weight alone are computed
+  // once, ahead of the calls.
+  absl::StatusOr<std::vector<Tensor>> unguarded = DropProvenGuards(all_args);
+  if (!unguarded.ok()) return unguarded.status();
+  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(*unguarded, weights);
   if (!hoisted.ok()) return hoisted.status();
   const std::vector<Tensor>& args = hoisted->program;
   std::vector<Prepack> prepacks;

@@ -588,6 +588,33 @@ TEST(ProgramTemplate, PaddingInTile_ComputedPerTileAndMatches) {
   }
 }
 
+// A padding of 0 (a 1×1 convolution, Pd = 0) leaves a guard that always holds: it is dropped
+// (drop_guards.h) and the plain copy inlined, so no config copies the input first.
+TEST(ProgramTemplate, PaddingOfZero_NoCopyOfTheInput) {
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked", {{"N", 1},
+                                                                       {"C", 2},
+                                                                       {"CB", 8},
+                                                                       {"H", 5},
+                                                                       {"W", 7},
+                                                                       {"F", 2},
+                                                                       {"FB", 8},
+                                                                       {"R", 1},
+                                                                       {"S", 1},
+                                                                       {"St", 1},
+                                                                       {"Pd", 0}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  EXPECT_LT(space.KnobIndex("P.at"), 0) << space.Describe();
+  for (int i = 0; i < kConfigsPerSpace; ++i) {
+    absl::StatusOr<Config> config = space.Get((space.size() - 1) / (kConfigsPerSpace - 1) * i);
+    ASSERT_TRUE(config.ok());
+    absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+    ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+    EXPECT_FALSE(absl::StrContains(*ir_text, "allocate P[")) << config->ToJson() << "\n"
+                                                             << *ir_text;
+  }
+}
+
 // GELU's erf is built from operations the vectorizer widens (its sign a factor, not a select
 // around the argument's loads), so a dense + bias + GELU epilogue stores whole vectors.
 TEST(ProgramTemplate, GeluEpilogue_Vectorized) {

@@ -189,8 +189,10 @@ absl::StatusOr<Sketch> MakeSketch(const std::vector<te::Tensor>& args,
     inlined_size[t.op()] = size.nodes;
     // A stage read by a reduction (padding) is computed once at the top level: inlined, its
     // guards would sit in the innermost loop, vectorized lane by lane.
+    // A plain copy (no guard: a padding of 0, drop_guards.h) is inlined all the same.
     bool feeds_reduction = false;
     for (const Tensor& r : readers[t.op()]) feeds_reduction |= IsReduction(r);
+    if (t.compute()->body.as<ir::LoadNode>() != nullptr) feeds_reduction = false;
     (feeds_reduction ? sketch.root : sketch.inlined).push_back(t);
   }
   for (const Tensor& t : order) {
