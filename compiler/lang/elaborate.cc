@@ -251,13 +251,20 @@ class Elaborator {
     return absl::OkStatus();
   }
 
-  absl::Status DeclareInput(const Statement& s) {
-    if (absl::Status st = CheckNewTensorName(s); !st.ok()) return st;
+  // The element type a declaration names (input, weight, constant).
+  absl::StatusOr<DataType> ElementType(const Statement& s) {
     absl::StatusOr<DataType> dtype = ir::ParseDataType(s.dtype);
     if (!dtype.ok() || dtype->is_vector() || dtype->is_handle() || dtype->is_bool()) {
       return ErrorAt(s.dtype_pos, absl::StrCat("unknown element type '", s.dtype,
                                                "'; use float16/32/64, int8/16/32/64 or uint8"));
     }
+    return dtype;
+  }
+
+  absl::Status DeclareInput(const Statement& s) {
+    if (absl::Status st = CheckNewTensorName(s); !st.ok()) return st;
+    absl::StatusOr<DataType> dtype = ElementType(s);
+    if (!dtype.ok()) return dtype.status();
     std::vector<int64_t> extents;
     std::vector<Expr> shape;
     for (size_t d = 0; d < s.shape.size(); ++d) {
@@ -281,11 +288,8 @@ class Elaborator {
   // constants after unrolling reads the value itself once the selects fold.
   absl::Status DeclareConstant(const Statement& s) {
     if (absl::Status st = CheckNewTensorName(s); !st.ok()) return st;
-    absl::StatusOr<DataType> dtype = ir::ParseDataType(s.dtype);
-    if (!dtype.ok() || dtype->is_vector() || dtype->is_handle() || dtype->is_bool()) {
-      return ErrorAt(s.dtype_pos, absl::StrCat("unknown element type '", s.dtype,
-                                               "'; use float16/32/64, int8/16/32/64 or uint8"));
-    }
+    absl::StatusOr<DataType> dtype = ElementType(s);
+    if (!dtype.ok()) return dtype.status();
     std::vector<Expr> values;
     std::vector<double> numbers;  // The same values, compared to find runs.
     for (const NodePtr& v : s.table_values) {

@@ -544,6 +544,16 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
   }
 }
 
+// The program the CPU space is defined on and scheduled: guards that always hold dropped
+// (drop_guards.h), stages computed from a weight alone hoisted ahead of the calls
+// (hoist_weights.h).
+absl::StatusOr<HoistedProgram> PrepareProgram(const std::vector<Tensor>& args,
+                                              const std::vector<Tensor>& weights) {
+  absl::StatusOr<std::vector<Tensor>> unguarded = DropProvenGuards(args);
+  if (!unguarded.ok()) return unguarded.status();
+  return HoistWeightStages(*unguarded, weights);
+}
+
 }  // namespace
 
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
@@ -552,9 +562,7 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
   if (target.kind == codegen::Target::Kind::kCUDA) {
     return DefineGpuGeneratedSpace(all_args, space);
   }
-  absl::StatusOr<std::vector<Tensor>> unguarded = DropProvenGuards(all_args);
-  if (!unguarded.ok()) return unguarded.status();
-  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(*unguarded, weights);
+  absl::StatusOr<HoistedProgram> hoisted = PrepareProgram(all_args, weights);
   if (!hoisted.ok()) return hoisted.status();
   const std::vector<Tensor>& args = hoisted->program;
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
@@ -606,11 +614,7 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
   if (target.kind == codegen::Target::Kind::kCUDA) {
     return ApplyGpuGeneratedSchedule(all_args, config);
   }
-  // Guards that always hold are dropped; stages computed from a weight alone are computed
-  // once, ahead of the calls.
-  absl::StatusOr<std::vector<Tensor>> unguarded = DropProvenGuards(all_args);
-  if (!unguarded.ok()) return unguarded.status();
-  absl::StatusOr<HoistedProgram> hoisted = HoistWeightStages(*unguarded, weights);
+  absl::StatusOr<HoistedProgram> hoisted = PrepareProgram(all_args, weights);
   if (!hoisted.ok()) return hoisted.status();
   const std::vector<Tensor>& args = hoisted->program;
   std::vector<Prepack> prepacks;
