@@ -18,10 +18,9 @@ g++ -O2 -I"$tmp" -DM=64 -DN=96 -DK=80 -DKERNEL=dense_64_96_80_float32 "$example"
 ./app | tee app.out
 grep -q ": ok," app.out
 app=$(sed -E 's/.* ([0-9.]+) GFLOP\/s/\1/' app.out)
+# Printed, not asserted: a test's verdict must not depend on the machine's speed (the speed of
+# a deployed kernel is shown by examples/deploy_conv/run.sh and the benchmarks).
 echo "tuned ${tuned} GFLOP/s in the sandbox, ${app} GFLOP/s in the application"
-# Deployed speed stays within 3x of the tuned measurement (a loose, noise-proof bound: small
-# kernels in a fresh process pay cold caches and thread start-up).
-awk -v a="$app" -v t="$tuned" 'BEGIN { exit !(a * 3 >= t) }'
 # A workload that was never tuned is a clear error.
 if "$bin" export --db "$tmp/t.db" --workload 'dense:[8,8,8,"float32"]' --target llvm \
    -o "$tmp/x.so" 2> err.txt; then echo "expected failure"; exit 1; fi

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Tune examples/programs/conv2d_winograd.te on the embedded local farm, export the best kernel
+# with its filter transform (`tunefarm export`), build main.cc against the library and run it:
+# the deployed kernel's median time beside the time the tuning log measured for the same config.
+#
+#   examples/deploy_conv/run.sh                 # ResNet-50's 3×3 layer at 56×56, 200 trials
+#   TUNEFARM=bazel-bin/cli/tunefarm SHAPE=C=1,H=8,W=8,F=1 TRIALS=8 OUT=/tmp/x examples/deploy_conv/run.sh
+#
+# Both sides run the kernel on one thread (the worker's OMP_NUM_THREADS=1, --threads_per_worker 1).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bin="${TUNEFARM:-tunefarm}"
+shape="${SHAPE:-C=4,H=56,W=56,F=4}"
+trials="${TRIALS:-200}"
+out="${OUT:-$(mktemp -d)}"
+program="$here/../programs/conv2d_winograd.te"
+mkdir -p "$out"
+cd "$out"
+"$bin" tune --expr "$program" --shape "N=1,$shape" --trials "$trials" --threads_per_worker 1 \
+  --db "$out/tuning.db" > tune.out 2> tune.err || { cat tune.out tune.err; exit 1; }
+"$bin" best --db "$out/tuning.db" > best.out
+# "expr:conv2d_winograd:<hash>|[args] on llvm ..." -> "expr:conv2d_winograd:<hash>:[args]".
+workload=$(sed -nE 's/^(expr:conv2d_winograd:[0-9a-f]+)\|(\[[^]]*\]).*/\1:\2/p' best.out | head -1)
+tuned_ms=$(awk '$1 == "1" && $2 ~ /^[0-9.]+$/ {print $3; exit}' best.out)
+"$bin" export --db "$out/tuning.db" --workload "$workload" --target llvm \
+  -o "$out/libkernels.so" > export.out
+kernel=$(awk '/^expr_conv2d_winograd_/ {print $1; exit}' export.out)
+defs=$(echo "$shape" | sed -E 's/([A-Z]+)=([0-9]+)/-D\1=\2/g; s/,/ /g')
+# shellcheck disable=SC2086
+g++ -O2 -I"$out" $defs -DKERNEL="$kernel" -DPACK="${kernel}_pack_Wt" "$here/main.cc" \
+  -L"$out" -lkernels -Wl,-rpath,"$out" -o conv_app
+OMP_NUM_THREADS=1 ./conv_app | tee app.out
+deployed_ms=$(sed -nE 's/.*median ([0-9.]+) ms.*/\1/p' app.out)
+awk -v t="$tuned_ms" -v d="$deployed_ms" -v w="$workload" 'BEGIN {
+  printf "%s: tuned %.4f ms (tuning log), deployed %.4f ms: deployed/tuned %.3f\n", w, t, d, d / t }'
+grep -q "^ok," app.out

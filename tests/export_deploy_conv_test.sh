@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# examples/deploy_conv/run.sh end to end at a small shape (partial Winograd tiles): the exported
+# kernel and its filter transform, called by the application, give the direct convolution.
+set -euo pipefail
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+TUNEFARM="$PWD/cli/tunefarm" SHAPE=C=1,H=9,W=7,F=2 TRIALS=8 OUT="$tmp/run" \
+  bash examples/deploy_conv/run.sh | tee "$tmp/run.txt"
+grep -q "^ok," "$tmp/run.txt"
+grep -q "deployed/tuned" "$tmp/run.txt"
+grep -q "_pack_Wt" "$tmp/run/kernels.h"
+echo "PASS"
