@@ -50,8 +50,10 @@ struct ElaboratedProgram {
   std::vector<te::Tensor> stages;
   // Floating-point operations of one run: per element of each stage, one per float operation
   // or math function in its body and one per reduction step (so a multiply-accumulate is 2).
-  // Stages computed from weights and constant tables alone are not counted: they are computed
-  // once, ahead of the calls (tuner/generated/hoist_weights.h), like a weight's packing.
+  // Stages computed from weights and constant tables alone are not counted: the generated CPU
+  // space computes them once, ahead of the calls (tuner/generated/hoist_weights.h), like a
+  // weight's packing. Where it cannot (a stage of two weights, a weight the kernel also reads,
+  // a cuda target) such a stage runs in every call but stays out of this count.
   double flop = 0;
 
   const te::Tensor& output() const { return stages.back(); }

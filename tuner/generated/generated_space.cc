@@ -453,8 +453,6 @@ absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
   return current;
 }
 
-// Defines the knobs of one sketch's tiled stages that `space` does not have yet (the space is
-// the union of the knobs of every variant of the program; see DefineGeneratedSpace).
 // The tiled stage whose reduction is the only reader of `t`, a stage computed at the top
 // level: a padding that feeds one convolution.
 const TiledStage* SoleTiledReader(const Sketch& sketch, const Tensor& t) {
@@ -477,6 +475,8 @@ const TiledStage* SoleTiledReader(const Sketch& sketch, const Tensor& t) {
   return found;
 }
 
+// Defines the knobs of one sketch's tiled stages that `space` does not have yet (the space is
+// the union of the knobs of every variant of the program; see DefineGeneratedSpace).
 void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
                        ConfigSpace* space) {
   // `<stage>.at`: an elementwise stage computed at the top level because one reduction reads
