@@ -2,8 +2,9 @@
 # Installs the Debian 12 packages tunefarm builds and runs against. Idempotent: when every
 # package is present it changes nothing and makes no network access.
 #
-#   deploy/setup.sh            install what is missing (uses sudo when not root)
-#   deploy/setup.sh --check    only report what is missing; exit 1 if anything is
+#   deploy/setup.sh              install what building and running tunefarm needs (sudo when not root)
+#   deploy/setup.sh --tests      also what only the test suite and benchmarks use (PyTorch, ...)
+#   deploy/setup.sh --check      only report what is missing; exit 1 if anything is
 set -euo pipefail
 
 # One package per line, with why it is needed.
@@ -32,7 +33,21 @@ PACKAGES=(
   iproute2               # network namespaces of the chaos test (ip netns, veth, bridge)
   clang-16               # libFuzzer targets, coverage-guided (bazel run --config=fuzz)
   libclang-rt-16-dev     # libFuzzer's runtime, linked by every fuzz target
+  libonnx-dev            # ONNX 1.12: model protobufs, checker and shape inference (graph/)
 )
+
+# Only the test suite and the benchmarks need these (the README's test command installs them).
+TEST_PACKAGES=(
+  python3-torch          # PyTorch 1.13: builds the test models, the model benchmark's baseline
+  python3-torchvision    # ResNet-18/50 and MobileNetV2 with random weights (no downloads)
+  python3-onnx           # onnx.helper models and torch.onnx.export's dependency
+)
+
+for arg in "$@"; do
+  if [[ "$arg" == "--tests" ]]; then
+    PACKAGES+=("${TEST_PACKAGES[@]}")
+  fi
+done
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -45,7 +60,7 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   echo "setup: all ${#PACKAGES[@]} packages present"
   exit 0
 fi
-if [[ "${1:-}" == "--check" ]]; then
+if [[ " $* " == *" --check "* ]]; then
   echo "setup: missing: ${missing[*]}"
   exit 1
 fi

@@ -3,7 +3,7 @@
 # This is the README's second quick-start command and exactly what CI runs (.ci/run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-deploy/setup.sh || exit 1
+deploy/setup.sh --tests || exit 1
 tools/check_format.sh || exit 1
 
 log=$(mktemp)

@@ -178,11 +178,14 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
   return os.str();
 }
 
-absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
-                               const std::string& out_path) {
-  std::vector<std::string> argv = {"cc", "-shared", "-o", out_path};
-  argv.insert(argv.end(), object_paths.begin(), object_paths.end());
-  argv.insert(argv.end(), {"-lgomp", "-lm"});
+namespace {
+
+// Runs the system C compiler driver with `args` (after "cc"); `what` names the step and
+// `out_path` the file it makes (its log is kept beside it while it runs).
+absl::Status RunCompilerDriver(std::vector<std::string> args, const std::string& out_path,
+                               const std::string& what) {
+  std::vector<std::string> argv = {"cc"};
+  argv.insert(argv.end(), args.begin(), args.end());
   std::string log_path = out_path + ".log";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -198,7 +201,7 @@ absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
   if (rc != 0) {
     unlink(log_path.c_str());
     return absl::FailedPreconditionError(
-        "cannot run the system C compiler driver `cc` to link a shared library (install gcc)");
+        absl::StrCat("cannot run the system C compiler driver `cc` to ", what, " (install gcc)"));
   }
   int wstatus = 0;
   waitpid(pid, &wstatus, 0);
@@ -206,9 +209,24 @@ absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
   unlink(log_path.c_str());
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
     return absl::InternalError(
-        absl::StrCat("linking ", out_path, " failed: ", log.ok() ? *log : "(no output)"));
+        absl::StrCat(what, " (", out_path, ") failed: ", log.ok() ? *log : "(no output)"));
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
+                               const std::string& out_path) {
+  std::vector<std::string> args = {"-shared", "-o", out_path};
+  args.insert(args.end(), object_paths.begin(), object_paths.end());
+  args.insert(args.end(), {"-lgomp", "-lm"});
+  return RunCompilerDriver(args, out_path, "link a shared library");
+}
+
+absl::Status CompileCSource(const std::string& source_path, const std::string& object_path) {
+  return RunCompilerDriver({"-c", "-O2", "-fPIC", "-std=c11", "-o", object_path, source_path},
+                           object_path, "compile generated C");
 }
 
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,

@@ -58,9 +58,15 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
                                                const Target& target);
 
-// Links object files into a shared library at `out_path`.
+// Links object files into a shared library at `out_path`. FailedPrecondition: no `cc`.
+// Internal: the linker failed (its message is included).
 absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
                                const std::string& out_path);
+
+// Compiles a generated C11 source file (a compiled model's runner, graph/emit_runner.h) into a
+// position-independent object at `object_path`, with the system C compiler driver. Errors as
+// LinkSharedLibrary's.
+absl::Status CompileCSource(const std::string& source_path, const std::string& object_path);
 
 }  // namespace tunefarm::codegen
 

@@ -110,6 +110,35 @@ absl::Status WriteGpuLibrary(const std::vector<lower::LoweredFunc>& funcs,
 
 }  // namespace
 
+absl::StatusOr<std::optional<int64_t>> IndexToRebuild(const TuneTask& task,
+                                                      const db::BestRecord& b) {
+  std::optional<int64_t> index = b.record.config_index;
+  if (!b.exact) {
+    // The nearest shape's config indexes another shape's space, and its knob values are not
+    // transplanted (a split that divides that shape need not divide this one): the kernel
+    // is the unscheduled program, and the header and table say it is untuned.
+    return std::optional<int64_t>();
+  }
+  if (index.has_value()) {
+    // A record indexes the space as it was when it was measured: a space that has changed
+    // since (a knob added) would rebuild another schedule under the same index, and the
+    // deployed kernel would not be the one measured.
+    absl::StatusOr<Config> now = task.space->Get(*index);
+    absl::StatusOr<std::string> want = now.ok() ? KnobValues(now->ToJson()) : now.status();
+    absl::StatusOr<std::string> had = KnobValues(b.record.config_json);
+    if (!want.ok() || !had.ok() || *want != *had) {
+      const db::Workload w = task.DbWorkload();
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the best record of ", w.template_name, " ", w.args, " (config ", b.record.config_json,
+          ") was measured in an older version of its config "
+          "space; index ",
+          *index, " now means ", now.ok() ? now->ToJson() : "nothing",
+          ". Tune it again (tunefarm tune ... --db) and export"));
+    }
+  }
+  return index;
+}
+
 std::string KernelSymbol(const db::Workload& w) {
   std::string out = w.template_name;
   for (char c : w.args) {
@@ -148,29 +177,9 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
     auto task = MakeTaskFor(workloads[i], options.target, "export",
                             [&](const std::string& hash) { return log.ProgramText(hash); });
     if (!task.ok()) return task.status();
-    std::optional<int64_t> index = b.record.config_index;
-    if (!b.exact) {
-      // The nearest shape's config indexes another shape's space, and its knob values are not
-      // transplanted (a split that divides that shape need not divide this one): the kernel
-      // is the unscheduled program, and the header and table say it is untuned.
-      index = std::nullopt;
-    } else if (index.has_value()) {
-      // A record indexes the space as it was when it was measured: a space that has changed
-      // since (a knob added) would rebuild another schedule under the same index, and the
-      // deployed kernel would not be the one measured.
-      absl::StatusOr<Config> now = task->space->Get(*index);
-      absl::StatusOr<std::string> want = now.ok() ? KnobValues(now->ToJson()) : now.status();
-      absl::StatusOr<std::string> had = KnobValues(b.record.config_json);
-      if (!want.ok() || !had.ok() || *want != *had) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("export: the best record of ", workloads[i].template_name, " ",
-                         workloads[i].args, " (config ", b.record.config_json,
-                         ") was measured in an older version of its config space; ", "index ",
-                         *index, " now means ", now.ok() ? now->ToJson() : "nothing",
-                         ". Tune it again (tunefarm tune ... --db) and export"));
-      }
-    }
-    auto lowered = LowerConfig(*task, index);
+    absl::StatusOr<std::optional<int64_t>> index = IndexToRebuild(*task, b);
+    if (!index.ok()) return index.status();
+    auto lowered = LowerConfig(*task, *index);
     if (!lowered.ok()) return lowered.status();
     if (!lowered->packs.empty() && target->kind == codegen::Target::Kind::kCUDA) {
       return absl::UnimplementedError("weights packed ahead of time are for CPU targets only");

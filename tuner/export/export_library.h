@@ -6,11 +6,14 @@
 #ifndef TUNEFARM_TUNER_EXPORT_EXPORT_LIBRARY_H_
 #define TUNEFARM_TUNER_EXPORT_EXPORT_LIBRARY_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "db/query_best.h"
 #include "db/tuning_log.h"
+#include "tuner/tuning/task.h"
 
 namespace tunefarm::tuner {
 
@@ -43,6 +46,13 @@ struct ExportedKernel {
 absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
     const db::TuningLog& log, const std::vector<db::Workload>& workloads,
     const ExportOptions& options);
+
+// The config of the best record `b` of `task` to rebuild: its index, or nullopt (the
+// unscheduled program) for a nearest shape's record (b.exact false). FailedPrecondition: the
+// record was measured in an older version of the task's space (its index now means other
+// knob values), so rebuilding it would not give the kernel that was measured.
+absl::StatusOr<std::optional<int64_t>> IndexToRebuild(const TuneTask& task,
+                                                      const db::BestRecord& b);
 
 // The C symbol of a workload: template and args joined by '_', e.g. dense_64_64_64_float32.
 std::string KernelSymbol(const db::Workload& w);

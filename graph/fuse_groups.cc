@@ -1,0 +1,210 @@
+#include "graph/fuse_groups.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tunefarm::graph {
+namespace {
+
+const std::set<std::string>& ElementwiseOps() {
+  static const auto* ops = new std::set<std::string>{
+      "Add",  "Sub",      "Mul",       "Div",         "Max",      "Min",  "Pow",
+      "Relu", "Clip",     "Sigmoid",   "Tanh",        "Erf",      "Sqrt", "Exp",
+      "Neg",  "Identity", "LeakyRelu", "HardSigmoid", "HardSwish"};
+  return *ops;
+}
+
+bool IsView(const std::string& op) {
+  return op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze";
+}
+
+// Why the node cannot be compiled as written; empty when it can.
+std::string Unsupported(const Graph& g, const Node& n) {
+  if (n.op == "Conv") {
+    const Tensor* x = g.Find(n.inputs[0]);
+    const Tensor* w = n.inputs.size() > 1 ? g.Find(n.inputs[1]) : nullptr;
+    if (x == nullptr || x->shape.size() != 4) return "only 2-D convolutions (NCHW)";
+    if (w == nullptr || !w->constant) return "the filter must be a constant";
+    for (int64_t d : n.Ints("dilations", {1, 1})) {
+      if (d != 1) return "dilated convolutions";
+    }
+    const int64_t groups = n.Int("group", 1);
+    if (groups != 1 && !(groups == x->shape[1] && w->shape[0] == groups)) {
+      return "grouped convolutions other than depthwise (group = channels = filters)";
+    }
+    if (n.String("auto_pad", "NOTSET") != "NOTSET") return "auto_pad (give explicit pads)";
+    if (n.inputs.size() > 2 && !n.inputs[2].empty() && !g.IsConstant(n.inputs[2])) {
+      return "a bias that is not a constant";
+    }
+    return "";
+  }
+  if (n.op == "Gemm") {
+    if (n.Int("transA", 0) != 0) return "transA = 1";
+    if (!g.IsConstant(n.inputs[1])) return "a B operand that is not a constant";
+    if (n.inputs.size() > 2 && !n.inputs[2].empty() && !g.IsConstant(n.inputs[2])) {
+      return "a C operand that is not a constant";
+    }
+    return "";
+  }
+  if (n.op == "MatMul") {
+    if (!g.IsConstant(n.inputs[1]) || g.Find(n.inputs[1])->shape.size() != 2) {
+      return "MatMul of two activations (only by a constant 2-D matrix, for now)";
+    }
+    return "";
+  }
+  if (n.op == "MaxPool" || n.op == "AveragePool") {
+    const Tensor* x = g.Find(n.inputs[0]);
+    if (x == nullptr || x->shape.size() != 4) return "only 2-D pooling (NCHW)";
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "MaxPool's indices output";
+    for (int64_t d : n.Ints("dilations", {1, 1})) {
+      if (d != 1) return "dilated pooling";
+    }
+    if (n.String("auto_pad", "NOTSET") != "NOTSET") return "auto_pad (give explicit pads)";
+    if (n.op == "AveragePool" && n.Int("count_include_pad", 0) == 0) {
+      for (int64_t p : n.Ints("pads")) {
+        if (p != 0) return "padding left out of the average (count_include_pad = 0)";
+      }
+    }
+    return "";
+  }
+  if (n.op == "GlobalAveragePool") {
+    const Tensor* x = g.Find(n.inputs[0]);
+    return x != nullptr && x->shape.size() == 4 ? "" : "only 2-D pooling (NCHW)";
+  }
+  if (IsView(n.op)) return "";
+  if (ElementwiseOps().count(n.op)) {
+    if (n.op == "Clip" &&
+        ((n.inputs.size() > 1 && !n.inputs[1].empty() && !g.IsConstant(n.inputs[1])) ||
+         (n.inputs.size() > 2 && !n.inputs[2].empty() && !g.IsConstant(n.inputs[2])))) {
+      return "Clip bounds that are not constants";
+    }
+    const Tensor* out = g.Find(n.outputs[0]);
+    for (const std::string& in : n.inputs) {
+      const Tensor* t = in.empty() ? nullptr : g.Find(in);
+      if (t != nullptr && t->dtype != DType::kFloat32) return "integer tensors";
+      if (t != nullptr && !t->constant && out != nullptr && t->shape != out->shape) {
+        return "broadcasting an activation (only constants are broadcast, for now)";
+      }
+    }
+    return "";
+  }
+  return "the operator";
+}
+
+GroupKind AnchorKind(const Graph& g, const Node& n) {
+  if (n.op == "Conv") return n.Int("group", 1) == 1 ? GroupKind::kConv : GroupKind::kDepthwise;
+  if (n.op == "Gemm" || n.op == "MatMul") return GroupKind::kDense;
+  if (n.op == "MaxPool") return GroupKind::kMaxPool;
+  if (n.op == "AveragePool") return GroupKind::kAvgPool;
+  if (n.op == "GlobalAveragePool") return GroupKind::kGlobalAvgPool;
+  if (IsView(n.op)) return GroupKind::kView;
+  (void)g;
+  return GroupKind::kElementwise;
+}
+
+bool IsGraphOutput(const Graph& g, const std::string& t) {
+  return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
+}
+
+}  // namespace
+
+const char* GroupKindName(GroupKind k) {
+  switch (k) {
+    case GroupKind::kConv:
+      return "conv";
+    case GroupKind::kDepthwise:
+      return "depthwise";
+    case GroupKind::kDense:
+      return "dense";
+    case GroupKind::kMaxPool:
+      return "max_pool";
+    case GroupKind::kAvgPool:
+      return "avg_pool";
+    case GroupKind::kGlobalAvgPool:
+      return "global_avg_pool";
+    case GroupKind::kElementwise:
+      return "elementwise";
+    case GroupKind::kView:
+      return "view";
+    case GroupKind::kLayout:
+      return "layout";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& SupportedOperators() {
+  static const auto* ops = [] {
+    auto* v = new std::vector<std::string>{
+        "Conv",    "Gemm",    "MatMul",  "MaxPool",   "AveragePool",        "GlobalAveragePool",
+        "Flatten", "Reshape", "Squeeze", "Unsqueeze", "BatchNormalization", "Dropout"};
+    for (const std::string& op : ElementwiseOps()) v->push_back(op);
+    return v;
+  }();
+  return *ops;
+}
+
+absl::StatusOr<std::vector<FusedGroup>> FuseGroups(const Graph& g) {
+  std::map<std::string, std::vector<std::string>> unsupported;
+  for (const Node& n : g.nodes) {
+    const std::string why = Unsupported(g, n);
+    if (!why.empty())
+      unsupported[absl::StrCat(n.op, ": ", why)].push_back(absl::StrCat("'", n.name, "'"));
+  }
+  if (!unsupported.empty()) {
+    std::vector<std::string> lines;
+    for (const auto& [what, nodes] : unsupported) {
+      std::vector<std::string> shown(nodes.begin(),
+                                     nodes.begin() + std::min<size_t>(nodes.size(), 6));
+      lines.push_back(absl::StrCat(
+          what, " (node", nodes.size() > 1 ? "s " : " ", absl::StrJoin(shown, ", "),
+          nodes.size() > 6 ? absl::StrCat(" and ", nodes.size() - 6, " more") : "", ")"));
+    }
+    return absl::UnimplementedError(absl::StrCat(
+        "the model uses what tunefarm cannot compile yet: ", absl::StrJoin(lines, "; ")));
+  }
+  std::vector<bool> taken(g.nodes.size(), false);
+  std::vector<std::pair<int, FusedGroup>> by_last;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (taken[i]) continue;
+    FusedGroup group;
+    group.kind = AnchorKind(g, g.nodes[i]);
+    group.nodes.push_back(static_cast<int>(i));
+    taken[i] = true;
+    std::vector<std::string> ops = {g.nodes[i].op};
+    std::string value = g.nodes[i].outputs[0];
+    const bool absorbs = group.kind == GroupKind::kConv || group.kind == GroupKind::kDepthwise ||
+                         group.kind == GroupKind::kDense || group.kind == GroupKind::kElementwise;
+    while (absorbs && !IsGraphOutput(g, value)) {
+      const std::vector<int> consumers = g.Consumers(value);
+      if (consumers.size() != 1 || taken[consumers[0]]) break;
+      const Node& next = g.nodes[consumers[0]];
+      if (!ElementwiseOps().count(next.op)) break;
+      // The value keeps its shape through the link (a constant may broadcast into it).
+      const Tensor* v = g.Find(value);
+      const Tensor* out = g.Find(next.outputs[0]);
+      if (v == nullptr || out == nullptr || v->shape != out->shape) break;
+      // The value is read once by the link (x * x reads it twice: it stays its own tensor).
+      if (std::count(next.inputs.begin(), next.inputs.end(), value) != 1) break;
+      group.nodes.push_back(consumers[0]);
+      taken[consumers[0]] = true;
+      ops.push_back(next.op);
+      value = next.outputs[0];
+    }
+    group.output = value;
+    for (std::string& op : ops) op = absl::AsciiStrToLower(op);
+    group.label = absl::StrJoin(ops, "_");
+    by_last.emplace_back(group.nodes.back(), std::move(group));
+  }
+  std::stable_sort(by_last.begin(), by_last.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<FusedGroup> groups;
+  for (auto& [last, group] : by_last) groups.push_back(std::move(group));
+  return groups;
+}
+
+}  // namespace tunefarm::graph

@@ -1,0 +1,46 @@
+#include "graph/model_tasks.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+
+namespace tunefarm::graph {
+
+absl::StatusOr<std::vector<ModelTask>> ModelTasks(const PreparedModel& model,
+                                                  const std::string& target,
+                                                  const std::string& device_key) {
+  std::vector<ModelTask> tasks;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (size_t i = 0; i < model.programs.size(); ++i) {
+    const GroupProgram& p = model.programs[i];
+    if (p.text.empty()) continue;
+    absl::StatusOr<tuner::TuneTask> task =
+        tuner::MakeProgramTask(p.name, p.text, p.shapes, target, device_key);
+    if (!task.ok()) {
+      return absl::Status(task.status().code(),
+                          absl::StrCat("group ", i, " (", p.name, "): ", task.status().message(),
+                                       "\nits program:\n", p.text));
+    }
+    const db::Workload w = task->DbWorkload();
+    const auto key = std::make_pair(w.template_name, w.args);
+    auto it = index.find(key);
+    if (it != index.end()) {
+      ModelTask& t = tasks[it->second];
+      t.spec.set_weight(t.spec.weight() + 1);
+      t.groups.push_back(static_cast<int>(i));
+      continue;
+    }
+    ModelTask t;
+    t.spec.set_program(p.text);
+    t.spec.set_program_name(p.name.substr(0, 64));
+    for (const auto& [name, value] : p.shapes) (*t.spec.mutable_shapes())[name] = value;
+    t.spec.set_weight(1);
+    t.task = *std::move(task);
+    t.groups.push_back(static_cast<int>(i));
+    index[key] = tasks.size();
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
+}  // namespace tunefarm::graph
