@@ -2,12 +2,10 @@
 // tuning job and shows its progress. Without
 // --service the job runs in this process, on the embedded local farm unless --tracker is given.
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/flags/declare.h"
@@ -20,7 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/farm_flags.h"
-#include "cli/job_display.h"
+#include "cli/run_job.h"
 #include "cli/subcommand.h"
 #include "cli/tuning_setup.h"
 #include "common/transport.h"
@@ -122,108 +120,6 @@ absl::StatusOr<v1::JobSpec> SpecFromFlags(const std::vector<std::string>& positi
   return spec;
 }
 
-int Finish(const v1::JobStatus& s) {
-  PrintJobSummary(s, stdout);
-  return s.state() == v1::JOB_SUCCEEDED ? kExitOk : kExitFailure;
-}
-
-// Runs the job in this process and watches it; Ctrl-C cancels it.
-int RunLocal(v1::JobSpec spec) {
-  BlockTerminationSignals();
-  auto stack = StartTuningStack();
-  if (!stack.ok()) {
-    absl::FPrintF(stderr, "tunefarm tune: %s\n", stack.status().ToString());
-    return kExitFailure;
-  }
-  spec.set_device_key((*stack)->farm->device_key);
-  auto id = (*stack)->manager->Submit(spec);
-  if (!id.ok()) {
-    absl::FPrintF(stderr, "tunefarm tune: %s\n", id.status().ToString());
-    return id.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
-  }
-  if ((*stack)->farm->local != nullptr) {
-    absl::FPrintF(stderr, "embedded local farm: %s, key %s; tuning log: %s\n",
-                  (*stack)->farm->local->address(), (*stack)->farm->device_key,
-                  (*stack)->log->path());
-  }
-  std::atomic<bool> done{false};
-  std::thread interrupt([&] {
-    while (!done) {
-      if (WaitForTerminationSignalFor(200) != 0) {
-        absl::FPrintF(stderr, "\ncancelling %s (measurements so far stay in the log)...\n", *id);
-        (void)(*stack)->manager->Cancel(*id);
-      }
-    }
-  });
-  ProgressLine progress(stderr);
-  int64_t version = 0;
-  v1::JobStatus status;
-  while (true) {
-    auto s = (*stack)->manager->WaitForChange(*id, version, absl::Seconds(1));
-    if (!s.ok()) break;
-    status = *s;
-    version = status.version();
-    progress.Update(status);
-    if (tuner::JobManager::IsTerminal(status.state())) break;
-  }
-  done = true;
-  interrupt.join();
-  progress.Finish();
-  return Finish(status);
-}
-
-// Submits to a running job service and streams its progress; Ctrl-C cancels the job.
-int RunRemote(const v1::JobSpec& spec) {
-  auto stub = ConnectJobService();
-  if (!stub.ok()) {
-    absl::FPrintF(stderr, "tunefarm tune: %s\n", stub.status().ToString());
-    return kExitFailure;
-  }
-  v1::SubmitJobRequest req;
-  *req.mutable_spec() = spec;
-  if (req.spec().device_key().empty()) req.mutable_spec()->set_device_key(absl::GetFlag(FLAGS_key));
-  v1::SubmitJobResponse resp;
-  grpc::ClientContext ctx;
-  AttachServiceToken(&ctx);
-  grpc::Status st = (*stub)->SubmitJob(&ctx, req, &resp);
-  if (!st.ok()) {
-    absl::FPrintF(stderr, "tunefarm tune: %s\n", FromGrpcStatus(st).ToString());
-    return st.error_code() == grpc::StatusCode::INVALID_ARGUMENT ? kExitUsage : kExitFailure;
-  }
-  absl::FPrintF(stderr, "submitted %s to %s\n", resp.job_id(), ServiceAddress());
-  BlockTerminationSignals();
-  std::atomic<bool> done{false};
-  std::thread interrupt([&] {
-    while (!done) {
-      if (WaitForTerminationSignalFor(200) != 0) {
-        grpc::ClientContext cctx;
-        AttachServiceToken(&cctx);
-        v1::JobRequest jr;
-        jr.set_job_id(resp.job_id());
-        v1::JobStatus ignored;
-        (void)(*stub)->CancelJob(&cctx, jr, &ignored);
-      }
-    }
-  });
-  grpc::ClientContext wctx;
-  AttachServiceToken(&wctx);
-  v1::JobRequest jr;
-  jr.set_job_id(resp.job_id());
-  auto reader = (*stub)->WatchJob(&wctx, jr);
-  ProgressLine progress(stderr);
-  v1::JobStatus status;
-  while (reader->Read(&status)) progress.Update(status);
-  grpc::Status end = reader->Finish();
-  done = true;
-  interrupt.join();
-  progress.Finish();
-  if (!end.ok()) {
-    absl::FPrintF(stderr, "tunefarm tune: watch failed: %s\n", FromGrpcStatus(end).ToString());
-    return kExitFailure;
-  }
-  return Finish(status);
-}
-
 }  // namespace
 
 int RunTune(const std::vector<std::string>& positional) {
@@ -232,7 +128,7 @@ int RunTune(const std::vector<std::string>& positional) {
     absl::FPrintF(stderr, "tunefarm tune: %s\n", spec.status().message());
     return kExitUsage;
   }
-  return ServiceAddress().empty() ? RunLocal(*spec) : RunRemote(*spec);
+  return RunJob(*spec, "tunefarm tune");
 }
 
 }  // namespace tunefarm::cli

@@ -36,6 +36,13 @@ int RunWatch(const std::vector<std::string>& positional);
 int RunCancel(const std::vector<std::string>& positional);
 int RunExport(const std::vector<std::string>& positional);
 
+// Whole models (issue 15): cmd_import_model.cc, cmd_tune_model.cc, cmd_compile.cc, cmd_run.cc;
+// shared in model_flags.{h,cc}.
+int RunImportModel(const std::vector<std::string>& positional);
+int RunTuneModel(const std::vector<std::string>& positional);
+int RunCompile(const std::vector<std::string>& positional);
+int RunRun(const std::vector<std::string>& positional);
+
 }  // namespace tunefarm::cli
 
 #endif  // TUNEFARM_CLI_COMMANDS_H_

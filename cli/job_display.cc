@@ -60,8 +60,23 @@ void ProgressLine::Update(const v1::JobStatus& s) {
   if (filled < kWidth) bar += '>' + std::string(kWidth - filled - 1, ' ');
   std::string cfg = s.best_config();
   if (cfg.size() > 60) cfg = cfg.substr(0, 57) + "...";
-  std::string line = absl::StrFormat("[%s] %d/%d trials | best %.1f GFLOP/s | ETA %s | %s", bar,
-                                     done, total, s.best_gflops(), Duration(s.eta_s()), cfg);
+  std::string line;
+  if (s.tasks_size() > 1) {
+    // A model's job: the latency its tuned kernels add up to so far, Σ runs × best time.
+    double latency = 0;
+    int measured = 0;
+    for (const v1::TaskStatus& t : s.tasks()) {
+      if (t.best_cost_s() <= 0) continue;
+      latency += (t.spec().weight() > 0 ? t.spec().weight() : 1) * t.best_cost_s();
+      ++measured;
+    }
+    line =
+        absl::StrFormat("[%s] %d/%d trials | model %.3f ms over %d/%d tasks measured | ETA %s", bar,
+                        done, total, latency * 1e3, measured, s.tasks_size(), Duration(s.eta_s()));
+  } else {
+    line = absl::StrFormat("[%s] %d/%d trials | best %.1f GFLOP/s | ETA %s | %s", bar, done, total,
+                           s.best_gflops(), Duration(s.eta_s()), cfg);
+  }
   if (tty_) {
     absl::FPrintF(out_, "\r\033[K%s", line);
     drawn_ = true;

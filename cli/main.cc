@@ -33,6 +33,11 @@ constexpr absl::string_view kHistory[] = {"job", "plot"};
 constexpr absl::string_view kExport[] = {"o", "header", "allow_nearest"};
 constexpr absl::string_view kImportLog[] = {"tvm_device_key"};
 constexpr absl::string_view kVersion[] = {"short"};
+constexpr absl::string_view kModel[] = {"input_shape"};
+constexpr absl::string_view kImportModel[] = {"programs"};
+constexpr absl::string_view kCompile[] = {"o", "header", "weights", "device_key"};
+constexpr absl::string_view kRun[] = {"weights",     "input", "expect",
+                                      "save_output", "runs",  "profile"};
 
 constexpr Subcommand kSubcommands[] = {
     {"tune",
@@ -40,6 +45,30 @@ constexpr Subcommand kSubcommands[] = {
      "OPERATOR | --expr FILE",
      {kTune, kSetup, kFarm, kDevice, kLog},
      RunTune,
+     ""},
+    {"import-model",
+     "Read an ONNX model and show its fused groups, shapes and FLOPs.",
+     "MODEL.onnx",
+     {kModel, kImportModel, kTarget},
+     RunImportModel,
+     ""},
+    {"tune-model",
+     "Tune every fused group of an ONNX model as one job (embedded farm without --tracker).",
+     "MODEL.onnx",
+     {kModel, kTune, kSetup, kFarm, kDevice, kLog},
+     RunTuneModel,
+     ""},
+    {"compile",
+     "Build an ONNX model into one library with a C ABI from the best tuned kernels.",
+     "MODEL.onnx",
+     {kModel, kCompile, kLog, kTarget},
+     RunCompile,
+     ""},
+    {"run",
+     "Run a compiled model: latency, per-call profile, error against expected outputs.",
+     "MODEL.so",
+     {kRun},
+     RunRun,
      ""},
     {"serve",
      "Run the job service: tuning jobs over gRPC.",
