@@ -1,0 +1,252 @@
+// The graph layer's passes on hand-built graphs: constant folding, batch-norm folding, fusion,
+// layout planning, memory planning, and what each must refuse.
+#include <cmath>
+
+#include "absl/strings/match.h"
+#include "graph/fold_batch_norm.h"
+#include "graph/fold_constants.h"
+#include "graph/fuse_groups.h"
+#include "graph/plan_layout.h"
+#include "graph/plan_memory.h"
+#include "graph/prepare_model.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::graph {
+namespace {
+
+Tensor Activation(const std::string& name, std::vector<int64_t> shape) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  return t;
+}
+
+Tensor Constant(const std::string& name, std::vector<int64_t> shape, std::vector<float> v) {
+  Tensor t = Activation(name, std::move(shape));
+  t.constant = true;
+  t.f32 = std::move(v);
+  return t;
+}
+
+Tensor Ints(const std::string& name, std::vector<int64_t> v) {
+  Tensor t = Activation(name, {static_cast<int64_t>(v.size())});
+  t.dtype = DType::kInt64;
+  t.constant = true;
+  t.i64 = std::move(v);
+  return t;
+}
+
+void Add(Graph& g, Tensor t) { g.tensors[t.name] = std::move(t); }
+
+Node MakeNode(std::string op, std::vector<std::string> in, std::vector<std::string> out) {
+  Node n;
+  n.op = op;
+  n.name = op + "_" + out[0];
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+// x [1, C, H, W] → Conv 3×3 (pad 1) → y.
+Graph ConvGraph(int64_t c, int64_t f, int64_t hw) {
+  Graph g;
+  Add(g, Activation("x", {1, c, hw, hw}));
+  g.inputs = {"x"};
+  std::vector<float> w(f * c * 9);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.01f * static_cast<float>(i % 17);
+  Add(g, Constant("w", {f, c, 3, 3}, w));
+  Add(g, Activation("y", {1, f, hw, hw}));
+  Node conv = MakeNode("Conv", {"x", "w"}, {"y"});
+  Attribute pads;
+  pads.kind = Attribute::Kind::kInts;
+  pads.ints = {1, 1, 1, 1};
+  conv.attrs["pads"] = pads;
+  g.nodes.push_back(conv);
+  g.outputs = {"y"};
+  return g;
+}
+
+TEST(FoldConstants, ShapeArithmetic_BecomesAConstantReshapeTarget) {
+  // Shape(x) → Gather(0) → Unsqueeze → Concat([-1]) : the target of a flatten, as exporters write.
+  Graph g;
+  Add(g, Activation("x", {2, 3, 4}));
+  g.inputs = {"x"};
+  Add(g, Ints("idx", {0}));
+  Add(g, Ints("minus1", {-1}));
+  Add(g, Ints("s", {0, 0, 0}));
+  g.tensors["s"].constant = false;
+  Add(g, Ints("b", {1}));
+  g.tensors["b"].constant = false;
+  Add(g, Ints("shape", {0, 0}));
+  g.tensors["shape"].constant = false;
+  Add(g, Activation("y", {2, 12}));
+  g.nodes.push_back(MakeNode("Shape", {"x"}, {"s"}));
+  g.nodes.push_back(MakeNode("Gather", {"s", "idx"}, {"b"}));
+  g.nodes.push_back(MakeNode("Concat", {"b", "minus1"}, {"shape"}));
+  g.nodes.back().attrs["axis"] = Attribute{};
+  g.nodes.push_back(MakeNode("Reshape", {"x", "shape"}, {"y"}));
+  g.outputs = {"y"};
+  absl::Status folded = FoldConstants(g);
+  ASSERT_TRUE(folded.ok()) << folded;
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op, "Reshape");
+  ASSERT_TRUE(g.IsConstant("shape"));
+  EXPECT_EQ(g.Find("shape")->i64, (std::vector<int64_t>{2, -1}));
+}
+
+TEST(FoldConstants, Identity_IsRemoved) {
+  Graph g = ConvGraph(4, 4, 4);
+  Add(g, Activation("z", {1, 4, 4, 4}));
+  g.nodes.insert(g.nodes.begin(), MakeNode("Identity", {"x"}, {"x2"}));
+  Add(g, Activation("x2", {1, 4, 4, 4}));
+  g.nodes[1].inputs[0] = "x2";
+  ASSERT_TRUE(FoldConstants(g).ok());
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].inputs[0], "x");
+}
+
+TEST(FoldBatchNorm, AfterConv_ScalesTheFilterAndBias) {
+  Graph g = ConvGraph(2, 2, 4);
+  Add(g, Constant("gamma", {2}, {2.0f, 0.5f}));
+  Add(g, Constant("beta", {2}, {1.0f, -1.0f}));
+  Add(g, Constant("mean", {2}, {0.5f, 0.25f}));
+  Add(g, Constant("var", {2}, {3.0f, 0.0f}));
+  Add(g, Activation("z", {1, 2, 4, 4}));
+  g.nodes.push_back(MakeNode("BatchNormalization", {"y", "gamma", "beta", "mean", "var"}, {"z"}));
+  g.outputs = {"z"};
+  const std::vector<float> w = g.Find("w")->f32;
+  ASSERT_TRUE(FoldBatchNorm(g).ok());
+  ASSERT_EQ(g.nodes.size(), 1u);
+  const Node& conv = g.nodes[0];
+  ASSERT_EQ(conv.inputs.size(), 3u);
+  const std::vector<float>& folded = g.Find(conv.inputs[1])->f32;
+  const std::vector<float>& bias = g.Find(conv.inputs[2])->f32;
+  const float s0 = 2.0f / std::sqrt(3.0f + 1e-5f), s1 = 0.5f / std::sqrt(1e-5f);
+  EXPECT_FLOAT_EQ(folded[0], w[0] * s0);
+  EXPECT_FLOAT_EQ(folded[18], w[18] * s1);
+  EXPECT_FLOAT_EQ(bias[0], 1.0f - 0.5f * s0);
+  EXPECT_FLOAT_EQ(bias[1], -1.0f - 0.25f * s1);
+  EXPECT_EQ(g.outputs[0], "y");
+}
+
+TEST(FoldBatchNorm, NonConstantStatistics_InvalidArgument) {
+  Graph g = ConvGraph(2, 2, 4);
+  Add(g, Activation("gamma", {2}));
+  Add(g, Constant("beta", {2}, {1, 1}));
+  Add(g, Constant("mean", {2}, {0, 0}));
+  Add(g, Constant("var", {2}, {1, 1}));
+  Add(g, Activation("z", {1, 2, 4, 4}));
+  g.nodes.push_back(MakeNode("BatchNormalization", {"y", "gamma", "beta", "mean", "var"}, {"z"}));
+  g.outputs = {"z"};
+  EXPECT_EQ(FoldBatchNorm(g).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FuseGroups, ConvAddRelu_OneGroupReadingTheResidual) {
+  Graph g = ConvGraph(16, 16, 8);
+  Add(g, Activation("s", {1, 16, 8, 8}));
+  Add(g, Activation("r", {1, 16, 8, 8}));
+  g.nodes.push_back(MakeNode("Add", {"y", "x"}, {"s"}));
+  g.nodes.push_back(MakeNode("Relu", {"s"}, {"r"}));
+  g.outputs = {"r"};
+  absl::StatusOr<std::vector<FusedGroup>> groups = FuseGroups(g);
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  ASSERT_EQ(groups->size(), 1u);
+  EXPECT_EQ((*groups)[0].label, "conv_add_relu");
+  EXPECT_EQ((*groups)[0].output, "r");
+}
+
+TEST(FuseGroups, ValueReadTwice_StaysItsOwnTensor) {
+  Graph g = ConvGraph(16, 16, 8);
+  Add(g, Activation("a", {1, 16, 8, 8}));
+  Add(g, Activation("b", {1, 16, 8, 8}));
+  g.nodes.push_back(MakeNode("Relu", {"y"}, {"a"}));
+  g.nodes.push_back(MakeNode("Sigmoid", {"y"}, {"b"}));
+  g.outputs = {"a", "b"};
+  absl::StatusOr<std::vector<FusedGroup>> groups = FuseGroups(g);
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  EXPECT_EQ(groups->size(), 3u);
+}
+
+TEST(FuseGroups, UnsupportedOperators_UnimplementedNamingEachNode) {
+  Graph g = ConvGraph(16, 16, 8);
+  g.nodes[0].attrs["dilations"] = Attribute{Attribute::Kind::kInts, 0, 0, {2, 2}};
+  Add(g, Activation("z", {1, 16, 8, 8}));
+  g.nodes.push_back(MakeNode("LRN", {"y"}, {"z"}));
+  g.outputs = {"z"};
+  absl::StatusOr<std::vector<FusedGroup>> groups = FuseGroups(g);
+  ASSERT_EQ(groups.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(groups.status().message(), "LRN: the operator (node 'LRN_z')"))
+      << groups.status();
+  EXPECT_TRUE(absl::StrContains(groups.status().message(), "dilated convolutions (node 'Conv_y')"));
+}
+
+TEST(PlanLayouts, ConvChain_OneTransformAtTheInputNoneBetween) {
+  Graph g = ConvGraph(16, 32, 8);
+  std::vector<float> w(32 * 32 * 9, 0.5f);
+  Add(g, Constant("w2", {32, 32, 3, 3}, w));
+  Add(g, Activation("y2", {1, 32, 8, 8}));
+  Node conv2 = g.nodes[0];
+  conv2.name = "conv2";
+  conv2.inputs = {"y", "w2"};
+  conv2.outputs = {"y2"};
+  g.nodes.push_back(conv2);
+  g.outputs = {"y2"};
+  absl::StatusOr<std::vector<FusedGroup>> groups = FuseGroups(g);
+  ASSERT_TRUE(groups.ok());
+  absl::StatusOr<LayoutPlan> plan = PlanLayouts(g, *groups);
+  ASSERT_TRUE(plan.ok());
+  // to_nchw16c, conv, conv, to_nchw (the output leaves in the model's layout).
+  ASSERT_EQ(groups->size(), 4u);
+  EXPECT_EQ((*groups)[0].kind, GroupKind::kLayout);
+  EXPECT_EQ((*groups)[1].kind, GroupKind::kConv);
+  EXPECT_EQ((*groups)[2].kind, GroupKind::kConv);
+  EXPECT_EQ((*groups)[3].label, "to_nchw");
+  EXPECT_EQ(plan->layouts.at("y").block, 16);
+  EXPECT_EQ(plan->outputs[0], (*groups)[3].output);
+}
+
+TEST(ChannelBlockFor, DividesOrTakesSmallChannelCountsWhole) {
+  EXPECT_EQ(ChannelBlockFor(64), 16);
+  EXPECT_EQ(ChannelBlockFor(24), 24);
+  EXPECT_EQ(ChannelBlockFor(3), 3);
+  EXPECT_EQ(ChannelBlockFor(72), 8);
+  EXPECT_EQ(ChannelBlockFor(67), 67);
+}
+
+TEST(PlanMemory, DisjointLifetimesShareBytes_OverlappingOnesDoNot) {
+  // a: calls 0–1, b: 1–2, c: 2–3. a and c may share; b overlaps both.
+  const MemoryPlan plan = PlanMemory({{1000, 0, 1}, {1000, 1, 2}, {1000, 2, 3}});
+  ASSERT_EQ(plan.offsets.size(), 3u);
+  EXPECT_NE(plan.offsets[0], plan.offsets[1]);
+  EXPECT_NE(plan.offsets[1], plan.offsets[2]);
+  EXPECT_EQ(plan.offsets[0], plan.offsets[2]);
+  EXPECT_EQ(plan.arena_bytes, 2 * 1024);
+  EXPECT_EQ(plan.unshared_bytes, 3 * 1024);
+  for (int64_t o : plan.offsets) EXPECT_EQ(o % kTensorAlignment, 0);
+}
+
+TEST(PrepareGraph, ConvWithResidual_ProgramsTheLanguageAccepts) {
+  Graph g = ConvGraph(16, 16, 8);
+  Add(g, Activation("s", {1, 16, 8, 8}));
+  Add(g, Activation("r", {1, 16, 8, 8}));
+  g.nodes.push_back(MakeNode("Add", {"y", "x"}, {"s"}));
+  g.nodes.push_back(MakeNode("Clip", {"s"}, {"r"}));
+  g.nodes.back().attrs["min"] = Attribute{Attribute::Kind::kFloat, 0, 0.0f};
+  g.nodes.back().attrs["max"] = Attribute{Attribute::Kind::kFloat, 0, 6.0f};
+  g.outputs = {"r"};
+  absl::StatusOr<PreparedModel> m = PrepareGraph(g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->programs.size(), 3u);  // to_nchw16c, conv_add_clip, to_nchw
+  const GroupProgram& conv = m->programs[1];
+  // The residual is the convolution's own input, read once, in the blocked layout the
+  // transform wrote.
+  EXPECT_TRUE(
+      absl::StrContains(conv.text, "min(max((Y[n, f, y, x, fb] + X[n, f, y, x, fb]), 0.0), 6.0)"))
+      << conv.text;
+  ASSERT_EQ(conv.args[0].name, "X");
+  EXPECT_EQ(conv.args[0].tensor, m->groups[0].output);
+  EXPECT_EQ(conv.args.size(), 2u);
+}
+
+}  // namespace
+}  // namespace tunefarm::graph
