@@ -25,6 +25,10 @@ ABSL_FLAG(std::string, expect, "",
 ABSL_FLAG(std::string, save_output, "", "run: write the output, raw float32, to this file.");
 ABSL_FLAG(int, runs, 20, "run: timed inferences (after one warm-up).");
 ABSL_FLAG(bool, profile, false, "run: time each kernel call and print the slowest.");
+ABSL_FLAG(int, threads, 0, "run: OpenMP threads of the kernels (default: OpenMP's, all cores).");
+
+extern "C" void omp_set_num_threads(int);
+extern "C" int omp_get_max_threads(void);
 
 namespace tunefarm::cli {
 
@@ -90,6 +94,7 @@ int RunRun(const std::vector<std::string>& positional) {
     absl::FPrintF(stderr, "tunefarm run: %s is not a model from tunefarm compile\n", path);
     return kExitUsage;
   }
+  if (absl::GetFlag(FLAGS_threads) > 0) omp_set_num_threads(absl::GetFlag(FLAGS_threads));
   const std::string weights = WeightsPathFor(path);
   void* model = abi.create_from_file(weights.c_str());
   if (model == nullptr) {
@@ -142,8 +147,9 @@ int RunRun(const std::vector<std::string>& positional) {
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(times.begin(), times.end());
-  absl::PrintF("%s: %d calls, latency median %.3f ms, min %.3f ms over %d runs\n", path,
-               abi.num_calls(), times[times.size() / 2] * 1e3, times[0] * 1e3, times.size());
+  absl::PrintF("%s: %d calls, %d threads, latency median %.3f ms, min %.3f ms over %d runs\n", path,
+               abi.num_calls(), omp_get_max_threads(), times[times.size() / 2] * 1e3,
+               times[0] * 1e3, times.size());
   if (absl::GetFlag(FLAGS_profile)) {
     const int calls = abi.num_calls();
     std::vector<double> total(calls, 0.0), once(calls);

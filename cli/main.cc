@@ -36,8 +36,8 @@ constexpr absl::string_view kVersion[] = {"short"};
 constexpr absl::string_view kModel[] = {"input_shape"};
 constexpr absl::string_view kImportModel[] = {"programs"};
 constexpr absl::string_view kCompile[] = {"o", "header", "weights", "device_key"};
-constexpr absl::string_view kRun[] = {"weights",     "input", "expect",
-                                      "save_output", "runs",  "profile"};
+constexpr absl::string_view kRun[] = {"weights", "input",   "expect", "save_output",
+                                      "runs",    "profile", "threads"};
 
 constexpr Subcommand kSubcommands[] = {
     {"tune",

@@ -54,8 +54,15 @@ absl::StatusOr<graph::PreparedModel> PrepareModelFromArgs(
 void PrintModelTable(const graph::PreparedModel& model, const std::vector<graph::ModelTask>& tasks,
                      FILE* out) {
   std::map<int, int> task_of;
+  std::map<int, std::string> alternatives;
   for (size_t t = 0; t < tasks.size(); ++t) {
-    for (int g : tasks[t].groups) task_of[g] = static_cast<int>(t);
+    for (int g : tasks[t].groups) {
+      if (tasks[t].variant == 0) {
+        task_of[g] = static_cast<int>(t);
+      } else {
+        absl::StrAppend(&alternatives[g], " +T", t);
+      }
+    }
   }
   absl::FPrintF(out, "%4s  %-16s %-24s %-22s %-9s %9s  %s\n", "#", "kind", "operators", "output",
                 "layout", "MFLOP", "task");
@@ -72,20 +79,23 @@ void PrintModelTable(const graph::PreparedModel& model, const std::vector<graph:
     flop += f;
     if (it != task_of.end()) ++kernels;
     std::string label = g.label.size() > 24 ? g.label.substr(0, 21) + "..." : g.label;
-    absl::FPrintF(out, "%4d  %-16s %-24s %-22s %-9s %9.1f  %s\n", i, graph::GroupKindName(g.kind),
-                  label, t ? graph::ShapeString(t->shape) : "?",
-                  layout.block ? absl::StrCat("nchw", layout.block, "c") : "nchw", f / 1e6,
-                  it == task_of.end() ? "(view: no kernel)" : absl::StrCat("T", it->second));
+    absl::FPrintF(
+        out, "%4d  %-16s %-24s %-22s %-9s %9.1f  %s\n", i, graph::GroupKindName(g.kind), label,
+        t ? graph::ShapeString(t->shape) : "?",
+        layout.block ? absl::StrCat("nchw", layout.block, "c") : "nchw", f / 1e6,
+        it == task_of.end() ? "(view: no kernel)" : absl::StrCat("T", it->second, alternatives[i]));
   }
   int64_t weights = 0;
-  for (const graph::GroupProgram& p : model.programs) {
+  for (const graph::GroupProgram& p : model.programs) {  // alternatives: the same weights
     for (const graph::ProgramArg& a : p.args) weights += static_cast<int64_t>(a.data.size()) * 4;
   }
-  absl::FPrintF(out,
-                "%d ONNX nodes after folding → %d fused groups (%d kernels), %d distinct tuning "
-                "tasks; %.2f GFLOP per inference; %.1f MB of weights\n",
-                model.graph.nodes.size(), model.groups.size(), kernels, tasks.size(), flop / 1e9,
-                weights / 1e6);
+  absl::FPrintF(
+      out,
+      "%d ONNX nodes after folding → %d fused groups (%d kernels), %d distinct tuning "
+      "tasks (+Tk: an alternative algorithm's, the faster tuned one runs); %.2f GFLOP per "
+      "inference; %.1f MB of weights\n",
+      model.graph.nodes.size(), model.groups.size(), kernels, tasks.size(), flop / 1e9,
+      weights / 1e6);
 }
 
 int ModelExitCode(const absl::Status& s) {

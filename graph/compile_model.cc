@@ -122,38 +122,57 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
     return it->second;
   };
 
-  // Lower each task's best config; the packs run below, per group.
+  // Each task's best record; each group runs the fastest tuned of its tasks (its program's or
+  // an alternative algorithm's), its own program untuned where none is tuned; the chosen tasks'
+  // best configs are lowered, their packs run below, per group.
   CompileReport report;
-  std::vector<lower::LoweredFunc> kernels, packs;
   struct TaskBuild {
-    tuner::LoweredConfig lowered;
+    std::optional<int64_t> index;
     bool tuned = false;
     double seconds = 0;
     std::string config = "{} (untuned)";
+    bool used = false;
+    tuner::LoweredConfig lowered;
   };
-  std::vector<TaskBuild> builds;
-  std::map<int, int> task_of_group;
+  std::vector<TaskBuild> builds(tasks->size());
   for (size_t t = 0; t < tasks->size(); ++t) {
     const ModelTask& mt = (*tasks)[t];
-    for (int grp : mt.groups) task_of_group[grp] = static_cast<int>(t);
-    TaskBuild b;
-    std::optional<int64_t> index;
-    if (log != nullptr) {
-      const db::Workload w = mt.task.DbWorkload();
-      absl::StatusOr<std::vector<db::BestRecord>> best =
-          db::BestPerWorkload(*log, {w}, target->str, options.device_key);
-      if (best.ok()) {
-        absl::StatusOr<std::optional<int64_t>> rebuilt = tuner::IndexToRebuild(mt.task, (*best)[0]);
-        if (!rebuilt.ok()) return rebuilt.status();
-        index = *rebuilt;
-        b.tuned = index.has_value();
-        b.seconds = (*best)[0].record.MeanCost().value_or(0);
-        b.config = (*best)[0].record.config_json;
-      } else if (best.status().code() != absl::StatusCode::kNotFound) {
-        return best.status();
-      }
+    TaskBuild& b = builds[t];
+    if (log == nullptr) continue;
+    const db::Workload w = mt.task.DbWorkload();
+    absl::StatusOr<std::vector<db::BestRecord>> best =
+        db::BestPerWorkload(*log, {w}, target->str, options.device_key);
+    if (best.ok()) {
+      absl::StatusOr<std::optional<int64_t>> rebuilt = tuner::IndexToRebuild(mt.task, (*best)[0]);
+      if (!rebuilt.ok()) return rebuilt.status();
+      b.index = *rebuilt;
+      b.tuned = b.index.has_value();
+      b.seconds = (*best)[0].record.MeanCost().value_or(0);
+      b.config = (*best)[0].record.config_json;
+    } else if (best.status().code() != absl::StatusCode::kNotFound) {
+      return best.status();
     }
-    absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig(mt.task, index);
+  }
+  std::map<int, int> task_of_group;
+  for (size_t t = 0; t < tasks->size(); ++t) {
+    for (int grp : (*tasks)[t].groups) {
+      auto it = task_of_group.find(grp);
+      const TaskBuild& b = builds[t];
+      const bool better =
+          it == task_of_group.end()
+              ? true
+              : (b.tuned &&
+                 (!builds[it->second].tuned || b.seconds < builds[it->second].seconds)) ||
+                    (!b.tuned && !builds[it->second].tuned && (*tasks)[t].variant == 0);
+      if (better) task_of_group[grp] = static_cast<int>(t);
+    }
+  }
+  std::vector<lower::LoweredFunc> kernels, packs;
+  for (const auto& [grp, t] : task_of_group) {
+    TaskBuild& b = builds[t];
+    if (b.used) continue;
+    b.used = true;
+    absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig((*tasks)[t].task, b.index);
     if (!lowered.ok()) return lowered.status();
     b.lowered = *std::move(lowered);
     b.lowered.kernel.name = absl::StrCat("tf_model_k", t);
@@ -162,7 +181,6 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
       p.func.name = absl::StrCat("tf_model_k", t, "_pack", p.arg_index);
       packs.push_back(p.func);
     }
-    builds.push_back(std::move(b));
   }
   std::unique_ptr<codegen::JitModule> pack_jit;
   if (!packs.empty()) {
@@ -184,8 +202,9 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
   for (size_t i = 0; i < model.groups.size(); ++i) {
     if (call_of_group[i] < 0) continue;
     const int call = call_of_group[i];
-    const GroupProgram& p = model.programs[i];
     const int t = task_of_group.at(static_cast<int>(i));
+    const int variant = (*tasks)[t].variant;
+    const GroupProgram& p = variant == 0 ? model.programs[i] : model.alternatives[i][variant - 1];
     const TaskBuild& b = builds[t];
     RunnerCall rc;
     rc.symbol = b.lowered.kernel.name;

@@ -1,6 +1,7 @@
 #include "graph/group_program.h"
 
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -477,7 +478,82 @@ absl::StatusOr<GroupProgram> LayoutProgram(const Graph& g, const FusedGroup& gro
   return w.Finish(group.label, group.output, MemoryShape(t, to));
 }
 
+// Winograd F(4×4, 3×3) (examples/programs/conv2d_winograd.te): the transform matrices, the
+// filter transform (hoisted ahead of the calls by the generated space), the input and output
+// transforms and the 36 GEMMs over channel blocks of 16.
+constexpr char kWinogradF4[] =
+    R"(G = constant(float32, [[0.25, 0, 0], [-0.16666666666666666, -0.16666666666666666, -0.16666666666666666], [-0.16666666666666666, 0.16666666666666666, -0.16666666666666666], [0.041666666666666664, 0.08333333333333333, 0.16666666666666666], [0.041666666666666664, -0.08333333333333333, 0.16666666666666666], [0, 0, 1]])
+Bt = constant(float32, [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]])
+At = constant(float32, [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]])
+U[i < 6, j < 6, f, c, cb, fb] = sum(r < 3, s < 3: G[i, r] * Wt[f, c, r, s, cb, fb] * G[j, s])
+P[n, c, h < (H + 3) / 4 * 4 + 2, w < (W + 3) / 4 * 4 + 2, cb] = select(h >= 1 && h <= H && w >= 1 && w <= W, X[n, c, h - 1, w - 1, cb], 0.0)
+D[n, c, i < 6, th < (H + 3) / 4, w < (W + 3) / 4 * 4 + 2, cb] = sum(a < 6: Bt[i, a] * P[n, c, th * 4 + a, w, cb])
+V[n, i < 6, j < 6, c, th < (H + 3) / 4, tw < (W + 3) / 4, cb] = sum(b < 6: D[n, c, i, th, tw * 4 + b, cb] * Bt[j, b])
+M[n, i, j, f < F, th, tw, fb < 16] = sum(c, cb: V[n, i, j, c, th, tw, cb] * U[i, j, f, c, cb, fb])
+E[n, f, y < 4, j, th, tw, fb] = sum(i: At[y, i] * M[n, i, j, f, th, tw, fb])
+Y[n, f, h < H, w < W, fb] = sum(j: E[n, f, h % 4, j, h / 4, w / 4, fb] * At[w % 4, j]))";
+
+// A 3×3, stride-1, padding-1 convolution over whole blocks of 16 channels by Winograd's
+// algorithm, with the group's bias and fused chain; nullopt for any other group.
+absl::StatusOr<std::optional<GroupProgram>> WinogradProgram(const Graph& g, const FusedGroup& group,
+                                                            const LayoutPlan& plan,
+                                                            ProgramWriter& w) {
+  if (group.kind != GroupKind::kConv) return std::nullopt;
+  const Node& n = g.nodes[group.nodes[0]];
+  const Tensor& x = *g.Find(n.inputs[0]);
+  const Tensor& wt = *g.Find(n.inputs[1]);
+  const int64_t C = x.shape[1], F = wt.shape[0];
+  if (wt.shape[2] != 3 || wt.shape[3] != 3 || C % 16 != 0 || F % 16 != 0 ||
+      n.Ints("strides", {1, 1}) != std::vector<int64_t>{1, 1} ||
+      n.Ints("pads", {0, 0, 0, 0}) != std::vector<int64_t>{1, 1, 1, 1}) {
+    return std::nullopt;
+  }
+  w.Var("N", x.shape[0]), w.Var("C", C / 16), w.Var("H", x.shape[2]), w.Var("W", x.shape[3]);
+  w.Var("F", F / 16);
+  w.Activation(n.inputs[0], {"N", "C", "H", "W", "16"},
+               {x.shape[0], C / 16, x.shape[2], x.shape[3], 16}, "X");
+  std::vector<float> packed(wt.f32.size());
+  for (int64_t f = 0; f < F; ++f) {
+    for (int64_t c = 0; c < C; ++c) {
+      for (int64_t r = 0; r < 9; ++r) {
+        packed[((((f / 16) * (C / 16) + c / 16) * 9 + r) * 16 + c % 16) * 16 + f % 16] =
+            wt.f32[(f * C + c) * 9 + r];
+      }
+    }
+  }
+  w.Weight("Wt", {"F", "C", "3", "3", "16", "16"}, {F / 16, C / 16, 3, 3, 16, 16},
+           std::move(packed));
+  const bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+  if (has_bias) w.Weight("B", {"F", "16"}, {F / 16, 16}, BiasOf(g, n, 2, F));
+  w.Stmt(kWinogradF4);
+  OutputSpace space;
+  space.vars = {"n", "f", "y", "x", "fb"};
+  space.extents = {"N", "F", "H", "W", "16"};
+  space.sizes = {x.shape[0], F / 16, x.shape[2], x.shape[3], 16};
+  space.logical = {{0, -1}, {1, 4}, {2, -1}, {3, -1}};
+  std::string value = "Y[n, f, y, x, fb]";
+  if (has_bias) value = absl::StrCat(value, " + B[f, fb]");
+  absl::StatusOr<std::string> e = Chain(w, g, group, 1, n.outputs[0], value, space);
+  if (!e.ok()) return e.status();
+  if (has_bias || group.nodes.size() > 1) w.Stmt(absl::StrCat("Z[n, f, y, x, fb] = ", *e));
+  const Tensor& out = *g.Find(group.output);
+  return w.Finish(group.label + "_winograd", group.output,
+                  MemoryShape(out, plan.layouts.at(group.output)));
+}
+
 }  // namespace
+
+absl::StatusOr<std::vector<GroupProgram>> AlternativePrograms(const Graph& g,
+                                                              const FusedGroup& group,
+                                                              const LayoutPlan& plan,
+                                                              size_t group_index) {
+  std::vector<GroupProgram> out;
+  ProgramWriter w(g, plan.read_as.at(group_index));
+  absl::StatusOr<std::optional<GroupProgram>> winograd = WinogradProgram(g, group, plan, w);
+  if (!winograd.ok()) return winograd.status();
+  if (winograd->has_value()) out.push_back(**std::move(winograd));
+  return out;
+}
 
 absl::StatusOr<GroupProgram> MakeGroupProgram(const Graph& g, const FusedGroup& group,
                                               const LayoutPlan& plan, size_t group_index) {

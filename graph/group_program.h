@@ -49,6 +49,15 @@ struct GroupProgram {
 absl::StatusOr<GroupProgram> MakeGroupProgram(const Graph& g, const FusedGroup& group,
                                               const LayoutPlan& plan, size_t group_index);
 
+// Other algorithms for the same group, each a program of its own computing the same output
+// (TVM's strategies: the tuner measures each, and the compiled model uses the fastest):
+// Winograd F(4×4, 3×3) for a 3×3, stride-1, padding-1 convolution over whole blocks of 16
+// channels. Empty for other groups. Errors as MakeGroupProgram's.
+absl::StatusOr<std::vector<GroupProgram>> AlternativePrograms(const Graph& g,
+                                                              const FusedGroup& group,
+                                                              const LayoutPlan& plan,
+                                                              size_t group_index);
+
 }  // namespace tunefarm::graph
 
 #endif  // TUNEFARM_GRAPH_GROUP_PROGRAM_H_

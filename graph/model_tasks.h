@@ -1,5 +1,7 @@
 // The tuning tasks of a model: one per distinct fused-group program (program text and shapes),
-// weighted by how many times the model runs it, as TVM extracts a network's tasks. A model's
+// weighted by how many times the model runs it, as TVM extracts a network's tasks; a group
+// with alternative algorithms (Winograd) has a task for each, and the compiled model runs the
+// fastest tuned one. A model's
 // tuning job is one multi-task job of these.
 #ifndef TUNEFARM_GRAPH_MODEL_TASKS_H_
 #define TUNEFARM_GRAPH_MODEL_TASKS_H_
@@ -21,6 +23,8 @@ struct ModelTask {
   tuner::TuneTask task;
   // Indices of the model's groups that run it.
   std::vector<int> groups;
+  // Which of each group's programs it is: 0 the group's program, k its alternative k - 1.
+  int variant = 0;
 };
 
 // The tasks of `model` for `target`. InvalidArgument: a group's program that the language

@@ -19,11 +19,16 @@ absl::StatusOr<PreparedModel> PrepareGraph(Graph g) {
   for (size_t i = 0; i < m.groups.size(); ++i) {
     if (m.groups[i].kind == GroupKind::kView) {
       m.programs.emplace_back();
+      m.alternatives.emplace_back();
       continue;
     }
     absl::StatusOr<GroupProgram> p = MakeGroupProgram(m.graph, m.groups[i], m.layouts, i);
     if (!p.ok()) return p.status();
     m.programs.push_back(*std::move(p));
+    absl::StatusOr<std::vector<GroupProgram>> alt =
+        AlternativePrograms(m.graph, m.groups[i], m.layouts, i);
+    if (!alt.ok()) return alt.status();
+    m.alternatives.push_back(*std::move(alt));
   }
   return m;
 }

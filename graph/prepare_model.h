@@ -22,6 +22,8 @@ struct PreparedModel {
   LayoutPlan layouts;
   // Per group (same index): its program; empty text for a view.
   std::vector<GroupProgram> programs;
+  // Per group: other algorithms' programs (AlternativePrograms), tuned beside it.
+  std::vector<std::vector<GroupProgram>> alternatives;
 };
 
 // The steps after import, on a graph. Errors of FoldConstants, FoldBatchNorm, FuseGroups,
