@@ -41,6 +41,7 @@ int RunServe(const std::vector<std::string>& positional) {
   so.address = absl::StrCat(absl::GetFlag(FLAGS_host), ":", port);
   so.token = FarmClientToken();
   so.tls = FarmTls();
+  so.max_message_bytes = kMaxModelMessageBytes;
   auto server = tuner::JobServer::Start((*stack)->manager.get(), (*stack)->log.get(), so);
   if (!server.ok()) {
     absl::FPrintF(stderr, "tunefarm serve: %s\n", server.status().ToString());

@@ -34,6 +34,7 @@ constexpr FlagRange kFlagRanges[] = {
     {"heartbeat_timeout_s", 0.1, 3600},
     {"noise_threshold", 0, 10},
     {"max_message_mb", 1, 1024},
+    {"max_model_mb", 1, 1000},
     {"drain_timeout_s", 0, 86400},
     // Device server.
     {"memory_limit_mb", 64, 1 << 20},

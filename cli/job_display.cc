@@ -49,7 +49,8 @@ const char* JobStateName(v1::JobState state) {
   }
 }
 
-ProgressLine::ProgressLine(FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
+ProgressLine::ProgressLine(FILE* out, Describe describe)
+    : out_(out), describe_(std::move(describe)), tty_(isatty(fileno(out)) != 0) {}
 
 void ProgressLine::Update(const v1::JobStatus& s) {
   int total = std::max(1, s.trials_total());
@@ -61,7 +62,10 @@ void ProgressLine::Update(const v1::JobStatus& s) {
   std::string cfg = s.best_config();
   if (cfg.size() > 60) cfg = cfg.substr(0, 57) + "...";
   std::string line;
-  if (s.tasks_size() > 1) {
+  if (describe_) {
+    line = absl::StrFormat("[%s] %d/%d trials | %s | ETA %s", bar, done, total, describe_(s),
+                           Duration(s.eta_s()));
+  } else if (s.tasks_size() > 1) {
     // A model's job: the latency its tuned kernels add up to so far, Σ runs × best time.
     double latency = 0;
     int measured = 0;

@@ -4,6 +4,8 @@
 #define TUNEFARM_CLI_JOB_DISPLAY_H_
 
 #include <cstdio>
+#include <functional>
+#include <string>
 
 #include "proto/job.pb.h"
 
@@ -12,13 +14,17 @@ namespace tunefarm::cli {
 // Redraws the progress line on a terminal (one line per 10% otherwise).
 class ProgressLine {
  public:
-  explicit ProgressLine(FILE* out);
+  // What a job's line says after its trial count (default: the best GFLOP/s and config, or for
+  // a job of several tasks the sum of their weighted best times).
+  using Describe = std::function<std::string(const v1::JobStatus&)>;
+  explicit ProgressLine(FILE* out, Describe describe = nullptr);
   void Update(const v1::JobStatus& s);
   // Ends the line (call before printing anything else).
   void Finish();
 
  private:
   FILE* out_;
+  Describe describe_;
   bool tty_;
   int last_decile_ = -1;
   bool drawn_ = false;

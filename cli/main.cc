@@ -34,6 +34,8 @@ constexpr absl::string_view kExport[] = {"o", "header", "allow_nearest"};
 constexpr absl::string_view kImportLog[] = {"tvm_device_key"};
 constexpr absl::string_view kVersion[] = {"short"};
 constexpr absl::string_view kModel[] = {"input_shape"};
+constexpr absl::string_view kServe[] = {"model_dir", "max_model_mb"};
+constexpr absl::string_view kTuneModel[] = {"model_on_service"};
 constexpr absl::string_view kImportModel[] = {"programs"};
 constexpr absl::string_view kCompile[] = {"o", "header", "weights", "device_key"};
 constexpr absl::string_view kRun[] = {"weights", "input",   "expect", "save_output",
@@ -55,7 +57,7 @@ constexpr Subcommand kSubcommands[] = {
     {"tune-model",
      "Tune every fused group of an ONNX model as one job (embedded farm without --tracker).",
      "MODEL.onnx",
-     {kModel, kTune, kSetup, kFarm, kDevice, kLog},
+     {kModel, kTuneModel, kTune, kSetup, kFarm, kDevice, kLog},
      RunTuneModel,
      ""},
     {"compile",
@@ -73,7 +75,7 @@ constexpr Subcommand kSubcommands[] = {
     {"serve",
      "Run the job service: tuning jobs over gRPC.",
      "",
-     {kSetup, kFarm, kDevice, kLog, kListen},
+     {kSetup, kFarm, kDevice, kLog, kListen, kServe},
      RunServe,
      ""},
     {"jobs", "List the jobs of a job service.", "", {kSetup, kFarm}, RunJobs, ""},

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,20 +19,21 @@ ABSL_FLAG(std::string, input_shape, "",
 namespace tunefarm::cli {
 namespace {
 
-absl::StatusOr<graph::ImportOptions> ImportOptionsFromFlags() {
+// "NAME=D0,D1,...;NAME=..." (the --input_shape flag, ModelSpec.input_shapes).
+absl::StatusOr<graph::ImportOptions> ParseInputShapes(const std::string& text) {
   graph::ImportOptions options;
-  for (absl::string_view item :
-       absl::StrSplit(absl::GetFlag(FLAGS_input_shape), ';', absl::SkipWhitespace())) {
+  for (absl::string_view item : absl::StrSplit(text, ';', absl::SkipWhitespace())) {
     std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
     std::vector<int64_t> dims;
+    bool ok = !kv.first.empty();
     for (absl::string_view d : absl::StrSplit(kv.second, ',', absl::SkipWhitespace())) {
       int64_t v;
-      if (!absl::SimpleAtoi(d, &v) || v < 1) dims.clear(), kv.first.clear();
+      ok = ok && absl::SimpleAtoi(d, &v) && v >= 1 && v <= (int64_t{1} << 30);
       dims.push_back(v);
     }
-    if (kv.first.empty() || dims.empty()) {
+    if (!ok || dims.empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--input_shape: '", item, "' is not NAME=D0,D1,... with positive dims"));
+          absl::StrCat("input shape '", item, "' is not NAME=D0,D1,... with positive dims"));
     }
     options.input_shapes[kv.first] = dims;
   }
@@ -45,7 +47,7 @@ absl::StatusOr<graph::PreparedModel> PrepareModelFromArgs(
   if (positional.size() != 1) {
     return absl::InvalidArgumentError("expected one MODEL.onnx");
   }
-  absl::StatusOr<graph::ImportOptions> options = ImportOptionsFromFlags();
+  absl::StatusOr<graph::ImportOptions> options = ParseInputShapes(absl::GetFlag(FLAGS_input_shape));
   if (!options.ok()) return options.status();
   *path = UserPath(positional[0]);
   return graph::PrepareModelFile(*path, *options);
@@ -96,6 +98,40 @@ void PrintModelTable(const graph::PreparedModel& model, const std::vector<graph:
       "inference; %.1f MB of weights\n",
       model.graph.nodes.size(), model.groups.size(), kernels, tasks.size(), flop / 1e9,
       weights / 1e6);
+}
+
+absl::StatusOr<std::vector<v1::TaskSpec>> ExpandModel(const v1::ModelSpec& model,
+                                                      const std::string& target,
+                                                      const std::string& model_dir) {
+  absl::StatusOr<graph::ImportOptions> options = ParseInputShapes(model.input_shapes());
+  if (!options.ok()) return options.status();
+  absl::StatusOr<graph::Graph> g;
+  if (!model.onnx().empty()) {
+    if (!model.path().empty())
+      return absl::InvalidArgumentError("give the model's bytes or a path");
+    g = graph::ImportOnnx(model.onnx(), *options);
+  } else {
+    const std::string& path = model.path();
+    if (model_dir.empty()) {
+      return absl::InvalidArgumentError(
+          "this service reads no models from its disk (start it with --model_dir); send the "
+          "model's bytes");
+    }
+    if (path.empty() || path[0] == '/' || absl::StrContains(path, "..")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model path '", path, "' must be relative to the service's --model_dir, without '..'"));
+    }
+    g = graph::ImportOnnxFile(absl::StrCat(model_dir, "/", path), *options);
+  }
+  if (!g.ok()) return g.status();
+  absl::StatusOr<graph::PreparedModel> prepared = graph::PrepareGraph(*std::move(g));
+  if (!prepared.ok()) return prepared.status();
+  absl::StatusOr<std::vector<graph::ModelTask>> tasks =
+      graph::ModelTasks(*prepared, target, "expand");
+  if (!tasks.ok()) return tasks.status();
+  std::vector<v1::TaskSpec> specs;
+  for (graph::ModelTask& t : *tasks) specs.push_back(std::move(t.spec));
+  return specs;
 }
 
 int ModelExitCode(const absl::Status& s) {

@@ -24,6 +24,13 @@ absl::StatusOr<graph::PreparedModel> PrepareModelFromArgs(
 void PrintModelTable(const graph::PreparedModel& model, const std::vector<graph::ModelTask>& tasks,
                      FILE* out);
 
+// The tasks of a model submitted to the job service (JobManagerOptions::expand_model): its
+// bytes, or a relative path under `model_dir` (empty: paths refused). InvalidArgument: a bad
+// path or input shapes, the errors of import and preparation.
+absl::StatusOr<std::vector<v1::TaskSpec>> ExpandModel(const v1::ModelSpec& model,
+                                                      const std::string& target,
+                                                      const std::string& model_dir);
+
 // The exit code for a failed model step (usage for bad input, failure otherwise).
 int ModelExitCode(const absl::Status& s);
 

@@ -24,7 +24,7 @@ int Finish(const v1::JobStatus& s) {
 }
 
 // Runs the job in this process and watches it; Ctrl-C cancels it.
-int RunLocal(v1::JobSpec spec, const std::string& command) {
+int RunLocal(v1::JobSpec spec, const std::string& command, const ProgressLine::Describe& describe) {
   BlockTerminationSignals();
   auto stack = StartTuningStack();
   if (!stack.ok()) {
@@ -51,7 +51,7 @@ int RunLocal(v1::JobSpec spec, const std::string& command) {
       }
     }
   });
-  ProgressLine progress(stderr);
+  ProgressLine progress(stderr, describe);
   int64_t version = 0;
   v1::JobStatus status;
   while (true) {
@@ -69,7 +69,8 @@ int RunLocal(v1::JobSpec spec, const std::string& command) {
 }
 
 // Submits to a running job service and streams its progress; Ctrl-C cancels the job.
-int RunRemote(const v1::JobSpec& spec, const std::string& command) {
+int RunRemote(const v1::JobSpec& spec, const std::string& command,
+              const ProgressLine::Describe& describe) {
   auto stub = ConnectJobService();
   if (!stub.ok()) {
     absl::FPrintF(stderr, "%s: %s\n", command, stub.status().ToString());
@@ -106,7 +107,7 @@ int RunRemote(const v1::JobSpec& spec, const std::string& command) {
   v1::JobRequest jr;
   jr.set_job_id(resp.job_id());
   auto reader = (*stub)->WatchJob(&wctx, jr);
-  ProgressLine progress(stderr);
+  ProgressLine progress(stderr, describe);
   v1::JobStatus status;
   while (reader->Read(&status)) progress.Update(status);
   grpc::Status end = reader->Finish();
@@ -122,8 +123,10 @@ int RunRemote(const v1::JobSpec& spec, const std::string& command) {
 
 }  // namespace
 
-int RunJob(v1::JobSpec spec, const std::string& command) {
-  return ServiceAddress().empty() ? RunLocal(std::move(spec), command) : RunRemote(spec, command);
+int RunJob(v1::JobSpec spec, const std::string& command,
+           std::function<std::string(const v1::JobStatus&)> describe) {
+  return ServiceAddress().empty() ? RunLocal(std::move(spec), command, describe)
+                                  : RunRemote(spec, command, describe);
 }
 
 }  // namespace tunefarm::cli

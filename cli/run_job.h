@@ -4,6 +4,7 @@
 #ifndef TUNEFARM_CLI_RUN_JOB_H_
 #define TUNEFARM_CLI_RUN_JOB_H_
 
+#include <functional>
 #include <string>
 
 #include "proto/job.pb.h"
@@ -12,7 +13,9 @@ namespace tunefarm::cli {
 
 // Submits `spec`, follows it to its end (Ctrl-C cancels it; its measurements stay in the log)
 // and prints the summary; `command` prefixes error messages. Returns the exit code.
-int RunJob(v1::JobSpec spec, const std::string& command);
+// `describe` replaces the progress line's default summary (ProgressLine::Describe).
+int RunJob(v1::JobSpec spec, const std::string& command,
+           std::function<std::string(const v1::JobStatus&)> describe = nullptr);
 
 }  // namespace tunefarm::cli
 

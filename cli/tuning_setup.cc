@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/farm_flags.h"
+#include "cli/model_flags.h"
 #include "common/transport.h"
 #include "tuner/tuning/strategy_factory.h"
 
@@ -26,6 +27,10 @@ ABSL_FLAG(int, build_threads, 0, "Threads compiling candidates (default: one per
 ABSL_FLAG(int, repeat, 3, "Timed repeats per measurement.");
 ABSL_FLAG(int, min_repeat_ms, 20, "Each repeat runs the kernel until it lasts this long.");
 ABSL_FLAG(std::string, service, "", "Job service address (a `tunefarm serve`), HOST:PORT.");
+ABSL_FLAG(std::string, model_dir, "",
+          "serve: the directory whose ONNX models jobs may name by relative path (default: none; "
+          "models come as bytes).");
+ABSL_FLAG(int, max_model_mb, 256, "serve: the largest ONNX model a job may send, in MiB.");
 
 namespace tunefarm::cli {
 
@@ -71,6 +76,11 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs)
       absl::GetFlag(FLAGS_build_threads) > 0 ? absl::GetFlag(FLAGS_build_threads) : cores;
   mo.timing.set_repeat(absl::GetFlag(FLAGS_repeat));
   mo.timing.set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
+  const std::string model_dir = UserPath(absl::GetFlag(FLAGS_model_dir));
+  mo.expand_model = [model_dir](const v1::ModelSpec& model, const std::string& target) {
+    return ExpandModel(model, target, model_dir);
+  };
+  mo.max_model_bytes = int64_t{absl::GetFlag(FLAGS_max_model_mb)} << 20;
   stack->manager = std::make_unique<tuner::JobManager>(mo);
   return stack;
 }
@@ -79,7 +89,8 @@ std::string ServiceAddress() { return absl::GetFlag(FLAGS_service); }
 
 absl::StatusOr<std::unique_ptr<v1::JobService::Stub>> ConnectJobService() {
   if (ServiceAddress().empty()) return absl::InvalidArgumentError("--service is required");
-  auto channel = MakeChannel(ServiceAddress(), FarmTls(), kDefaultMaxMessageBytes);
+  // Room for a model's bytes in SubmitJob (the service bounds what it accepts).
+  auto channel = MakeChannel(ServiceAddress(), FarmTls(), kMaxModelMessageBytes);
   if (!channel.ok()) return channel.status();
   return v1::JobService::NewStub(*channel);
 }

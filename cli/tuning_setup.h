@@ -16,6 +16,9 @@
 
 namespace tunefarm::cli {
 
+// Largest message to and from a job service: a model's bytes travel in SubmitJob.
+inline constexpr int kMaxModelMessageBytes = 1 << 30;
+
 // Everything a tuning job runs on. Members are destroyed in reverse order: the manager (which
 // cancels and joins its jobs) before the client and the farm it uses.
 struct TuningStack {

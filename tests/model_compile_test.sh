@@ -52,6 +52,29 @@ test -s "$tmp/model.h" && test -s "$tmp/model.weights"
 grep -q "0 of 10 outside" "$tmp/run.txt"
 grep -q "g1 conv_relu" "$tmp/run.txt"
 
+# The same model through a job service: sent as bytes, or named under its --model_dir.
+source tests/test_lib.sh
+mkdir -p "$tmp/models"
+cp "$m.onnx" "$tmp/models/"
+"$T" serve --port 0 --host 127.0.0.1 --workers 1 --db "$tmp/service.db" --min_repeat_ms 1 \
+  --model_dir "$tmp/models" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+serve_pid=$!
+trap 'kill $serve_pid 2>/dev/null; wait $serve_pid 2>/dev/null' EXIT
+port=$(listening_port "$tmp/serve.out")
+"$T" tune-model "$m.onnx" --trials 56 --batch 4 --top_k 0 --service "127.0.0.1:$port" \
+  >"$tmp/service_tune.txt" 2>&1
+grep -q "job-1 succeeded" "$tmp/service_tune.txt"
+"$T" compile "$m.onnx" --db "$tmp/service.db" -o "$tmp/service.so" | grep -q "(0 untuned)"
+"$T" tune-model small_cnn.onnx --model_on_service --trials 60 --batch 4 --top_k 0 \
+  --service "127.0.0.1:$port" >"$tmp/service_path.txt" 2>&1
+grep -q "job-2 succeeded" "$tmp/service_path.txt"
+expect_fail 2 "must be relative to the service's --model_dir, without '..'" \
+  "$T" tune-model ../small_cnn.onnx --model_on_service --trials 8 --service "127.0.0.1:$port"
+expect_fail 1 "cannot read the model file" \
+  "$T" tune-model missing.onnx --model_on_service --trials 8 --service "127.0.0.1:$port"
+kill $serve_pid; wait $serve_pid 2>/dev/null || true
+trap - EXIT
+
 # Must fail, with the reason.
 printf 'not a model' >"$tmp/garbage.onnx"
 expect_fail 2 "not an ONNX model" "$T" import-model "$tmp/garbage.onnx"

@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "run failed: %s\n", tf_model_error());
       return 1;
     }
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin() + 1, ms.end());  // the first run warms up
   std::vector<int> top(output.size());

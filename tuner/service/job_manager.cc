@@ -51,6 +51,27 @@ bool JobManager::IsTerminal(v1::JobState state) {
 
 absl::StatusOr<std::vector<TuneTask>> JobManager::Validate(v1::JobSpec& spec) const {
   if (spec.device_key().empty()) spec.set_device_key(options_.default_device_key);
+  if (spec.has_model()) {
+    if (spec.tasks_size() > 0) {
+      return absl::InvalidArgumentError("give a job either tasks or a model, not both");
+    }
+    if (static_cast<int64_t>(spec.model().onnx().size()) > options_.max_model_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat("the model is ", spec.model().onnx().size(),
+                                                     " bytes; this service accepts at most ",
+                                                     options_.max_model_bytes));
+    }
+    if (!options_.expand_model) {
+      return absl::UnimplementedError("this job service does not tune whole models");
+    }
+    absl::StatusOr<std::vector<v1::TaskSpec>> tasks =
+        options_.expand_model(spec.model(), spec.target());
+    if (!tasks.ok()) return tasks.status();
+    if (spec.name().empty()) {
+      spec.set_name(spec.model().path().empty() ? "model" : spec.model().path());
+    }
+    spec.clear_model();
+    for (v1::TaskSpec& t : *tasks) *spec.add_tasks() = std::move(t);
+  }
   if (spec.tasks_size() == 0) return absl::InvalidArgumentError("job has no tasks");
   if (spec.tasks_size() > options_.max_tasks_per_job) {
     return absl::InvalidArgumentError(absl::StrCat("a job has at most ", options_.max_tasks_per_job,

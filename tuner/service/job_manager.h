@@ -33,6 +33,12 @@ namespace tunefarm::tuner {
 using StrategyFactory = std::function<absl::StatusOr<std::unique_ptr<SearchStrategy>>(
     const std::string& name, const TuneTask& task, uint64_t seed, db::TuningLog* log)>;
 
+// The tasks of a model (v1::ModelSpec) for `target`: the graph layer's, given by the program
+// that links it (the tuner does not depend on graph/). InvalidArgument/Unimplemented/NotFound:
+// the model cannot be read or compiled (the message says why).
+using ModelExpander = std::function<absl::StatusOr<std::vector<v1::TaskSpec>>(
+    const v1::ModelSpec& model, const std::string& target)>;
+
 struct JobManagerOptions {
   // The farm; must outlive the manager.
   TrackerClient* client = nullptr;
@@ -50,6 +56,10 @@ struct JobManagerOptions {
   // Jobs queued or running at once; Submit beyond it is ResourceExhausted.
   int max_active_jobs = 16;
   int max_tasks_per_job = 256;
+  // Jobs with a model: how its tasks are made (none: such jobs are refused), and the largest
+  // ONNX file accepted in a request.
+  ModelExpander expand_model;
+  int64_t max_model_bytes = int64_t{256} << 20;
   int max_trials = 1000000;
   // Finished jobs remembered (in memory and in the store); the oldest are forgotten first.
   int max_kept_jobs = 1000;
@@ -75,10 +85,13 @@ class JobManager {
   absl::StatusOr<int> Recover();
 
   // Validates and starts a job; returns its id.
-  // InvalidArgument: no tasks or too many, unknown template, bad shape/dtype/target, trials
+  // A spec with a model has its tasks made from it first (options.expand_model).
+  // InvalidArgument: no tasks or too many, both tasks and a model, a model over
+  // max_model_bytes or that cannot be read, unknown template, bad shape/dtype/target, trials
   // <= 0 or over max_trials, unknown strategy, a device key without live devices.
   // ResourceExhausted: max_active_jobs are queued or running. Unavailable: the farm cannot be
-  // reached.
+  // reached. Unimplemented: a model with operators the graph layer cannot compile, or a
+  // service with no model support.
   absl::StatusOr<std::string> Submit(const v1::JobSpec& spec);
   // NotFound: unknown job id.
   absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;

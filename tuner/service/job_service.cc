@@ -109,7 +109,7 @@ absl::StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* manager,
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.address, *creds, &server->port_);
   builder.RegisterService(server->service_.get());
-  ConfigureServerBuilder(builder, kDefaultMaxMessageBytes);
+  ConfigureServerBuilder(builder, options.max_message_bytes);
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options.address));

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/tls_options.h"
+#include "common/transport.h"
 #include "db/tuning_log.h"
 #include "tuner/service/job_manager.h"
 
@@ -25,6 +26,8 @@ struct JobServerOptions {
   TlsOptions tls;
   // WatchJob streams served at once; more are refused with ResourceExhausted.
   int max_watch_streams = 64;
+  // Largest request accepted (a job with a model carries its bytes).
+  int max_message_bytes = kDefaultMaxMessageBytes;
 };
 
 class JobServer {
