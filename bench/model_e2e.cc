@@ -4,10 +4,12 @@
 //
 // For each model (torchvision's ResNet-18, MobileNetV2 and ResNet-50 with random weights, and a
 // BERT-style encoder layer, torch.nn.TransformerEncoderLayer; built and exported to ONNX by
-// tests/models/make_model.py with Debian's PyTorch, nothing downloaded): `tunefarm tune-model`
-// on the embedded local farm (--trials_per_task trials per tuning task, into --db: a log given
-// again resumes and extends its tuning), `tunefarm compile`, then in this process the compiled
-// library's batch-1 latency at 1 and 2 threads (median of --runs after warm-up) beside PyTorch's
+// tests/models/make_model.py with Debian's PyTorch, nothing downloaded), for 1 and 2 threads
+// each: `tunefarm tune-model` on the embedded local farm with --threads_per_worker t
+// (--trials_per_task trials per tuning task, into --db, or --db.2t for 2 threads: a log given
+// again counts its records toward the budget, so a larger --trials_per_task tunes further),
+// `tunefarm compile`, then in this process the compiled library's batch-1 latency at t threads
+// (median of --runs after warm-up) beside PyTorch's
 // best CPU configuration on this machine (tests/models/torch_latency.py, a child process: frozen
 // TorchScript with optimize_for_inference, oneDNN, torch.set_num_threads(t)), run alternately.
 // The output is checked against PyTorch's on the same input: max_rel_err is the largest
@@ -221,63 +223,74 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
     }
   }
   const int trials = trials_per_task * static_cast<int>(tasks->size());
-  absl::PrintF("%d tuning tasks, %.2f GFLOP per inference; tuning %d trials into %s\n",
-               tasks->size(), r.gflop, trials, db);
-  std::fflush(stdout);
-  const auto t0 = std::chrono::steady_clock::now();
-  if (absl::Status s =
-          Run({tunefarm, "tune-model", base + ".onnx", "--trials", absl::StrCat(trials), "--batch",
-               quick ? "4" : "16", "--top_k", quick ? "0" : "3", "--db", db},
-              base + ".tune.txt");
-      !s.ok()) {
-    r.why = std::string(s.message());
-    return r;
+  absl::PrintF("%d tuning tasks, %.2f GFLOP per inference\n", tasks->size(), r.gflop);
+  // Tuned for each thread count on its own (the kernels measured with that many threads, one
+  // worker per that many cores), each into its own log, compiled into its own library.
+  Model models[2];
+  for (int threads : {1, 2}) {
+    const std::string tdb = threads == 1 ? db : db + ".2t";
+    const std::string lib = absl::StrCat(base, "_", threads, "t");
+    absl::PrintF("%d thread(s): tuning %d trials into %s\n", threads, trials, tdb);
+    std::fflush(stdout);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (absl::Status s =
+            Run({tunefarm, "tune-model", base + ".onnx", "--trials", absl::StrCat(trials),
+                 "--batch", quick ? "4" : "16", "--top_k", quick ? "0" : "3",
+                 "--threads_per_worker", absl::StrCat(threads), "--db", tdb},
+                lib + ".tune.txt");
+        !s.ok()) {
+      r.why = std::string(s.message());
+      return r;
+    }
+    const double tune_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (absl::Status s = Run({tunefarm, "compile", base + ".onnx", "--db", tdb, "-o", lib + ".so"},
+                             lib + ".compile.txt");
+        !s.ok()) {
+      r.why = std::string(s.message());
+      return r;
+    }
+    std::string summary;
+    for (absl::string_view line : absl::StrSplit(ReadAll(lib + ".compile.txt"), '\n')) {
+      if (absl::StrContains(line, " calls (")) summary = std::string(line);
+    }
+    absl::PrintF("tuned in %.0f s; compiled: %s\n", tune_s, summary);
+    if (absl::Status s = LoadModel(lib + ".so", lib + ".weights", &models[threads - 1]); !s.ok()) {
+      r.why = std::string(s.message());
+      return r;
+    }
   }
-  const double tune_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (absl::Status s = Run({tunefarm, "compile", base + ".onnx", "--db", db, "-o", base + ".so"},
-                           base + ".compile.txt");
-      !s.ok()) {
-    r.why = std::string(s.message());
-    return r;
-  }
-  std::string summary;
-  for (absl::string_view line : absl::StrSplit(ReadAll(base + ".compile.txt"), '\n')) {
-    if (absl::StrContains(line, " calls (")) summary = std::string(line);
-  }
-  absl::PrintF("tuned in %.0f s; compiled: %s\n", tune_s, summary);
-  Model m;
-  if (absl::Status s = LoadModel(base + ".so", base + ".weights", &m); !s.ok()) {
-    r.why = std::string(s.message());
-    return r;
-  }
+  Model& m = models[0];
   std::vector<float> input = ReadFloats(base + ".input.bin");
   std::vector<float> expected = ReadFloats(base + ".expected.bin");
   std::vector<float> output(expected.size());
   const float* in[] = {input.data()};
   float* out[] = {output.data()};
-  omp_set_num_threads(1);
-  if (m.run(m.handle, in, out) != 0) {
-    r.why = "the compiled model's run failed";
-    return r;
+  for (Model& model : models) {
+    omp_set_num_threads(1);
+    if (model.run(model.handle, in, out) != 0) {
+      r.why = "the compiled model's run failed";
+      return r;
+    }
+    double scale = 0, max_err = 0;
+    for (size_t k = 0; k < expected.size(); ++k) {
+      scale = std::max(scale, std::fabs(static_cast<double>(expected[k])));
+      const double d = std::fabs(static_cast<double>(output[k]) - expected[k]);
+      max_err = std::max(max_err, d);
+      if (!(d <= 1e-4 + 1e-3 * std::fabs(expected[k]))) ++r.outside;
+    }
+    r.max_rel_err = std::max(r.max_rel_err, scale > 0 ? max_err / scale : max_err);
   }
-  double scale = 0, max_err = 0;
-  for (size_t k = 0; k < expected.size(); ++k) {
-    scale = std::max(scale, std::fabs(static_cast<double>(expected[k])));
-    const double d = std::fabs(static_cast<double>(output[k]) - expected[k]);
-    max_err = std::max(max_err, d);
-    if (!(d <= 1e-4 + 1e-3 * std::fabs(expected[k]))) ++r.outside;
-  }
-  r.max_rel_err = scale > 0 ? max_err / scale : max_err;
   // Ours and PyTorch's, alternately at each thread count.
   std::string torch_profile;
   for (int threads : {1, 2}) {
+    Model& model = models[threads - 1];
     omp_set_num_threads(threads);
-    for (int w = 0; w < 3; ++w) m.run(m.handle, in, out);
+    for (int w = 0; w < 3; ++w) model.run(model.handle, in, out);
     std::vector<double> ours;
     for (int k = 0; k < runs; ++k) {
       const auto s = std::chrono::steady_clock::now();
-      m.run(m.handle, in, out);
+      model.run(model.handle, in, out);
       ours.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
     }
     absl::StatusOr<double> torch =
