@@ -60,6 +60,8 @@ ABSL_FLAG(std::string, db, "",
           "directory, so every run tunes from scratch).");
 ABSL_FLAG(int, runs, 0, "Timed inferences per configuration (default 40; --quick 5).");
 ABSL_FLAG(std::string, tunefarm, "", "Path of the tunefarm binary (default: from runfiles).");
+ABSL_FLAG(bool, one_thread_only, false,
+          "Tune and time at one thread only (a model's 2-thread speedup is then not measured).");
 
 namespace tunefarm::bench {
 namespace {
@@ -227,7 +229,9 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
   // Tuned for each thread count on its own (the kernels measured with that many threads, one
   // worker per that many cores), each into its own log, compiled into its own library.
   Model models[2];
-  for (int threads : {1, 2}) {
+  const std::vector<int> thread_counts =
+      absl::GetFlag(FLAGS_one_thread_only) ? std::vector<int>{1} : std::vector<int>{1, 2};
+  for (int threads : thread_counts) {
     const std::string tdb = threads == 1 ? db : db + ".2t";
     const std::string lib = absl::StrCat(base, "_", threads, "t");
     absl::PrintF("%d thread(s): tuning %d trials into %s\n", threads, trials, tdb);
@@ -266,7 +270,8 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
   std::vector<float> output(expected.size());
   const float* in[] = {input.data()};
   float* out[] = {output.data()};
-  for (Model& model : models) {
+  for (int threads : thread_counts) {
+    Model& model = models[threads - 1];
     omp_set_num_threads(1);
     if (model.run(model.handle, in, out) != 0) {
       r.why = "the compiled model's run failed";
@@ -283,7 +288,7 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
   }
   // Ours and PyTorch's, alternately at each thread count.
   std::string torch_profile;
-  for (int threads : {1, 2}) {
+  for (int threads : thread_counts) {
     Model& model = models[threads - 1];
     omp_set_num_threads(threads);
     for (int w = 0; w < 3; ++w) model.run(model.handle, in, out);
@@ -367,7 +372,7 @@ int Main() {
       continue;
     }
     speedup[key + "_1t"] = r.torch_1t / r.ours_1t;
-    speedup[key + "_2t"] = r.torch_2t / r.ours_2t;
+    if (r.ours_2t > 0) speedup[key + "_2t"] = r.torch_2t / r.ours_2t;
     max_rel = std::max(max_rel, r.max_rel_err);
     absl::PrintF(
         "%-14s %8.2fms %8.2fms %8.2f %8.2fms %8.2fms %8.2f %9.2f %9.1e  %d outside "

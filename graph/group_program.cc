@@ -225,6 +225,14 @@ std::string Index(const std::vector<std::string>& vars) {
   return absl::StrCat("[", absl::StrJoin(vars, ", "), "]");
 }
 
+// The padded input of a window (convolution or pooling): `fill` outside the input.
+std::string PaddingStmt(const std::string& fill) {
+  return absl::StrCat(
+      "P[n, c, h < H + Pt + Pb, w < W + Pl + Pr, cb] = select(h >= Pt && h < H + Pt && w >= Pl && "
+      "w < W + Pl, X[n, c, h - Pt, w - Pl, cb], ",
+      fill, ")");
+}
+
 // The output extents of a window (convolution or pooling) in terms of the shape variables.
 constexpr char kHo[] = "(H + Pt + Pb - R) / Sh + 1";
 constexpr char kWo[] = "(W + Pl + Pr - S) / Sw + 1";
@@ -315,9 +323,7 @@ absl::StatusOr<GroupProgram> ConvProgram(const Graph& g, const FusedGroup& group
     w.Weight("B", {depthwise ? "C" : "F", depthwise ? "CB" : "FB"},
              {depthwise ? C / cb : F / fb, depthwise ? cb : fb}, BiasOf(g, n, 2, F));
   }
-  w.Stmt(
-      "P[n, c, h < H + Pt + Pb, w < W + Pl + Pr, cb] = select(h >= Pt && h < H + Pt && "
-      "w >= Pl && w < W + Pl, X[n, c, h - Pt, w - Pl, cb], 0.0)");
+  w.Stmt(PaddingStmt("0.0"));
   const std::vector<int64_t> out_mem = {y.shape[0], F / fb, y.shape[2], y.shape[3], fb};
   OutputSpace space = depthwise ? BlockedSpace("c", "cb", "C", "CB", out_mem)
                                 : BlockedSpace("f", "fb", "F", "FB", out_mem);
@@ -362,10 +368,7 @@ absl::StatusOr<GroupProgram> PoolProgram(const Graph& g, const FusedGroup& group
     return s;
   }
   const bool max = group.kind == GroupKind::kMaxPool;
-  w.Stmt(
-      absl::StrCat("P[n, c, h < H + Pt + Pb, w < W + Pl + Pr, cb] = select(h >= Pt && h < H + "
-                   "Pt && w >= Pl && w < W + Pl, X[n, c, h - Pt, w - Pl, cb], ",
-                   max ? "-3.40282347e38" : "0.0", ")"));
+  w.Stmt(PaddingStmt(max ? "-3.40282347e38" : "0.0"));
   if (max) {
     w.Stmt(absl::StrCat("Y[n, c, y < ", kHo, ", x < ", kWo,
                         ", cb] = max(ry < R, rx < S: P[n, c, y * Sh + ry, x * Sw + rx, cb])"));

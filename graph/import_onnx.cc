@@ -51,6 +51,22 @@ bool ReadRaw(const std::string& raw, int64_t count, std::vector<T>* out) {
   return true;
 }
 
+// An integer tensor's values as int64: from raw_data as little-endian T, or from `typed` (the
+// proto's repeated field for the type). False: the count does not match.
+template <typename T, typename Field>
+bool ReadInts(const onnx::TensorProto& p, const Field& typed, int64_t count,
+              std::vector<int64_t>* out) {
+  std::vector<T> raw;
+  if (p.has_raw_data()) {
+    if (!ReadRaw(p.raw_data(), count, &raw)) return false;
+    out->assign(raw.begin(), raw.end());
+    return true;
+  }
+  if (typed.size() != count) return false;
+  out->assign(typed.begin(), typed.end());
+  return true;
+}
+
 // A TensorProto (an initializer or a Constant's value) as a constant tensor.
 absl::StatusOr<Tensor> ConvertTensor(const onnx::TensorProto& p, const std::string& name) {
   Tensor t;
@@ -94,35 +110,20 @@ absl::StatusOr<Tensor> ConvertTensor(const onnx::TensorProto& p, const std::stri
       }
       break;
     case onnx::TensorProto::INT64:
-      if (raw) {
-        if (!ReadRaw(p.raw_data(), count, &t.i64)) return absl::InvalidArgumentError(corrupt);
-      } else {
-        if (p.int64_data_size() != count) return absl::InvalidArgumentError(corrupt);
-        t.i64.assign(p.int64_data().begin(), p.int64_data().end());
+      if (!ReadInts<int64_t>(p, p.int64_data(), count, &t.i64)) {
+        return absl::InvalidArgumentError(corrupt);
       }
       break;
-    case onnx::TensorProto::INT32: {
-      std::vector<int32_t> v;
-      if (raw) {
-        if (!ReadRaw(p.raw_data(), count, &v)) return absl::InvalidArgumentError(corrupt);
-      } else {
-        if (p.int32_data_size() != count) return absl::InvalidArgumentError(corrupt);
-        v.assign(p.int32_data().begin(), p.int32_data().end());
+    case onnx::TensorProto::INT32:
+      if (!ReadInts<int32_t>(p, p.int32_data(), count, &t.i64)) {
+        return absl::InvalidArgumentError(corrupt);
       }
-      t.i64.assign(v.begin(), v.end());
       break;
-    }
-    case onnx::TensorProto::BOOL: {
-      std::vector<uint8_t> v;
-      if (raw) {
-        if (!ReadRaw(p.raw_data(), count, &v)) return absl::InvalidArgumentError(corrupt);
-      } else {
-        if (p.int32_data_size() != count) return absl::InvalidArgumentError(corrupt);
-        v.assign(p.int32_data().begin(), p.int32_data().end());
+    case onnx::TensorProto::BOOL:  // raw bytes, or int32_data
+      if (!ReadInts<uint8_t>(p, p.int32_data(), count, &t.i64)) {
+        return absl::InvalidArgumentError(corrupt);
       }
-      t.i64.assign(v.begin(), v.end());
       break;
-    }
   }
   return t;
 }
