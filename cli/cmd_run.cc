@@ -14,6 +14,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
+#include "cli/model_flags.h"
 #include "cli/subcommand.h"
 #include "cli/tuning_setup.h"
 
@@ -31,8 +32,6 @@ extern "C" void omp_set_num_threads(int);
 extern "C" int omp_get_max_threads(void);
 
 namespace tunefarm::cli {
-
-std::string WeightsPathFor(const std::string& library);
 
 namespace {
 

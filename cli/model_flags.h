@@ -31,6 +31,10 @@ absl::StatusOr<std::vector<v1::TaskSpec>> ExpandModel(const v1::ModelSpec& model
                                                       const std::string& target,
                                                       const std::string& model_dir);
 
+// The weights file of compiled library `library`: --weights, or the library's path with
+// ".weights" for ".so" (cmd_compile.cc; `compile` writes it, `run` reads it).
+std::string WeightsPathFor(const std::string& library);
+
 // The exit code for a failed model step (usage for bad input, failure otherwise).
 int ModelExitCode(const absl::Status& s);
 

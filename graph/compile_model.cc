@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -34,7 +35,8 @@ class ScratchDir {
     if (mkdtemp(templ.data()) != nullptr) path_ = templ;
   }
   ~ScratchDir() {
-    if (!path_.empty()) std::system(absl::StrCat("rm -rf '", path_, "'").c_str());
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
   }
   bool ok() const { return !path_.empty(); }
   std::string File(const std::string& name) const { return absl::StrCat(path_, "/", name); }

@@ -9,6 +9,9 @@
 namespace tunefarm::graph {
 namespace {
 
+// Largest constant folding computes (a shape computation or a transformed weight).
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 28;
+
 // A constant's values as doubles (either dtype), and back.
 std::vector<double> Values(const Tensor& t) {
   return t.dtype == DType::kFloat32 ? std::vector<double>(t.f32.begin(), t.f32.end())
@@ -37,6 +40,7 @@ int64_t BroadcastOffset(const std::vector<int64_t>& index, const std::vector<int
                         const std::vector<int64_t>& in_shape) {
   const std::vector<int64_t> strides = Strides(in_shape);
   int64_t off = 0;
+  if (in_shape.size() > out_shape.size()) return 0;  // refused by Evaluate before any read
   const size_t lead = out_shape.size() - in_shape.size();
   for (size_t d = 0; d < in_shape.size(); ++d) {
     if (in_shape[d] != 1) off += index[lead + d] * strides[d];
@@ -83,9 +87,18 @@ absl::StatusOr<bool> Evaluate(const Graph& g, const Node& n, Tensor& out) {
       {"Reciprocal", [](double a) { return 1.0 / a; }},
       {"Cast", [](double a) { return a; }},
   };
+  // A folded tensor is materialized here: a model may not make it arbitrarily large.
+  if (out.NumElements() < 0 || out.NumElements() > kMaxFoldedElements) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": a constant of shape ", ShapeString(out.shape), " is too large"));
+  }
   std::vector<double> result;
   if (auto b = kBinary.find(n.op); b != kBinary.end()) {
     if (in.size() != 2 || !in[0] || !in[1]) return false;
+    if (in[0]->shape.size() > out.shape.size() || in[1]->shape.size() > out.shape.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": operands of higher rank than the result"));
+    }
     const std::vector<double> x = Values(*in[0]), y = Values(*in[1]);
     const bool int_div = n.op == "Div" && out.dtype == DType::kInt64;
     ForEachIndex(out.shape, [&](const std::vector<int64_t>& idx) {
@@ -138,6 +151,14 @@ absl::StatusOr<bool> Evaluate(const Graph& g, const Node& n, Tensor& out) {
     if (perm.empty()) {
       for (size_t d = s.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
     }
+    if (perm.size() != s.size() || perm.size() != out.shape.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": perm does not match the rank"));
+    }
+    for (int64_t p : perm) {
+      if (p < 0 || p >= static_cast<int64_t>(s.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": perm out of range"));
+      }
+    }
     const std::vector<double> data = Values(*in[0]);
     const std::vector<int64_t> strides = Strides(s);
     ForEachIndex(out.shape, [&](const std::vector<int64_t>& idx) {
@@ -148,6 +169,9 @@ absl::StatusOr<bool> Evaluate(const Graph& g, const Node& n, Tensor& out) {
   } else if (n.op == "Slice") {
     if (in.size() < 3 || !in[0] || !in[1] || !in[2]) return false;
     const std::vector<int64_t>& s = in[0]->shape;
+    if (out.shape.size() != s.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": result rank differs"));
+    }
     std::vector<int64_t> start(s.size(), 0), step(s.size(), 1);
     const std::vector<int64_t>& starts = in[1]->i64;
     std::vector<int64_t> axes;
@@ -161,7 +185,8 @@ absl::StatusOr<bool> Evaluate(const Graph& g, const Node& n, Tensor& out) {
       if (axis < 0 || axis >= static_cast<int64_t>(s.size())) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": axis out of range"));
       }
-      const int64_t st = in.size() > 4 && in[4] ? in[4]->i64[a] : 1;
+      const int64_t st = in.size() > 4 && in[4] && a < in[4]->i64.size() ? in[4]->i64[a] : 1;
+      if (st == 0) return absl::InvalidArgumentError(absl::StrCat(where, ": a step of 0"));
       int64_t b = starts[a] < 0 ? starts[a] + s[axis] : starts[a];
       b = std::clamp<int64_t>(b, 0, st > 0 ? s[axis] : s[axis] - 1);
       start[axis] = b;
@@ -172,7 +197,9 @@ absl::StatusOr<bool> Evaluate(const Graph& g, const Node& n, Tensor& out) {
     ForEachIndex(out.shape, [&](const std::vector<int64_t>& idx) {
       int64_t off = 0;
       for (size_t d = 0; d < s.size(); ++d) off += (start[d] + idx[d] * step[d]) * strides[d];
-      result.push_back(data[off]);
+      // Outside the data (an inferred shape the slice does not have): left out, and the count
+      // check below refuses the node.
+      if (off >= 0 && off < static_cast<int64_t>(data.size())) result.push_back(data[off]);
     });
   } else if (n.op == "ConstantOfShape") {
     auto v = n.attrs.find("value");

@@ -30,6 +30,9 @@ std::string Unsupported(const Graph& g, const Node& n) {
     const Tensor* w = n.inputs.size() > 1 ? g.Find(n.inputs[1]) : nullptr;
     if (x == nullptr || x->shape.size() != 4) return "only 2-D convolutions (NCHW)";
     if (w == nullptr || !w->constant) return "the filter must be a constant";
+    if (w->shape.size() != 4 || w->shape[1] * n.Int("group", 1) != x->shape[1]) {
+      return "a filter that is not [F, C/group, R, S]";
+    }
     for (int64_t d : n.Ints("dilations", {1, 1})) {
       if (d != 1) return "dilated convolutions";
     }
@@ -96,14 +99,13 @@ std::string Unsupported(const Graph& g, const Node& n) {
   return "the operator";
 }
 
-GroupKind AnchorKind(const Graph& g, const Node& n) {
+GroupKind AnchorKind(const Node& n) {
   if (n.op == "Conv") return n.Int("group", 1) == 1 ? GroupKind::kConv : GroupKind::kDepthwise;
   if (n.op == "Gemm" || n.op == "MatMul") return GroupKind::kDense;
   if (n.op == "MaxPool") return GroupKind::kMaxPool;
   if (n.op == "AveragePool") return GroupKind::kAvgPool;
   if (n.op == "GlobalAveragePool") return GroupKind::kGlobalAvgPool;
   if (IsView(n.op)) return GroupKind::kView;
-  (void)g;
   return GroupKind::kElementwise;
 }
 
@@ -172,7 +174,7 @@ absl::StatusOr<std::vector<FusedGroup>> FuseGroups(const Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (taken[i]) continue;
     FusedGroup group;
-    group.kind = AnchorKind(g, g.nodes[i]);
+    group.kind = AnchorKind(g.nodes[i]);
     group.nodes.push_back(static_cast<int>(i));
     taken[i] = true;
     std::vector<std::string> ops = {g.nodes[i].op};

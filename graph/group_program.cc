@@ -237,6 +237,20 @@ std::string PaddingStmt(const std::string& fill) {
 constexpr char kHo[] = "(H + Pt + Pb - R) / Sh + 1";
 constexpr char kWo[] = "(W + Pl + Pr - S) / Sw + 1";
 
+// The anchor's value (its result `Y` read at the output's element, plus a bias) through the
+// group's fused chain, written as the output stage `Z`; nothing when both are empty (`Y` is
+// then the output).
+absl::Status WriteEpilogue(ProgramWriter& w, const Graph& g, const FusedGroup& group,
+                           const std::string& value, const OutputSpace& space) {
+  const Node& anchor = g.nodes[group.nodes[0]];
+  absl::StatusOr<std::string> e = Chain(w, g, group, 1, anchor.outputs[0], value, space);
+  if (!e.ok()) return e.status();
+  if (*e != absl::StrCat("Y", Index(space.vars))) {
+    w.Stmt(absl::StrCat("Z", Index(space.vars), " = ", *e));
+  }
+  return absl::OkStatus();
+}
+
 // A blocked NCHW output space: n, <c>, y, x, <cb> over N, <C>, Ho, Wo, <CB>.
 OutputSpace BlockedSpace(const std::string& c, const std::string& cb, const std::string& cext,
                          const std::string& cbext, const std::vector<int64_t>& sizes) {
@@ -338,9 +352,7 @@ absl::StatusOr<GroupProgram> ConvProgram(const Graph& g, const FusedGroup& group
   }
   std::string value = absl::StrCat("Y", Index(space.vars));
   if (has_bias) value = absl::StrCat(value, " + B[", space.vars[1], ", ", space.vars[4], "]");
-  absl::StatusOr<std::string> e = Chain(w, g, group, 1, n.outputs[0], value, space);
-  if (!e.ok()) return e.status();
-  if (has_bias || group.nodes.size() > 1) w.Stmt(absl::StrCat("Z", Index(space.vars), " = ", *e));
+  if (absl::Status s = WriteEpilogue(w, g, group, value, space); !s.ok()) return s;
   const Tensor& out = *g.Find(group.output);
   return w.Finish(group.label, group.output, MemoryShape(out, plan.layouts.at(group.output)));
 }
@@ -431,9 +443,7 @@ absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& grou
       value = absl::StrCat("(", value, " + B[j])");
     }
   }
-  absl::StatusOr<std::string> e = Chain(w, g, group, 1, n.outputs[0], value, space);
-  if (!e.ok()) return e.status();
-  if (value != "Y[i, j]" || group.nodes.size() > 1) w.Stmt(absl::StrCat("Z[i, j] = ", *e));
+  if (absl::Status s = WriteEpilogue(w, g, group, value, space); !s.ok()) return s;
   return w.Finish(group.label, group.output, {M, N});
 }
 
@@ -536,9 +546,7 @@ absl::StatusOr<std::optional<GroupProgram>> WinogradProgram(const Graph& g, cons
   space.logical = {{0, -1}, {1, 4}, {2, -1}, {3, -1}};
   std::string value = "Y[n, f, y, x, fb]";
   if (has_bias) value = absl::StrCat(value, " + B[f, fb]");
-  absl::StatusOr<std::string> e = Chain(w, g, group, 1, n.outputs[0], value, space);
-  if (!e.ok()) return e.status();
-  if (has_bias || group.nodes.size() > 1) w.Stmt(absl::StrCat("Z[n, f, y, x, fb] = ", *e));
+  if (absl::Status s = WriteEpilogue(w, g, group, value, space); !s.ok()) return s;
   const Tensor& out = *g.Find(group.output);
   return w.Finish(group.label + "_winograd", group.output,
                   MemoryShape(out, plan.layouts.at(group.output)));
