@@ -5,6 +5,8 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/slice_window.h"
 
 namespace tunefarm::graph {
 namespace {
@@ -167,39 +169,24 @@ absl::StatusOr<bool> Evaluate(const Graph& g, const Node& n, Tensor& out) {
       result.push_back(data[off]);
     });
   } else if (n.op == "Slice") {
-    if (in.size() < 3 || !in[0] || !in[1] || !in[2]) return false;
+    if (in.empty() || !in[0]) return false;
     const std::vector<int64_t>& s = in[0]->shape;
-    if (out.shape.size() != s.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": result rank differs"));
-    }
-    std::vector<int64_t> start(s.size(), 0), step(s.size(), 1);
-    const std::vector<int64_t>& starts = in[1]->i64;
-    std::vector<int64_t> axes;
-    if (in.size() > 3 && in[3]) {
-      axes = in[3]->i64;
-    } else {
-      for (size_t a = 0; a < starts.size(); ++a) axes.push_back(static_cast<int64_t>(a));
-    }
-    for (size_t a = 0; a < axes.size() && a < starts.size(); ++a) {
-      const int64_t axis = NormalizeAxis(axes[a], s.size());
-      if (axis < 0 || axis >= static_cast<int64_t>(s.size())) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": axis out of range"));
-      }
-      const int64_t st = in.size() > 4 && in[4] && a < in[4]->i64.size() ? in[4]->i64[a] : 1;
-      if (st == 0) return absl::InvalidArgumentError(absl::StrCat(where, ": a step of 0"));
-      int64_t b = starts[a] < 0 ? starts[a] + s[axis] : starts[a];
-      b = std::clamp<int64_t>(b, 0, st > 0 ? s[axis] : s[axis] - 1);
-      start[axis] = b;
-      step[axis] = st;
+    absl::StatusOr<std::optional<SliceWindow>> w = SliceWindowOf(g, n, s);
+    if (!w.ok()) return w.status();
+    if (!w->has_value()) return false;
+    if ((*w)->extent != out.shape) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": its bounds give ",
+                                                     ShapeString((*w)->extent), ", not ",
+                                                     ShapeString(out.shape)));
     }
     const std::vector<double> data = Values(*in[0]);
     const std::vector<int64_t> strides = Strides(s);
     ForEachIndex(out.shape, [&](const std::vector<int64_t>& idx) {
       int64_t off = 0;
-      for (size_t d = 0; d < s.size(); ++d) off += (start[d] + idx[d] * step[d]) * strides[d];
-      // Outside the data (an inferred shape the slice does not have): left out, and the count
-      // check below refuses the node.
-      if (off >= 0 && off < static_cast<int64_t>(data.size())) result.push_back(data[off]);
+      for (size_t d = 0; d < s.size(); ++d) {
+        off += ((*w)->start[d] + idx[d] * (*w)->step[d]) * strides[d];
+      }
+      result.push_back(data[off]);
     });
   } else if (n.op == "ConstantOfShape") {
     auto v = n.attrs.find("value");
@@ -271,6 +258,19 @@ absl::Status FoldConstants(Graph& g) {
         continue;
       }
     }
+    if (n.op == "Slice" && !n.inputs.empty() && n.outputs.size() == 1) {
+      // A slice whose bounds onnx could not evaluate: its shape, now that they are constants.
+      const Tensor* in = g.Find(n.inputs[0]);
+      Tensor* out = g.Find(n.outputs[0]);
+      if (in != nullptr && out != nullptr && in->shape_known && !out->shape_known) {
+        absl::StatusOr<std::optional<SliceWindow>> w = SliceWindowOf(g, n, in->shape);
+        if (!w.ok()) return w.status();
+        if (w->has_value()) {
+          out->shape = (*w)->extent;
+          out->shape_known = true;
+        }
+      }
+    }
     bool all_constant = !n.inputs.empty();
     for (const std::string& in : n.inputs) {
       if (!in.empty() && !g.IsConstant(in)) all_constant = false;
@@ -287,6 +287,21 @@ absl::Status FoldConstants(Graph& g) {
   }
   g.nodes = std::move(kept);
   g.RemoveDead();
+  std::vector<std::string> unknown;
+  for (const Node& n : g.nodes) {
+    for (const std::string& o : n.outputs) {
+      const Tensor* t = o.empty() ? nullptr : g.Find(o);
+      if (t != nullptr && !t->shape_known) {
+        unknown.push_back(absl::StrCat(n.name, " (", n.op, ")"));
+        break;
+      }
+    }
+  }
+  if (!unknown.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the shapes of these nodes' outputs depend on values known only at run time: ",
+        absl::StrJoin(unknown, ", "), " (bind dynamic input dimensions with --input_shape)"));
+  }
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/slice_window.h"
 
 namespace tunefarm::graph {
 namespace {
@@ -19,8 +20,47 @@ const std::set<std::string>& ElementwiseOps() {
   return *ops;
 }
 
-bool IsView(const std::string& op) {
+bool IsReshape(const std::string& op) {
   return op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze";
+}
+
+// A Transpose's permutation (the default reverses the axes); empty when it is not one of the
+// input's axes.
+std::vector<int64_t> Permutation(const Graph& g, const Node& n) {
+  const Tensor* x = g.Find(n.inputs[0]);
+  if (x == nullptr) return {};
+  const int64_t rank = static_cast<int64_t>(x->shape.size());
+  std::vector<int64_t> perm = n.Ints("perm");
+  if (perm.empty()) {
+    for (int64_t d = rank; d-- > 0;) perm.push_back(d);
+  }
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t d = 0; d < static_cast<int64_t>(sorted.size()); ++d) {
+    if (sorted[d] != d) return {};
+  }
+  return static_cast<int64_t>(perm.size()) == rank ? perm : std::vector<int64_t>{};
+}
+
+// The same bytes before and after: a reshape, or a transpose that moves only axes of length 1.
+bool IsView(const Graph& g, const Node& n) {
+  if (IsReshape(n.op)) return true;
+  if (n.op != "Transpose") return false;
+  const std::vector<int64_t> perm = Permutation(g, n);
+  if (perm.empty()) return false;
+  const Tensor& x = *g.Find(n.inputs[0]);
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (x.shape[p] == 1) continue;
+    if (p < last) return false;
+    last = p;
+  }
+  return true;
+}
+
+// A data movement that fusion makes part of an injective kernel.
+bool IsMovement(const Graph& g, const Node& n) {
+  return (n.op == "Transpose" || n.op == "Slice") && !IsView(g, n);
 }
 
 // Why the node cannot be compiled as written; empty when it can.
@@ -55,8 +95,55 @@ std::string Unsupported(const Graph& g, const Node& n) {
     return "";
   }
   if (n.op == "MatMul") {
-    if (!g.IsConstant(n.inputs[1]) || g.Find(n.inputs[1])->shape.size() != 2) {
-      return "MatMul of two activations (only by a constant 2-D matrix, for now)";
+    const Tensor* a = g.Find(n.inputs[0]);
+    const Tensor* b = g.Find(n.inputs[1]);
+    if (a == nullptr || b == nullptr || a->constant) return "a constant left operand";
+    if (b->constant) return b->shape.size() == 2 ? "" : "a constant right operand not 2-D";
+    if (a->shape.size() < 2 || a->shape.size() != b->shape.size() ||
+        !std::equal(a->shape.begin(), a->shape.end() - 2, b->shape.begin())) {
+      return "MatMul of two activations with broadcast batch axes (only equal ones, rank >= 2)";
+    }
+    return "";
+  }
+  if (n.op == "Softmax") {
+    const Tensor* x = g.Find(n.inputs[0]);
+    const int64_t axis = n.Int("axis", -1);
+    if (x == nullptr || x->shape.empty() ||
+        (axis != -1 && axis != static_cast<int64_t>(x->shape.size()) - 1)) {
+      return "a softmax over other than the last axis";
+    }
+    return "";
+  }
+  if (n.op == "LayerNormalization") {
+    const Tensor* x = g.Find(n.inputs[0]);
+    const int64_t axis = n.Int("axis", -1);
+    if (x == nullptr || x->shape.empty() ||
+        (axis != -1 && axis != static_cast<int64_t>(x->shape.size()) - 1)) {
+      return "a layer norm over other than the last axis";
+    }
+    for (size_t k = 1; k < n.inputs.size(); ++k) {
+      const Tensor* c = n.inputs[k].empty() ? nullptr : g.Find(n.inputs[k]);
+      if (c != nullptr && (!c->constant || c->NumElements() != x->shape.back())) {
+        return "a scale or bias that is not a constant over the last axis";
+      }
+    }
+    for (size_t k = 1; k < n.outputs.size(); ++k) {
+      if (!n.outputs[k].empty() && !g.Consumers(n.outputs[k]).empty()) {
+        return "its mean or inverse deviation outputs";
+      }
+    }
+    return "";
+  }
+  if (n.op == "Transpose") {
+    return Permutation(g, n).empty() ? "a perm that is not a permutation of the axes" : "";
+  }
+  if (n.op == "Slice") {
+    const Tensor* x = g.Find(n.inputs[0]);
+    const Tensor* y = g.Find(n.outputs[0]);
+    absl::StatusOr<std::optional<SliceWindow>> w =
+        x == nullptr ? std::optional<SliceWindow>() : SliceWindowOf(g, n, x->shape);
+    if (!w.ok() || !w->has_value() || y == nullptr || (*w)->extent != y->shape) {
+      return "bounds that are not constants consistent with its shapes";
     }
     return "";
   }
@@ -79,7 +166,7 @@ std::string Unsupported(const Graph& g, const Node& n) {
     const Tensor* x = g.Find(n.inputs[0]);
     return x != nullptr && x->shape.size() == 4 ? "" : "only 2-D pooling (NCHW)";
   }
-  if (IsView(n.op)) return "";
+  if (IsReshape(n.op)) return "";
   if (ElementwiseOps().count(n.op)) {
     if (n.op == "Clip" &&
         ((n.inputs.size() > 1 && !n.inputs[1].empty() && !g.IsConstant(n.inputs[1])) ||
@@ -96,16 +183,21 @@ std::string Unsupported(const Graph& g, const Node& n) {
     }
     return "";
   }
+  if (n.op == "ReduceMean") return "outside a layer norm's decomposition";
   return "the operator";
 }
 
-GroupKind AnchorKind(const Node& n) {
+GroupKind AnchorKind(const Graph& g, const Node& n) {
   if (n.op == "Conv") return n.Int("group", 1) == 1 ? GroupKind::kConv : GroupKind::kDepthwise;
+  if (n.op == "MatMul" && !g.IsConstant(n.inputs[1])) return GroupKind::kBatchMatmul;
   if (n.op == "Gemm" || n.op == "MatMul") return GroupKind::kDense;
+  if (n.op == "Softmax") return GroupKind::kSoftmax;
+  if (n.op == "LayerNormalization") return GroupKind::kLayerNorm;
+  if (IsView(g, n)) return GroupKind::kView;
+  if (IsMovement(g, n)) return GroupKind::kInjective;
   if (n.op == "MaxPool") return GroupKind::kMaxPool;
   if (n.op == "AveragePool") return GroupKind::kAvgPool;
   if (n.op == "GlobalAveragePool") return GroupKind::kGlobalAvgPool;
-  if (IsView(n.op)) return GroupKind::kView;
   return GroupKind::kElementwise;
 }
 
@@ -129,6 +221,14 @@ const char* GroupKindName(GroupKind k) {
       return "avg_pool";
     case GroupKind::kGlobalAvgPool:
       return "global_avg_pool";
+    case GroupKind::kBatchMatmul:
+      return "batch_matmul";
+    case GroupKind::kSoftmax:
+      return "softmax";
+    case GroupKind::kLayerNorm:
+      return "layer_norm";
+    case GroupKind::kInjective:
+      return "injective";
     case GroupKind::kElementwise:
       return "elementwise";
     case GroupKind::kView:
@@ -141,9 +241,22 @@ const char* GroupKindName(GroupKind k) {
 
 const std::vector<std::string>& SupportedOperators() {
   static const auto* ops = [] {
-    auto* v = new std::vector<std::string>{
-        "Conv",    "Gemm",    "MatMul",  "MaxPool",   "AveragePool",        "GlobalAveragePool",
-        "Flatten", "Reshape", "Squeeze", "Unsqueeze", "BatchNormalization", "Dropout"};
+    auto* v = new std::vector<std::string>{"Conv",
+                                           "Gemm",
+                                           "MatMul",
+                                           "MaxPool",
+                                           "AveragePool",
+                                           "GlobalAveragePool",
+                                           "Flatten",
+                                           "Reshape",
+                                           "Squeeze",
+                                           "Unsqueeze",
+                                           "Transpose",
+                                           "Slice",
+                                           "Softmax",
+                                           "LayerNormalization",
+                                           "BatchNormalization",
+                                           "Dropout"};
     for (const std::string& op : ElementwiseOps()) v->push_back(op);
     return v;
   }();
@@ -174,17 +287,28 @@ absl::StatusOr<std::vector<FusedGroup>> FuseGroups(const Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (taken[i]) continue;
     FusedGroup group;
-    group.kind = AnchorKind(g.nodes[i]);
+    group.kind = AnchorKind(g, g.nodes[i]);
     group.nodes.push_back(static_cast<int>(i));
     taken[i] = true;
     std::vector<std::string> ops = {g.nodes[i].op};
     std::string value = g.nodes[i].outputs[0];
-    const bool absorbs = group.kind == GroupKind::kConv || group.kind == GroupKind::kDepthwise ||
-                         group.kind == GroupKind::kDense || group.kind == GroupKind::kElementwise;
+    const bool absorbs = group.kind != GroupKind::kView && group.kind != GroupKind::kMaxPool &&
+                         group.kind != GroupKind::kAvgPool &&
+                         group.kind != GroupKind::kGlobalAvgPool;
+    // An injective group's data movements come first, then its elementwise chain.
+    bool moving = group.kind == GroupKind::kInjective;
     while (absorbs && !IsGraphOutput(g, value)) {
       const std::vector<int> consumers = g.Consumers(value);
       if (consumers.size() != 1 || taken[consumers[0]]) break;
       const Node& next = g.nodes[consumers[0]];
+      if (moving && (IsView(g, next) || IsMovement(g, next))) {
+        group.nodes.push_back(consumers[0]);
+        taken[consumers[0]] = true;
+        ops.push_back(next.op);
+        value = next.outputs[0];
+        continue;
+      }
+      moving = false;
       if (!ElementwiseOps().count(next.op)) break;
       // The value keeps its shape through the link (a constant may broadcast into it).
       const Tensor* v = g.Find(value);

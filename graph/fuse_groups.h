@@ -1,9 +1,11 @@
 // Operator fusion, in the manner of TVM's graph-level fusion: each fused group is one kernel.
-// An anchor (a convolution, a dense layer, a pooling, or an elementwise operator that no anchor
-// absorbs) takes with it the chain of elementwise operators that follows it while each link's
-// value is read by the next link alone: bias adds, batch-norm affines, activations (Relu,
-// Clip, Sigmoid, ...) and residual adds of another activation. Reshapes of activations are
-// views (no kernel).
+// An anchor (a convolution, a dense layer, a batch matmul, a softmax, a layer norm, a pooling,
+// a data movement, or an elementwise operator that no anchor absorbs) takes with it the chain
+// of elementwise operators that follows it while each link's value is read by the next link
+// alone: bias adds, batch-norm affines, activations (Relu, Clip, Sigmoid, ...) and residual
+// adds of another activation. A data movement (Transpose, Slice) first takes the transposes,
+// slices and reshapes that follow it: one kernel reads the source once (TVM's injective
+// fusion). Reshapes of activations are views (no kernel).
 #ifndef TUNEFARM_GRAPH_FUSE_GROUPS_H_
 #define TUNEFARM_GRAPH_FUSE_GROUPS_H_
 
@@ -22,8 +24,13 @@ enum class GroupKind {
   kMaxPool,        // MaxPool
   kAvgPool,        // AveragePool
   kGlobalAvgPool,  // GlobalAveragePool
+  kBatchMatmul,    // MatMul of two activations
+  kSoftmax,        // Softmax over the last axis
+  kLayerNorm,      // LayerNormalization over the last axis (or its decomposition, folded)
+  kInjective,      // Transpose and Slice of an activation, with the views between them
   kElementwise,    // an elementwise chain with no anchor
-  kView,           // Flatten, Reshape, Squeeze, Unsqueeze of an activation: no computation
+  kView,           // Flatten, Reshape, Squeeze, Unsqueeze, a Transpose that moves only
+                   // axes of length 1: the same bytes, no computation
   kLayout,         // a layout transform the layout planner adds (no node)
 };
 

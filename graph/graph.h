@@ -25,6 +25,10 @@ struct Tensor {
   std::string name;
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
+  // False for the output of a Slice whose bounds shape inference could not evaluate (they are
+  // computed from shapes by nodes onnx does not propagate, e.g. Div); constant folding
+  // computes the shape once the bounds are constants, and refuses the model otherwise.
+  bool shape_known = true;
   // Set for a constant (an initializer, a Constant node's value, or a folded result), row-major;
   // the one matching `dtype` holds the values.
   bool constant = false;

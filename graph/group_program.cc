@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "graph/slice_window.h"
 
 namespace tunefarm::graph {
 namespace {
@@ -392,6 +393,28 @@ absl::StatusOr<GroupProgram> PoolProgram(const Graph& g, const FusedGroup& group
   return w.Finish(group.label, group.output, MemoryShape(y, plan.layouts.at(group.output)));
 }
 
+// A result viewed as rows of its last axis: variables i (the leading axes folded into one) and
+// j, over extents `rows` and `cols`. A constant broadcast along the folded axes is refused by
+// the epilogue (Operand) unless the result is 2-D.
+OutputSpace RowsSpace(const std::vector<int64_t>& shape, const std::string& rows,
+                      const std::string& cols, int64_t m, int64_t n) {
+  OutputSpace space;
+  space.vars = {"i", "j"};
+  space.extents = {rows, cols};
+  space.sizes = {m, n};
+  space.logical.assign(shape.size(), AxisMap{});
+  space.logical.back() = {1, -1};
+  if (shape.size() == 2) space.logical[0] = {0, -1};
+  return space;
+}
+
+// The number of rows of `shape` seen as rows of its last axis.
+int64_t Rows(const std::vector<int64_t>& shape) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < shape.size(); ++d) rows *= shape[d];
+  return rows;
+}
+
 absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& group,
                                           const LayoutPlan& plan, ProgramWriter& w) {
   const Node& n = g.nodes[group.nodes[0]];
@@ -420,13 +443,7 @@ absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& grou
   w.Activation(n.inputs[0], {"M", "K"}, {M, K}, "A");
   w.Weight("Wt", {"N", "K"}, {N, K}, std::move(wt));
   w.Stmt("Y[i, j] = sum(k: A[i, k] * Wt[j, k])");
-  OutputSpace space;
-  space.vars = {"i", "j"};
-  space.extents = {"M", "N"};
-  space.sizes = {M, N};
-  space.logical.assign(y.shape.size(), AxisMap{});
-  space.logical.back() = {1, -1};
-  if (y.shape.size() == 2) space.logical[0] = {0, -1};
+  const OutputSpace space = RowsSpace(y.shape, "M", "N", M, N);
   std::string value = "Y[i, j]";
   if (gemm && n.inputs.size() > 2 && !n.inputs[2].empty()) {
     // beta · C, broadcast into the result.
@@ -445,6 +462,206 @@ absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& grou
   }
   if (absl::Status s = WriteEpilogue(w, g, group, value, space); !s.ok()) return s;
   return w.Finish(group.label, group.output, {M, N});
+}
+
+// MatMul of two activations [.., M, K] · [.., K, N], the batch axes (equal in both) folded
+// into one.
+absl::StatusOr<GroupProgram> BatchMatmulProgram(const Graph& g, const FusedGroup& group,
+                                                ProgramWriter& w) {
+  const Node& n = g.nodes[group.nodes[0]];
+  const Tensor& a = *g.Find(n.inputs[0]);
+  const Tensor& b = *g.Find(n.inputs[1]);
+  const Tensor& y = *g.Find(n.outputs[0]);
+  const size_t r = a.shape.size();
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < r; ++d) batch *= a.shape[d];
+  const int64_t M = a.shape[r - 2], K = a.shape[r - 1], N = b.shape[r - 1];
+  if (b.shape[r - 2] != K) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MatMul '", n.name, "': inner dimensions differ"));
+  }
+  w.Var("Bt", batch), w.Var("M", M), w.Var("N", N), w.Var("K", K);
+  const std::string lhs = w.Activation(n.inputs[0], {"Bt", "M", "K"}, {batch, M, K}, "A");
+  const std::string rhs = w.Activation(n.inputs[1], {"Bt", "K", "N"}, {batch, K, N}, "Bm");
+  w.Stmt(absl::StrCat("Y[b, i, j] = sum(k: ", lhs, "[b, i, k] * ", rhs, "[b, k, j])"));
+  OutputSpace space;
+  space.vars = {"b", "i", "j"};
+  space.extents = {"Bt", "M", "N"};
+  space.sizes = {batch, M, N};
+  space.logical.assign(y.shape.size(), AxisMap{});
+  space.logical[r - 1] = {2, -1};
+  space.logical[r - 2] = {1, -1};
+  if (r == 3) space.logical[0] = {0, -1};
+  if (absl::Status s = WriteEpilogue(w, g, group, "Y[b, i, j]", space); !s.ok()) return s;
+  return w.Finish(group.label, group.output, {batch, M, N});
+}
+
+// Softmax over the last axis: max, exponentials, their sum, the quotients.
+absl::StatusOr<GroupProgram> SoftmaxProgram(const Graph& g, const FusedGroup& group,
+                                            ProgramWriter& w) {
+  const Node& n = g.nodes[group.nodes[0]];
+  const Tensor& x = *g.Find(n.inputs[0]);
+  const int64_t M = Rows(x.shape), D = x.shape.back();
+  w.Var("M", M), w.Var("D", D);
+  w.Activation(n.inputs[0], {"M", "D"}, {M, D}, "X");
+  w.Stmt("Mx[i] = max(j: X[i, j])");
+  w.Stmt("E[i, j] = exp(X[i, j] - Mx[i])");
+  w.Stmt("S[i] = sum(j: E[i, j])");
+  w.Stmt("Y[i, j] = E[i, j] / S[i]");
+  const OutputSpace space = RowsSpace(x.shape, "M", "D", M, D);
+  if (absl::Status s = WriteEpilogue(w, g, group, "Y[i, j]", space); !s.ok()) return s;
+  return w.Finish(group.label, group.output, {M, D});
+}
+
+// Layer normalization over the last axis, with its scale and bias (examples/programs/
+// layer_norm.te).
+absl::StatusOr<GroupProgram> LayerNormProgram(const Graph& g, const FusedGroup& group,
+                                              ProgramWriter& w) {
+  const Node& n = g.nodes[group.nodes[0]];
+  const Tensor& x = *g.Find(n.inputs[0]);
+  const int64_t M = Rows(x.shape), D = x.shape.back();
+  w.Var("M", M), w.Var("D", D);
+  w.Activation(n.inputs[0], {"M", "D"}, {M, D}, "X");
+  auto row_constant = [&](size_t k, float fallback) {
+    const Tensor* c = k < n.inputs.size() && !n.inputs[k].empty() ? g.Find(n.inputs[k]) : nullptr;
+    return c != nullptr ? c->f32 : std::vector<float>(D, fallback);
+  };
+  w.Weight("G", {"D"}, {D}, row_constant(1, 1.0f));
+  w.Weight("Bs", {"D"}, {D}, row_constant(2, 0.0f));
+  w.Stmt("S[i] = sum(j: X[i, j])");
+  w.Stmt("Mu[i] = S[i] / float32(D)");
+  w.Stmt("Q[i] = sum(j: (X[i, j] - Mu[i]) * (X[i, j] - Mu[i]))");
+  w.Stmt(absl::StrCat("Rs[i] = 1.0 / sqrt(Q[i] / float32(D) + ",
+                      FloatLit(n.Float("epsilon", 1e-5f)), ")"));
+  w.Stmt("Y[i, j] = (X[i, j] - Mu[i]) * Rs[i] * G[j] + Bs[j]");
+  const OutputSpace space = RowsSpace(x.shape, "M", "D", M, D);
+  if (absl::Status s = WriteEpilogue(w, g, group, "Y[i, j]", space); !s.ok()) return s;
+  return w.Finish(group.label, group.output, {M, D});
+}
+
+bool IsMovementOp(const std::string& op) {
+  return op == "Transpose" || op == "Slice" || op == "Reshape" || op == "Flatten" ||
+         op == "Squeeze" || op == "Unsqueeze";
+}
+
+// Index arithmetic as program text, folding the trivial cases.
+std::string Times(const std::string& e, int64_t c) {
+  return c == 1 ? e : absl::StrCat("(", e, " * ", c, ")");
+}
+std::string Plus(const std::string& e, int64_t c) {
+  return c == 0 ? e : absl::StrCat("(", e, " + ", c, ")");
+}
+
+// The index of `in_shape` that a reshape to `out_shape` reads for the output element at `idx`:
+// the axes (of length > 1) are matched in groups of equal products, so a split is a sum of
+// products, a merge a quotient and a remainder, and a kept axis its own variable.
+absl::StatusOr<std::vector<std::string>> ReshapeIndex(const std::vector<int64_t>& in_shape,
+                                                      const std::vector<int64_t>& out_shape,
+                                                      const std::vector<std::string>& idx) {
+  std::vector<size_t> ia, ob;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    if (in_shape[d] != 1) ia.push_back(d);
+  }
+  for (size_t d = 0; d < out_shape.size(); ++d) {
+    if (out_shape[d] != 1) ob.push_back(d);
+  }
+  std::vector<std::string> in(in_shape.size(), "0");
+  size_t i = 0, j = 0;
+  while (i < ia.size() || j < ob.size()) {
+    int64_t pa = 1, pb = 1;
+    std::vector<size_t> gi, gj;
+    do {
+      if (i < ia.size() && (pa <= pb || j >= ob.size())) {
+        pa *= in_shape[ia[i]];
+        gi.push_back(ia[i++]);
+      } else if (j < ob.size()) {
+        pb *= out_shape[ob[j]];
+        gj.push_back(ob[j++]);
+      } else {
+        return absl::InternalError("a reshape between different element counts");
+      }
+    } while (pa != pb);
+    std::vector<std::string> terms;
+    int64_t stride = 1;
+    for (size_t k = gj.size(); k-- > 0;) {
+      terms.insert(terms.begin(), Times(idx[gj[k]], stride));
+      stride *= out_shape[gj[k]];
+    }
+    const std::string linear =
+        terms.size() == 1 ? terms[0] : absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+    stride = 1;
+    for (size_t k = gi.size(); k-- > 0;) {
+      std::string e = stride == 1 ? linear : absl::StrCat("(", linear, " / ", stride, ")");
+      if (k > 0) e = absl::StrCat("(", e, " % ", in_shape[gi[k]], ")");
+      in[gi[k]] = e;
+      stride *= in_shape[gi[k]];
+    }
+  }
+  return in;
+}
+
+// Transposes and slices of an activation, with the reshapes between them, as one kernel that
+// reads the source once (TVM's injective fusion), then the group's elementwise chain.
+absl::StatusOr<GroupProgram> InjectiveProgram(const Graph& g, const FusedGroup& group,
+                                              ProgramWriter& w) {
+  size_t moves = 0;
+  while (moves < group.nodes.size() && IsMovementOp(g.nodes[group.nodes[moves]].op)) ++moves;
+  const Node& last = g.nodes[group.nodes[moves - 1]];
+  const Tensor& moved = *g.Find(last.outputs[0]);
+  OutputSpace space;
+  std::vector<std::string> idx;
+  for (size_t d = 0; d < moved.shape.size(); ++d) {
+    space.vars.push_back(absl::StrCat("i", d));
+    space.extents.push_back(w.Var(absl::StrCat("E", d), moved.shape[d]));
+    space.sizes.push_back(moved.shape[d]);
+    space.logical.push_back({static_cast<int>(d), -1});
+    idx.push_back(space.vars.back());
+  }
+  // Walk back from the last movement to the source, rewriting the index.
+  for (size_t k = moves; k-- > 0;) {
+    const Node& n = g.nodes[group.nodes[k]];
+    const Tensor& in = *g.Find(n.inputs[0]);
+    const Tensor& out = *g.Find(n.outputs[0]);
+    if (n.op == "Transpose") {
+      std::vector<int64_t> perm = n.Ints("perm");
+      if (perm.empty()) {
+        for (size_t d = in.shape.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+      }
+      std::vector<std::string> back(in.shape.size());
+      for (size_t d = 0; d < perm.size(); ++d) back[perm[d]] = idx[d];
+      idx = std::move(back);
+    } else if (n.op == "Slice") {
+      absl::StatusOr<std::optional<SliceWindow>> sw = SliceWindowOf(g, n, in.shape);
+      if (!sw.ok()) return sw.status();
+      if (!sw->has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("Slice '", n.name, "': bounds"));
+      }
+      for (size_t d = 0; d < idx.size(); ++d) {
+        idx[d] = Plus(Times(idx[d], (*sw)->step[d]), (*sw)->start[d]);
+      }
+    } else {
+      absl::StatusOr<std::vector<std::string>> back = ReshapeIndex(in.shape, out.shape, idx);
+      if (!back.ok()) return back.status();
+      idx = *std::move(back);
+    }
+  }
+  const Node& first = g.nodes[group.nodes[0]];
+  const Tensor& source = *g.Find(first.inputs[0]);
+  std::vector<std::string> extents;
+  for (int64_t d : source.shape) extents.push_back(absl::StrCat(d));
+  const std::string x = w.Activation(first.inputs[0], extents, source.shape, "X");
+  std::vector<std::string> decl;
+  for (size_t d = 0; d < space.vars.size(); ++d) {
+    decl.push_back(absl::StrCat(space.vars[d], " < ", space.extents[d]));
+  }
+  w.Stmt(absl::StrCat("Y", Index(decl), " = ", x, Index(idx)));
+  absl::StatusOr<std::string> e =
+      Chain(w, g, group, moves, last.outputs[0], absl::StrCat("Y", Index(space.vars)), space);
+  if (!e.ok()) return e.status();
+  if (*e != absl::StrCat("Y", Index(space.vars))) {
+    w.Stmt(absl::StrCat("Z", Index(space.vars), " = ", *e));
+  }
+  return w.Finish(group.label, group.output, moved.shape);
 }
 
 absl::StatusOr<GroupProgram> ElementwiseProgram(const Graph& g, const FusedGroup& group,
@@ -579,6 +796,14 @@ absl::StatusOr<GroupProgram> MakeGroupProgram(const Graph& g, const FusedGroup& 
       return PoolProgram(g, group, plan, w);
     case GroupKind::kDense:
       return DenseProgram(g, group, plan, w);
+    case GroupKind::kBatchMatmul:
+      return BatchMatmulProgram(g, group, w);
+    case GroupKind::kSoftmax:
+      return SoftmaxProgram(g, group, w);
+    case GroupKind::kLayerNorm:
+      return LayerNormProgram(g, group, w);
+    case GroupKind::kInjective:
+      return InjectiveProgram(g, group, w);
     case GroupKind::kElementwise:
       return ElementwiseProgram(g, group, plan, w);
     case GroupKind::kLayout:

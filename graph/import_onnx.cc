@@ -209,13 +209,13 @@ absl::Status BindInputs(onnx::ModelProto& model, const std::set<std::string>& in
   for (const auto& [name, shape] : options.input_shapes) {
     if (!seen.count(name)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--input-shape names '", name, "', which is not an input of the model"));
+          absl::StrCat("--input_shape names '", name, "', which is not an input of the model"));
     }
   }
   if (!unbound.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("dynamic input dimensions with no binding: ", ListNames(unbound),
-                     "; bind them with --input-shape NAME=D0,D1,... (e.g. input=1,3,224,224)"));
+                     "; bind them with --input_shape NAME=D0,D1,... (e.g. input=1,3,224,224)"));
   }
   return absl::OkStatus();
 }
@@ -288,6 +288,10 @@ absl::StatusOr<Graph> ImportOnnx(const std::string& model_bytes, const ImportOpt
   }
   std::vector<std::string> dynamic, other_domain;
   int index = 0;
+  int64_t opset = 0;
+  for (const onnx::OperatorSetIdProto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
   for (const onnx::NodeProto& p : model.graph().node()) {
     Node n;
     n.op = p.op_type();
@@ -303,6 +307,11 @@ absl::StatusOr<Graph> ImportOnnx(const std::string& model_bytes, const ImportOpt
       absl::StatusOr<Attribute> attr = ConvertAttribute(a, n.name);
       if (!attr.ok()) return attr.status();
       n.attrs[a.name()] = *std::move(attr);
+    }
+    if (n.op == "Softmax" && !n.attrs.count("axis")) {
+      // The default axis changed in opset 13 (and with it the meaning: one axis, not all
+      // from it on).
+      n.attrs["axis"].i = opset >= 13 ? -1 : 1;
     }
     if (n.op == "Constant") {
       auto value = n.attrs.find("value");
@@ -320,6 +329,14 @@ absl::StatusOr<Graph> ImportOnnx(const std::string& model_bytes, const ImportOpt
       if (out.empty()) continue;
       auto info = infos.find(out);
       std::optional<Tensor> t = info == infos.end() ? std::nullopt : StaticTensor(*info->second);
+      if (!t.has_value() && n.op == "Slice" && !n.inputs.empty() && g.Find(n.inputs[0])) {
+        // Bounds computed by operators onnx's data propagation skips (Div): constant folding
+        // evaluates them and gives the slice its shape.
+        t = Tensor{};
+        t->name = out;
+        t->dtype = g.Find(n.inputs[0])->dtype;
+        t->shape_known = false;
+      }
       if (!t.has_value()) {
         dynamic.push_back(absl::StrCat(n.name, " (", n.op, ")"));
         break;
@@ -336,7 +353,7 @@ absl::StatusOr<Graph> ImportOnnx(const std::string& model_bytes, const ImportOpt
     return absl::InvalidArgumentError(absl::StrCat(
         "shape inference leaves the outputs of these nodes without a static float32 or integer "
         "shape: ",
-        ListNames(dynamic), " (bind dynamic input dimensions with --input-shape)"));
+        ListNames(dynamic), " (bind dynamic input dimensions with --input_shape)"));
   }
   for (const auto& v : model.graph().output()) {
     if (g.Find(v.name()) == nullptr) {

@@ -94,6 +94,10 @@ absl::StatusOr<LayoutPlan> PlanLayouts(Graph& g, std::vector<FusedGroup>& groups
         break;
       }
       case GroupKind::kDense:
+      case GroupKind::kBatchMatmul:
+      case GroupKind::kSoftmax:
+      case GroupKind::kLayerNorm:
+      case GroupKind::kInjective:
       case GroupKind::kView:
         for (const std::string& in : inputs) read_in(in, Layout{0}, read_as);
         break;

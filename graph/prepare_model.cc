@@ -2,6 +2,7 @@
 
 #include "graph/fold_batch_norm.h"
 #include "graph/fold_constants.h"
+#include "graph/fold_layer_norm.h"
 
 namespace tunefarm::graph {
 
@@ -9,6 +10,7 @@ absl::StatusOr<PreparedModel> PrepareGraph(Graph g) {
   PreparedModel m;
   if (absl::Status s = FoldConstants(g); !s.ok()) return s;
   if (absl::Status s = FoldBatchNorm(g); !s.ok()) return s;
+  if (absl::Status s = FoldLayerNorm(g); !s.ok()) return s;
   absl::StatusOr<std::vector<FusedGroup>> groups = FuseGroups(g);
   if (!groups.ok()) return groups.status();
   absl::StatusOr<LayoutPlan> layouts = PlanLayouts(g, *groups);

@@ -5,7 +5,8 @@ ONNX, and writes an input and PyTorch's output for it.
   /usr/bin/python3 tests/models/make_model.py NAME OUT_DIR [--seed S]
 
 NAME: small_cnn (every CNN operator the graph layer covers, in seconds), resnet18, resnet50,
-mobilenet_v2 (torchvision, random weights), encoder (torch.nn.TransformerEncoderLayer).
+mobilenet_v2 (torchvision, random weights), encoder (torch.nn.TransformerEncoderLayer, 256
+wide, 4 heads, ReLU), encoder_gelu (the same with GELU), bert_layer (BERT-base sizes, GELU).
 Writes OUT_DIR/NAME.onnx, OUT_DIR/NAME.input.bin and OUT_DIR/NAME.expected.bin (float32,
 little-endian, row-major).
 """
@@ -48,10 +49,13 @@ class SmallCnn(nn.Module):
 def build(name):
     if name == "small_cnn":
         return SmallCnn(), torch.randn(1, 3, 32, 32)
-    if name == "encoder":
-        layer = nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024,
-                                           dropout=0.0, batch_first=True)
-        return layer, torch.randn(1, 128, 256)
+    if name in ("encoder", "encoder_gelu", "bert_layer"):
+        # bert_layer: BERT-base's sizes (768 wide, 12 heads, 3072 inner, GELU) at 128 tokens.
+        d, heads, inner = (768, 12, 3072) if name == "bert_layer" else (256, 4, 1024)
+        layer = nn.TransformerEncoderLayer(d_model=d, nhead=heads, dim_feedforward=inner,
+                                           dropout=0.0, batch_first=True,
+                                           activation="relu" if name == "encoder" else "gelu")
+        return layer, torch.randn(1, 128, d)
     import torchvision
     if name in ("resnet18", "resnet50", "mobilenet_v2"):
         return getattr(torchvision.models, name)(weights=None), torch.randn(1, 3, 224, 224)
@@ -78,8 +82,10 @@ def main():
     base = os.path.join(a.out_dir, a.name)
     with torch.no_grad():
         y = model(x)
-        torch.onnx.export(model, x, base + ".onnx", opset_version=13, input_names=["input"],
-                          output_names=["output"])
+    # Exported with autograd on: under no_grad an encoder layer takes PyTorch's fused fast
+    # path (aten::_transformer_encoder_layer_fwd), which torch.onnx cannot export.
+    torch.onnx.export(model, x, base + ".onnx", opset_version=13, input_names=["input"],
+                      output_names=["output"])
     x.numpy().astype("<f4").tofile(base + ".input.bin")
     y.numpy().astype("<f4").tofile(base + ".expected.bin")
     print(base + ".onnx", list(x.shape), "->", list(y.shape))
