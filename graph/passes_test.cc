@@ -5,7 +5,9 @@
 #include "absl/strings/match.h"
 #include "graph/fold_batch_norm.h"
 #include "graph/fold_constants.h"
+#include "graph/fold_layer_norm.h"
 #include "graph/fuse_groups.h"
+#include "graph/group_program.h"
 #include "graph/plan_layout.h"
 #include "graph/plan_memory.h"
 #include "graph/prepare_model.h"
@@ -246,6 +248,144 @@ TEST(PrepareGraph, ConvWithResidual_ProgramsTheLanguageAccepts) {
   ASSERT_EQ(conv.args[0].name, "X");
   EXPECT_EQ(conv.args[0].tensor, m->groups[0].output);
   EXPECT_EQ(conv.args.size(), 2u);
+}
+
+// x [1, 8, 16] → the layer norm as torch.onnx (opset 13) writes it, scale and shift included.
+Graph LayerNormDecomposition() {
+  Graph g;
+  Add(g, Activation("x", {1, 8, 16}));
+  g.inputs = {"x"};
+  for (const char* t : {"m", "d", "p", "v", "ve", "sd", "q", "qs", "y"}) {
+    Add(g, Activation(t, {1, 8, std::string(t) == "m" || t[0] == 'v' || t[0] == 's' ? 1 : 16}));
+  }
+  Add(g, Constant("two", {}, {2.0f}));
+  Add(g, Constant("eps", {}, {1e-5f}));
+  Add(g, Constant("gamma", {16}, std::vector<float>(16, 2.0f)));
+  Add(g, Constant("beta", {16}, std::vector<float>(16, 0.5f)));
+  Attribute axes;
+  axes.kind = Attribute::Kind::kInts;
+  axes.ints = {-1};
+  Node mean = MakeNode("ReduceMean", {"x"}, {"m"});
+  mean.attrs["axes"] = axes;
+  Node var = MakeNode("ReduceMean", {"p"}, {"v"});
+  var.attrs["axes"] = axes;
+  g.nodes = {mean,
+             MakeNode("Sub", {"x", "m"}, {"d"}),
+             MakeNode("Pow", {"d", "two"}, {"p"}),
+             var,
+             MakeNode("Add", {"v", "eps"}, {"ve"}),
+             MakeNode("Sqrt", {"ve"}, {"sd"}),
+             MakeNode("Div", {"d", "sd"}, {"q"}),
+             MakeNode("Mul", {"q", "gamma"}, {"qs"}),
+             MakeNode("Add", {"qs", "beta"}, {"y"})};
+  g.outputs = {"y"};
+  return g;
+}
+
+TEST(FoldLayerNorm, Decomposition_BecomesOneNodeAndOneKernel) {
+  Graph g = LayerNormDecomposition();
+  ASSERT_TRUE(FoldLayerNorm(g).ok());
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op, "LayerNormalization");
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<std::string>{"x", "gamma", "beta"}));
+  EXPECT_FLOAT_EQ(g.nodes[0].Float("epsilon", 0), 1e-5f);
+  absl::StatusOr<PreparedModel> m = PrepareGraph(LayerNormDecomposition());
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->groups.size(), 1u);
+  EXPECT_EQ(m->groups[0].kind, GroupKind::kLayerNorm);
+  EXPECT_TRUE(absl::StrContains(m->programs[0].text, "sqrt(Q[i] / float32(D) + 9.99999975e-06)"))
+      << m->programs[0].text;
+}
+
+TEST(FoldLayerNorm, IntermediateReadElsewhere_LeftAsIsAndRefusedByName) {
+  Graph g = LayerNormDecomposition();
+  g.outputs.push_back("v");  // the variance is also a model output: not a plain layer norm
+  ASSERT_TRUE(FoldLayerNorm(g).ok());
+  EXPECT_EQ(g.nodes.size(), 9u);
+  absl::StatusOr<std::vector<FusedGroup>> groups = FuseGroups(g);
+  ASSERT_FALSE(groups.ok());
+  EXPECT_TRUE(absl::StrContains(groups.status().message(),
+                                "ReduceMean: outside a layer norm's decomposition"))
+      << groups.status();
+}
+
+// qkv [128, 1, 96] → Slice(32..64 of the last axis) → Reshape [128, 4, 8] → Transpose(1, 0, 2)
+// → Div 2: the key of a 4-head attention, as torch.onnx writes it.
+TEST(FuseGroups, SliceReshapeTranspose_OneKernelReadingTheSourceInPlace) {
+  Graph g;
+  Add(g, Activation("qkv", {128, 1, 96}));
+  g.inputs = {"qkv"};
+  Add(g, Ints("starts", {32}));
+  Add(g, Ints("ends", {64}));
+  Add(g, Ints("axes", {2}));
+  Add(g, Ints("shape", {128, 4, 8}));
+  Add(g, Constant("two", {}, {2.0f}));
+  Add(g, Activation("k", {128, 1, 32}));
+  Add(g, Activation("kr", {128, 4, 8}));
+  Add(g, Activation("kt", {4, 128, 8}));
+  Add(g, Activation("ks", {4, 128, 8}));
+  Node tr = MakeNode("Transpose", {"kr"}, {"kt"});
+  tr.attrs["perm"].kind = Attribute::Kind::kInts;
+  tr.attrs["perm"].ints = {1, 0, 2};
+  g.nodes = {MakeNode("Slice", {"qkv", "starts", "ends", "axes"}, {"k"}),
+             MakeNode("Reshape", {"k", "shape"}, {"kr"}), tr,
+             MakeNode("Div", {"kt", "two"}, {"ks"})};
+  g.outputs = {"ks"};
+  absl::StatusOr<PreparedModel> m = PrepareGraph(g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->groups.size(), 1u);
+  EXPECT_EQ(m->groups[0].kind, GroupKind::kInjective);
+  EXPECT_TRUE(absl::StrContains(m->programs[0].text,
+                                "Y[i0 < E0, i1 < E1, i2 < E2] = X[i1, 0, (((i0 * 8) + i2) + 32)]"))
+      << m->programs[0].text;
+  EXPECT_TRUE(absl::StrContains(m->programs[0].text, "Z[i0, i1, i2] = (Y[i0, i1, i2] / 2.0)"));
+}
+
+TEST(FuseGroups, TransposeOfUnitAxes_IsAView_MergingReshapeDividesAndTakesRemainders) {
+  // x [1, 6, 4] → Transpose(1, 0, 2) (moves the unit axis only: a view) → Transpose(2, 1, 0)
+  // ([4, 1, 6]: a real one) → Reshape [2, 12] (merges axes: quotient and remainder).
+  Graph g;
+  Add(g, Activation("x", {1, 6, 4}));
+  g.inputs = {"x"};
+  Add(g, Activation("a", {6, 1, 4}));
+  Add(g, Activation("b", {4, 1, 6}));
+  Add(g, Activation("c", {2, 12}));
+  Add(g, Ints("shape", {2, 12}));
+  Node t1 = MakeNode("Transpose", {"x"}, {"a"});
+  t1.attrs["perm"].kind = Attribute::Kind::kInts;
+  t1.attrs["perm"].ints = {1, 0, 2};
+  Node t2 = MakeNode("Transpose", {"a"}, {"b"});
+  t2.attrs["perm"].kind = Attribute::Kind::kInts;
+  t2.attrs["perm"].ints = {2, 1, 0};
+  g.nodes = {t1, t2, MakeNode("Reshape", {"b", "shape"}, {"c"})};
+  g.outputs = {"c"};
+  absl::StatusOr<PreparedModel> m = PrepareGraph(g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->groups.size(), 2u);
+  EXPECT_EQ(m->groups[0].kind, GroupKind::kView);
+  EXPECT_EQ(m->groups[1].kind, GroupKind::kInjective);
+  // c[i0, i1] = b[(i0*12+i1) / 6, 0, (i0*12+i1) % 6] = a[(..) % 6, 0, (..) / 6].
+  EXPECT_TRUE(absl::StrContains(m->programs[1].text,
+                                "X[(((i0 * 12) + i1) % 6), 0, (((i0 * 12) + i1) / 6)]"))
+      << m->programs[1].text;
+}
+
+TEST(FuseGroups, MatmulOfActivations_BatchAxesMustMatch) {
+  Graph g;
+  Add(g, Activation("a", {2, 4, 8}));
+  Add(g, Activation("b", {8, 4}));
+  Add(g, Activation("y", {2, 4, 4}));
+  g.inputs = {"a", "b"};
+  g.nodes = {MakeNode("MatMul", {"a", "b"}, {"y"})};
+  g.outputs = {"y"};
+  absl::StatusOr<std::vector<FusedGroup>> groups = FuseGroups(g);
+  ASSERT_FALSE(groups.ok());
+  EXPECT_TRUE(absl::StrContains(groups.status().message(), "broadcast batch axes"))
+      << groups.status();
+  g.tensors["b"].shape = {2, 8, 4};
+  groups = FuseGroups(g);
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  EXPECT_EQ((*groups)[0].kind, GroupKind::kBatchMatmul);
 }
 
 }  // namespace

@@ -8,20 +8,7 @@ set -euo pipefail
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 T="$PWD/cli/tunefarm"
 PY=/usr/bin/python3
-expect_fail() {  # expect_fail CODE PATTERN CMD...: CMD exits with CODE and says PATTERN
-  local code=$1 pattern=$2
-  shift 2
-  set +e
-  "$@" >"$tmp/out.txt" 2>&1
-  local rc=$?
-  set -e
-  if [[ $rc -ne $code ]] || ! grep -q -- "$pattern" "$tmp/out.txt"; then
-    echo "FAIL: '$*' exited $rc (want $code) saying:" >&2
-    cat "$tmp/out.txt" >&2
-    echo "(want: $pattern)" >&2
-    exit 1
-  fi
-}
+source tests/test_lib.sh
 
 $PY tests/models/make_model.py small_cnn "$tmp" 2>/dev/null
 $PY tests/models/make_onnx_cases.py "$tmp"
@@ -53,7 +40,6 @@ grep -q "0 of 10 outside" "$tmp/run.txt"
 grep -q "g1 conv_relu" "$tmp/run.txt"
 
 # The same model through a job service: sent as bytes, or named under its --model_dir.
-source tests/test_lib.sh
 mkdir -p "$tmp/models"
 cp "$m.onnx" "$tmp/models/"
 "$T" serve --port 0 --host 127.0.0.1 --workers 1 --db "$tmp/service.db" --min_repeat_ms 1 \

@@ -13,3 +13,20 @@ listening_port() {
   [[ -n "$p" ]] || { echo "nothing listens: $1 says" >&2; cat "$1" >&2; return 1; }
   echo "$p"
 }
+
+# expect_fail CODE PATTERN CMD...: CMD exits with CODE and its output says PATTERN (uses $tmp);
+# otherwise prints what it said and exits 1.
+expect_fail() {
+  local code=$1 pattern=$2
+  shift 2
+  set +e
+  "$@" >"$tmp/out.txt" 2>&1
+  local rc=$?
+  set -e
+  if [[ $rc -ne $code ]] || ! grep -q -- "$pattern" "$tmp/out.txt"; then
+    echo "FAIL: '$*' exited $rc (want $code) saying:" >&2
+    cat "$tmp/out.txt" >&2
+    echo "(want: $pattern)" >&2
+    exit 1
+  fi
+}
