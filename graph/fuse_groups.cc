@@ -205,6 +205,71 @@ bool IsGraphOutput(const Graph& g, const std::string& t) {
   return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
 }
 
+// An elementwise link that keeps the value's shape (a constant may broadcast into it); after a
+// view, only scalar constants (a constant's broadcast would follow the view's axes, not the
+// kernel's).
+bool IsLink(const Graph& g, const Node& n, const std::vector<int64_t>& shape, bool after_view) {
+  if (!ElementwiseOps().count(n.op)) return false;
+  const Tensor* out = g.Find(n.outputs[0]);
+  if (out == nullptr || out->shape != shape) return false;
+  for (const std::string& in : n.inputs) {
+    const Tensor* t = in.empty() ? nullptr : g.Find(in);
+    if (after_view && t != nullptr && t->constant && t->NumElements() != 1) return false;
+  }
+  return true;
+}
+
+// The nodes that continue a chain from `value`: the elementwise link that alone reads it; or,
+// with `views`, views of it and then such a link (a residual add after a reshape); or, where
+// several links read it (GELU's x · Φ(x)), a run of links from the first that has taken every
+// reader by its end, each intermediate read by the next alone. Empty: the chain ends here.
+std::vector<int> NextLinks(const Graph& g, const std::string& value, const std::vector<bool>& taken,
+                           bool views, bool& after_view) {
+  constexpr int kMaxRun = 8;
+  if (IsGraphOutput(g, value)) return {};
+  const std::vector<int> readers = g.Consumers(value);
+  if (readers.empty()) return {};
+  for (int r : readers) {
+    if (taken[r]) return {};
+  }
+  const std::vector<int64_t>& shape = g.Find(value)->shape;
+  if (readers.size() == 1 && IsView(g, g.nodes[readers[0]])) {
+    if (!views) return {};
+    std::vector<int> run = {readers[0]};
+    std::string v = g.nodes[readers[0]].outputs[0];
+    for (int k = 0; k < kMaxRun && !IsGraphOutput(g, v); ++k) {
+      const std::vector<int> next = g.Consumers(v);
+      if (next.size() != 1 || taken[next[0]]) return {};
+      const Node& n = g.nodes[next[0]];
+      run.push_back(next[0]);
+      if (IsView(g, n)) {
+        v = n.outputs[0];
+        continue;
+      }
+      if (!IsLink(g, n, g.Find(v)->shape, true)) return {};
+      after_view = true;
+      return run;
+    }
+    return {};
+  }
+  std::vector<int> run;
+  int cur = readers[0];
+  for (int k = 0; k < kMaxRun; ++k) {
+    const Node& n = g.nodes[cur];
+    if (taken[cur] || !IsLink(g, n, shape, after_view)) return {};
+    run.push_back(cur);
+    if (std::all_of(readers.begin(), readers.end(),
+                    [&](int r) { return std::find(run.begin(), run.end(), r) != run.end(); })) {
+      return run;
+    }
+    if (IsGraphOutput(g, n.outputs[0])) return {};
+    const std::vector<int> next = g.Consumers(n.outputs[0]);
+    if (next.size() != 1) return {};
+    cur = next[0];
+  }
+  return {};
+}
+
 }  // namespace
 
 const char* GroupKindName(GroupKind k) {
@@ -297,29 +362,31 @@ absl::StatusOr<std::vector<FusedGroup>> FuseGroups(const Graph& g) {
                          group.kind != GroupKind::kGlobalAvgPool;
     // An injective group's data movements come first, then its elementwise chain.
     bool moving = group.kind == GroupKind::kInjective;
-    while (absorbs && !IsGraphOutput(g, value)) {
-      const std::vector<int> consumers = g.Consumers(value);
-      if (consumers.size() != 1 || taken[consumers[0]]) break;
-      const Node& next = g.nodes[consumers[0]];
-      if (moving && (IsView(g, next) || IsMovement(g, next))) {
-        group.nodes.push_back(consumers[0]);
-        taken[consumers[0]] = true;
-        ops.push_back(next.op);
-        value = next.outputs[0];
-        continue;
+    // Views inside the chain: only where the anchor's result is row-major (a view of a blocked
+    // tensor is other bytes).
+    const bool views = group.kind == GroupKind::kDense || group.kind == GroupKind::kBatchMatmul ||
+                       group.kind == GroupKind::kSoftmax || group.kind == GroupKind::kLayerNorm ||
+                       group.kind == GroupKind::kInjective;
+    bool after_view = false;
+    while (absorbs) {
+      std::vector<int> links;
+      if (moving) {
+        const std::vector<int> consumers = g.Consumers(value);
+        if (!IsGraphOutput(g, value) && consumers.size() == 1 && !taken[consumers[0]] &&
+            (IsView(g, g.nodes[consumers[0]]) || IsMovement(g, g.nodes[consumers[0]]))) {
+          links = consumers;
+        } else {
+          moving = false;
+        }
       }
-      moving = false;
-      if (!ElementwiseOps().count(next.op)) break;
-      // The value keeps its shape through the link (a constant may broadcast into it).
-      const Tensor* v = g.Find(value);
-      const Tensor* out = g.Find(next.outputs[0]);
-      if (v == nullptr || out == nullptr || v->shape != out->shape) break;
-      // The value is read once by the link (x * x reads it twice: it stays its own tensor).
-      if (std::count(next.inputs.begin(), next.inputs.end(), value) != 1) break;
-      group.nodes.push_back(consumers[0]);
-      taken[consumers[0]] = true;
-      ops.push_back(next.op);
-      value = next.outputs[0];
+      if (!moving) links = NextLinks(g, value, taken, views, after_view);
+      if (links.empty()) break;
+      for (int l : links) {
+        group.nodes.push_back(l);
+        taken[l] = true;
+        ops.push_back(g.nodes[l].op);
+      }
+      value = g.nodes[links.back()].outputs[0];
     }
     group.output = value;
     for (std::string& op : ops) op = absl::AsciiStrToLower(op);

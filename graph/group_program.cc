@@ -123,17 +123,17 @@ class ProgramWriter {
     return absl::StrCat(name, "[", absl::StrJoin(index, ", "), "]");
   }
 
-  // `node` applied elementwise, `value` (the chain's value so far, may be empty) standing for
-  // the input named `value_tensor`.
-  absl::StatusOr<std::string> Apply(const Node& node, const std::string& value_tensor,
-                                    const std::string& value, const OutputSpace& space,
-                                    const Tensor& out) {
+  // `node` applied elementwise; `known` holds the expressions of the tensors computed earlier
+  // in the kernel (the chain's values so far), the other inputs are operands.
+  absl::StatusOr<std::string> Apply(const Node& node,
+                                    const std::map<std::string, std::string>& known,
+                                    const OutputSpace& space, const Tensor& out) {
     std::vector<std::string> x;
     for (const std::string& in : node.inputs) {
       if (in.empty()) {
         x.push_back("");
-      } else if (!value_tensor.empty() && in == value_tensor) {
-        x.push_back(value);
+      } else if (auto k = known.find(in); k != known.end()) {
+        x.push_back(k->second);
       } else {
         absl::StatusOr<std::string> e = Operand(in, space, out, node.name);
         if (!e.ok()) return e.status();
@@ -205,6 +205,11 @@ class ProgramWriter {
   int weights_ = 0;
 };
 
+bool IsMovementOp(const std::string& op) {
+  return op == "Transpose" || op == "Slice" || op == "Reshape" || op == "Flatten" ||
+         op == "Squeeze" || op == "Unsqueeze";
+}
+
 // The fused chain after the anchor (group.nodes[1:]), applied to `value` (the anchor's
 // result, standing for tensor `value_tensor`), written as the output stage `Z` over `space`.
 // Returns the final expression.
@@ -212,12 +217,18 @@ absl::StatusOr<std::string> Chain(ProgramWriter& w, const Graph& g, const FusedG
                                   size_t first, std::string value_tensor, std::string value,
                                   const OutputSpace& space) {
   const Tensor& out = *g.Find(group.output);
+  std::map<std::string, std::string> known;
+  if (!value_tensor.empty()) known[value_tensor] = value;
   for (size_t k = first; k < group.nodes.size(); ++k) {
     const Node& n = g.nodes[group.nodes[k]];
-    absl::StatusOr<std::string> e = w.Apply(n, value_tensor, value, space, out);
+    if (IsMovementOp(n.op)) {
+      // A view inside the chain (fusion takes only those): the same element, renamed.
+      value = known[n.outputs[0]] = known[n.inputs[0]];
+      continue;
+    }
+    absl::StatusOr<std::string> e = w.Apply(n, known, space, out);
     if (!e.ok()) return e.status();
-    value = *e;
-    value_tensor = n.outputs[0];
+    value = known[n.outputs[0]] = *e;
   }
   return value;
 }
@@ -537,11 +548,6 @@ absl::StatusOr<GroupProgram> LayerNormProgram(const Graph& g, const FusedGroup& 
   const OutputSpace space = RowsSpace(x.shape, "M", "D", M, D);
   if (absl::Status s = WriteEpilogue(w, g, group, "Y[i, j]", space); !s.ok()) return s;
   return w.Finish(group.label, group.output, {M, D});
-}
-
-bool IsMovementOp(const std::string& op) {
-  return op == "Transpose" || op == "Slice" || op == "Reshape" || op == "Flatten" ||
-         op == "Squeeze" || op == "Unsqueeze";
 }
 
 // Index arithmetic as program text, folding the trivial cases.

@@ -388,5 +388,30 @@ TEST(FuseGroups, MatmulOfActivations_BatchAxesMustMatch) {
   EXPECT_EQ((*groups)[0].kind, GroupKind::kBatchMatmul);
 }
 
+TEST(FuseGroups, ValueReadTwiceByItsChain_SiluFusedIntoTheDenseLayer) {
+  // a [4, 8] · W → Sigmoid → Mul(y, sigmoid(y)): y is read by two links of one chain.
+  Graph g;
+  Add(g, Activation("a", {4, 8}));
+  g.inputs = {"a"};
+  Add(g, Constant("w", {8, 16}, std::vector<float>(128, 0.5f)));
+  Add(g, Activation("y", {4, 16}));
+  Add(g, Activation("s", {4, 16}));
+  Add(g, Activation("z", {4, 16}));
+  g.nodes = {MakeNode("MatMul", {"a", "w"}, {"y"}), MakeNode("Sigmoid", {"y"}, {"s"}),
+             MakeNode("Mul", {"y", "s"}, {"z"})};
+  g.outputs = {"z"};
+  absl::StatusOr<PreparedModel> m = PrepareGraph(g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->groups.size(), 1u);
+  EXPECT_EQ(m->groups[0].label, "matmul_sigmoid_mul");
+  EXPECT_TRUE(absl::StrContains(m->programs[0].text, "Z[i, j] = (Y[i, j] * sigmoid(Y[i, j]))"))
+      << m->programs[0].text;
+  // Read also by a node outside the chain (a model output here): y stays a tensor of its own.
+  g.outputs.push_back("y");
+  m = PrepareGraph(g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->groups.size(), 2u);
+}
+
 }  // namespace
 }  // namespace tunefarm::graph

@@ -16,8 +16,11 @@ $PY tests/models/make_onnx_cases.py "$tmp"
 m="$tmp/encoder_gelu"
 
 "$T" import-model "$m.onnx" --programs | tee "$tmp/import.txt"
+# GELU (x read twice: x * (erf(x / sqrt 2) + 1) * 0.5) is fused into its dense layer, and the
+# attention's residual add into the output projection through the reshapes between them.
 for kind in batch_matmul softmax layer_norm injective "slice_reshape_transpose_div" \
-  "div_erf_add_mul_mul"; do
+  "T10 matmul_add_div_erf_add_mul_mul" "gemm_reshape_transpose_add" \
+  "14 fused groups (13 kernels)"; do
   grep -q "$kind" "$tmp/import.txt" || { echo "FAIL: no $kind group" >&2; exit 1; }
 done
 # The input's transpose of a unit axis is a view; the two layer norms are one task.
