@@ -46,9 +46,9 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
-#include "bench/machine_peak.h"
 #include "bench/onednn_run.h"
 #include "bench/tune_common.h"
+#include "common/machine_peak.h"
 #include "tuner/tuning/task.h"
 
 extern "C" void omp_set_num_threads(int);

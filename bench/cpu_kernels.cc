@@ -39,9 +39,9 @@
 #include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
 #include "bench/library_baselines.h"
-#include "bench/machine_peak.h"
 #include "bench/openblas_env.h"
 #include "bench/tune_common.h"
+#include "common/machine_peak.h"
 #include "tuner/tuning/task.h"
 
 extern "C" void omp_set_num_threads(int);

@@ -49,7 +49,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/child_process.h"
-#include "bench/machine_peak.h"
+#include "common/machine_peak.h"
 #include "graph/model_tasks.h"
 #include "graph/prepare_model.h"
 

@@ -25,6 +25,11 @@ ABSL_FLAG(std::string, weights, "",
           "compile: the weights file to write; run: the one to load (default: the library's "
           "path with .weights for .so).");
 
+ABSL_FLAG(double, weight_read_gbs, -1,
+          "compile: GB/s at which the kernels stream their weights, charged to each tuned "
+          "algorithm of a group when choosing the fastest (a Winograd filter is 4x the direct "
+          "one); negative: measured on this machine; 0: weights cost nothing.");
+
 namespace tunefarm::cli {
 namespace {
 
@@ -73,6 +78,7 @@ int RunCompile(const std::vector<std::string>& positional) {
                                                             : UserPath(absl::GetFlag(FLAGS_header));
   options.weights_path = WeightsPathFor(options.library_path);
   options.model_name = path;
+  options.weight_read_gbs = absl::GetFlag(FLAGS_weight_read_gbs);
   absl::StatusOr<graph::CompileReport> report = graph::CompileModel(*model, log.get(), options);
   if (!report.ok()) {
     absl::FPrintF(stderr, "tunefarm compile: %s\n", report.status().ToString());
@@ -89,6 +95,7 @@ int RunCompile(const std::vector<std::string>& positional) {
                      : "-",
                  config);
   }
+  for (const std::string& note : report->notes) absl::PrintF("%s\n", note);
   for (const graph::CompiledGroup& c : report->calls) {
     if (!c.tuned) {
       absl::FPrintF(stderr,

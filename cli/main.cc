@@ -37,7 +37,8 @@ constexpr absl::string_view kModel[] = {"input_shape"};
 constexpr absl::string_view kServe[] = {"model_dir", "max_model_mb"};
 constexpr absl::string_view kTuneModel[] = {"model_on_service"};
 constexpr absl::string_view kImportModel[] = {"programs"};
-constexpr absl::string_view kCompile[] = {"o", "header", "weights", "device_key"};
+constexpr absl::string_view kCompile[] = {"o", "header", "weights", "device_key",
+                                          "weight_read_gbs"};
 constexpr absl::string_view kRun[] = {"weights", "input",   "expect", "save_output",
                                       "runs",    "profile", "threads"};
 

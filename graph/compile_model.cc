@@ -9,6 +9,8 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/machine_peak.h"
 #include "compiler/codegen/build.h"
 #include "compiler/runtime/ndarray.h"
 #include "db/query_best.h"
@@ -51,6 +53,33 @@ absl::Status WriteFile(const std::string& path, const std::string& data) {
   out.close();
   if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
+}
+
+// The declared input of program `p` that a kernel argument named `name` is; nullptr if none.
+const ProgramArg* ArgNamed(const GroupProgram& p, const std::string& name) {
+  for (const ProgramArg& x : p.args) {
+    if (x.name == name) return &x;
+  }
+  return nullptr;
+}
+
+// The bytes of weights a lowered kernel of program `p` reads per call: each weight as the
+// kernel declares it, or as its ahead-of-time pack writes it.
+int64_t WeightBytes(const GroupProgram& p, const tuner::LoweredConfig& lowered) {
+  int64_t bytes = 0;
+  const std::vector<lower::FuncArg>& args = lowered.kernel.args;
+  for (size_t a = 0; a + 1 < args.size(); ++a) {
+    const tuner::LoweredPack* pack = nullptr;
+    for (const tuner::LoweredPack& k : lowered.packs) {
+      if (k.arg_index == static_cast<int>(a)) pack = &k;
+    }
+    const ProgramArg* pa =
+        ArgNamed(p, pack ? pack->func.args[0].buffer->name : args[a].buffer->name);
+    if (pa != nullptr && pa->weight) {
+      bytes += 4 * Elements(pack ? pack->func.args[1].shape : args[a].shape);
+    }
+  }
+  return bytes;
 }
 
 // Where each tensor lives at run time.
@@ -135,7 +164,15 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
     double seconds = 0;
     std::string config = "{} (untuned)";
     bool used = false;
+    bool lowered_ok = false;
     tuner::LoweredConfig lowered;
+    int64_t weight_bytes = 0;
+  };
+  // The program a task's kernel computes (the same text for every group it serves).
+  auto program_of = [&](size_t t) -> const GroupProgram& {
+    const int grp = (*tasks)[t].groups[0];
+    const int variant = (*tasks)[t].variant;
+    return variant == 0 ? model.programs[grp] : model.alternatives[grp][variant - 1];
   };
   std::vector<TaskBuild> builds(tasks->size());
   for (size_t t = 0; t < tasks->size(); ++t) {
@@ -156,6 +193,31 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
       return best.status();
     }
   }
+  // Groups with more than one tuned algorithm choose by time plus weight streaming: their
+  // candidates are lowered here to count the bytes their kernels read.
+  std::map<int, int> tuned_per_group;
+  for (size_t t = 0; t < tasks->size(); ++t) {
+    for (int grp : (*tasks)[t].groups) tuned_per_group[grp] += builds[t].tuned ? 1 : 0;
+  }
+  for (size_t t = 0; t < tasks->size(); ++t) {
+    TaskBuild& b = builds[t];
+    const bool competes = std::any_of((*tasks)[t].groups.begin(), (*tasks)[t].groups.end(),
+                                      [&](int grp) { return tuned_per_group[grp] > 1; });
+    if (!b.tuned || !competes) continue;
+    absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig((*tasks)[t].task, b.index);
+    if (!lowered.ok()) return lowered.status();
+    b.lowered = *std::move(lowered);
+    b.lowered_ok = true;
+    b.weight_bytes = WeightBytes(program_of(t), b.lowered);
+    if (report.weight_read_gbs == 0 && options.weight_read_gbs != 0) {
+      report.weight_read_gbs =
+          options.weight_read_gbs > 0 ? options.weight_read_gbs : MeasureReadBandwidthGBs();
+    }
+  }
+  auto cost = [&](const TaskBuild& b) {
+    return b.seconds +
+           (report.weight_read_gbs > 0 ? b.weight_bytes / (report.weight_read_gbs * 1e9) : 0);
+  };
   std::map<int, int> task_of_group;
   for (size_t t = 0; t < tasks->size(); ++t) {
     for (int grp : (*tasks)[t].groups) {
@@ -164,10 +226,25 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
       const bool better =
           it == task_of_group.end()
               ? true
-              : (b.tuned &&
-                 (!builds[it->second].tuned || b.seconds < builds[it->second].seconds)) ||
+              : (b.tuned && (!builds[it->second].tuned || cost(b) < cost(builds[it->second]))) ||
                     (!b.tuned && !builds[it->second].tuned && (*tasks)[t].variant == 0);
       if (better) task_of_group[grp] = static_cast<int>(t);
+    }
+  }
+  for (const auto& [grp, chosen] : task_of_group) {
+    for (size_t t = 0; t < tasks->size(); ++t) {
+      const TaskBuild& b = builds[t];
+      const TaskBuild& c = builds[chosen];
+      if (!b.tuned || static_cast<int>(t) == chosen || b.seconds >= c.seconds ||
+          std::find((*tasks)[t].groups.begin(), (*tasks)[t].groups.end(), grp) ==
+              (*tasks)[t].groups.end()) {
+        continue;
+      }
+      report.notes.push_back(absl::StrFormat(
+          "g%d: %s (%.3f ms tuned, %.1f MB of weights) runs, not %s (%.3f ms, %.1f MB): "
+          "weights read at %.1f GB/s",
+          grp, program_of(chosen).name, c.seconds * 1e3, c.weight_bytes / 1e6, program_of(t).name,
+          b.seconds * 1e3, b.weight_bytes / 1e6, report.weight_read_gbs));
     }
   }
   std::vector<lower::LoweredFunc> kernels, packs;
@@ -175,9 +252,11 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
     TaskBuild& b = builds[t];
     if (b.used) continue;
     b.used = true;
-    absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig((*tasks)[t].task, b.index);
-    if (!lowered.ok()) return lowered.status();
-    b.lowered = *std::move(lowered);
+    if (!b.lowered_ok) {
+      absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig((*tasks)[t].task, b.index);
+      if (!lowered.ok()) return lowered.status();
+      b.lowered = *std::move(lowered);
+    }
     b.lowered.kernel.name = absl::StrCat("tf_model_k", t);
     kernels.push_back(b.lowered.kernel);
     for (tuner::LoweredPack& p : b.lowered.packs) {
@@ -230,10 +309,7 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
         if (k.arg_index == static_cast<int>(a)) pack = &k;
       }
       const std::string name = pack ? pack->func.args[0].buffer->name : args[a].buffer->name;
-      const ProgramArg* pa = nullptr;
-      for (const ProgramArg& x : p.args) {
-        if (x.name == name) pa = &x;
-      }
+      const ProgramArg* pa = ArgNamed(p, name);
       if (pa == nullptr) {
         return absl::InternalError(absl::StrCat("group ", i, ": kernel argument '", name,
                                                 "' is not an input of its program"));

@@ -28,6 +28,12 @@ struct CompileOptions {
   std::string weights_path;  // model.weights
   // Heads the header's comment: the model's name.
   std::string model_name;
+  // GB/s at which a kernel streams its weights from memory, for choosing among a group's tuned
+  // algorithms: each is charged its tuned time plus its weights' bytes at this rate (a
+  // Winograd filter is 4x its direct filter; at batch 1 a model reads every weight once per
+  // inference, from memory, while tuning re-ran one kernel on weights its caches kept).
+  // Negative: measured on this machine (MeasureReadBandwidthGBs); 0: weights cost nothing.
+  double weight_read_gbs = -1;
 };
 
 struct CompiledGroup {
@@ -51,6 +57,10 @@ struct CompileReport {
   int64_t arena_bytes = 0;
   int64_t unshared_bytes = 0;
   int64_t weights_bytes = 0;
+  // The weight-read rate the choices used (GB/s; 0: not needed or disabled), and a line for
+  // each group whose faster-tuned algorithm lost on the weights it reads.
+  double weight_read_gbs = 0;
+  std::vector<std::string> notes;
 };
 
 // InvalidArgument: a bad target (or one that is not this machine's: the library is linked

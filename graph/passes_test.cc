@@ -413,5 +413,53 @@ TEST(FuseGroups, ValueReadTwiceByItsChain_SiluFusedIntoTheDenseLayer) {
   EXPECT_EQ(m->groups.size(), 2u);
 }
 
+TEST(FoldConstants, SliceWithBoundsOnnxCouldNotPropagate_GetsItsShapeOrARefusal) {
+  // qkv [4, 12] → Slice(axis 1, [s/3, 2·s/3)) with s = Shape(qkv)[1] through Div, which onnx
+  // 1.12's data propagation skips: the slice's shape is left unknown at import.
+  auto make = [](bool constant_bounds) {
+    Graph g;
+    Add(g, Activation("qkv", {4, 12}));
+    Add(g, Activation("lo_in", {1}));
+    g.inputs = {"qkv"};
+    Add(g, Ints("shape", {0, 0}));
+    g.tensors["shape"].constant = false;
+    Add(g, Ints("one", {1}));
+    Add(g, Ints("three", {3}));
+    Add(g, Ints("two", {2}));
+    Add(g, Ints("d", {0}));
+    g.tensors["d"].constant = false;
+    Add(g, Ints("third", {0}));
+    g.tensors["third"].constant = false;
+    Add(g, Ints("hi", {0}));
+    g.tensors["hi"].constant = false;
+    Add(g, Ints("axes", {1}));
+    Tensor k = Activation("k", {});
+    k.shape_known = false;
+    Add(g, k);
+    Node gather = MakeNode("Gather", {"shape", "one"}, {"d"});
+    g.nodes = {MakeNode("Shape", {"qkv"}, {"shape"}),
+               gather,
+               MakeNode("Div", {"d", "three"}, {"third"}),
+               MakeNode("Mul", {"third", "two"}, {"hi"}),
+               MakeNode("Slice", {"qkv", constant_bounds ? "third" : "lo_in", "hi", "axes"}, {"k"}),
+               MakeNode("Relu", {"k"}, {"y"})};
+    if (!constant_bounds) {
+      g.tensors["lo_in"].dtype = DType::kInt64;
+      g.inputs.push_back("lo_in");
+    }
+    Add(g, Activation("y", {4, 4}));
+    g.outputs = {"y"};
+    return g;
+  };
+  Graph g = make(true);
+  ASSERT_TRUE(FoldConstants(g).ok());
+  EXPECT_TRUE(g.Find("k")->shape_known);
+  EXPECT_EQ(g.Find("k")->shape, (std::vector<int64_t>{4, 4}));
+  Graph dynamic = make(false);
+  absl::Status s = FoldConstants(dynamic);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "Slice_k (Slice)")) << s;
+}
+
 }  // namespace
 }  // namespace tunefarm::graph

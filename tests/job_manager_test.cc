@@ -1,5 +1,6 @@
 // The job service in process: a two-task job shares its budget through the task scheduler on
-// the embedded local farm and lands in the tuning log; QueryBest answers over gRPC from it.
+// the embedded local farm and lands in the tuning log; a task new to the log gets its warm-up
+// before resumed ones get more; QueryBest answers over gRPC from it.
 // Bounds on what a job may ask for; a job interrupted by the service's shutdown resumes in a
 // new manager over the same store and finishes with every trial in the log exactly once. A
 // program of the tensor-expression language goes the same way over gRPC.
@@ -78,6 +79,33 @@ TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
   EXPECT_GT(status.tasks(0).best_gflops(), 0);
   EXPECT_GT(status.tasks(1).best_gflops(), 0);
   EXPECT_GE(*(*log)->CountRecords(), 24);
+
+  // Again, with a third task the log has nothing for and room for one more round only: the
+  // resumed tasks' records stand for their warm-up, so the new task gets the round (before,
+  // the first task's warm-up took it and the new one was never measured).
+  const int64_t resumed = *(*log)->CountRecords();
+  v1::JobSpec again = spec;
+  v1::TaskSpec* wide = again.add_tasks();
+  wide->set_template_name("bias_relu");
+  for (int v : {8, 64}) wide->add_args(v);
+  again.set_trials(static_cast<int32_t>(resumed) + 4);
+  auto id2 = manager.Submit(again);
+  ASSERT_TRUE(id2.ok()) << id2.status();
+  v1::JobStatus status2;
+  version = 0;
+  for (int i = 0; i < 600; ++i) {
+    auto s = manager.WaitForChange(*id2, version, absl::Seconds(1));
+    ASSERT_TRUE(s.ok());
+    status2 = *s;
+    version = status2.version();
+    if (JobManager::IsTerminal(status2.state())) break;
+  }
+  ASSERT_EQ(status2.state(), v1::JOB_SUCCEEDED) << status2.error();
+  ASSERT_EQ(status2.tasks_size(), 3);
+  EXPECT_EQ(status2.tasks(2).trials_done(), 4);
+  // The resumed tasks count their records (the first job's top-k re-measurements included)
+  // and measured nothing new.
+  EXPECT_EQ(status2.tasks(0).trials_done() + status2.tasks(1).trials_done(), resumed);
 
   auto server = JobServer::Start(&manager, log->get(), {});
   ASSERT_TRUE(server.ok()) << server.status();

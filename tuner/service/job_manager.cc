@@ -358,6 +358,14 @@ void JobManager::Run(Job* job) {
     weights.push_back(spec.tasks(i).weight());
   }
   TaskScheduler scheduler(weights);
+  // A task the log already holds measurements for (resumed: they count toward the budget) has
+  // had its warm-up: the tasks with none get theirs first, so a tight budget cannot run out
+  // on extra rounds of the resumed ones while others were never measured.
+  for (size_t i = 0; i < n; ++i) {
+    if (sessions[i]->trials() > 0 && std::isfinite(sessions[i]->best_cost_s())) {
+      scheduler.Record(static_cast<int>(i), sessions[i]->best_cost_s(), sessions[i]->trials());
+    }
+  }
   auto total_trials = [&] {
     int t = 0;
     for (const auto& s : sessions) t += s->trials();

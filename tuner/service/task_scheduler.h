@@ -21,7 +21,8 @@ class TaskScheduler {
   // The task for the next round among those not `done`; -1 when all are done.
   int Pick(const std::vector<bool>& done) const;
   // Records a finished round of `task` with its best cost afterwards (+inf: nothing valid yet)
-  // and the trials it used.
+  // and the trials it used. Recording a task before its first pick (the measurements a log
+  // already holds for it) stands for its warm-up round.
   void Record(int task, double best_cost_s, int trials);
 
  private:

@@ -1,12 +1,13 @@
-// The machine's limits, measured in the benchmark's own run so ratios to them are honest: the
-// FMA peak of one core (a loop of independent fused multiply-adds at the widest vector width
-// the core has) and the read bandwidth of one core from memory.
-#ifndef TUNEFARM_BENCH_MACHINE_PEAK_H_
-#define TUNEFARM_BENCH_MACHINE_PEAK_H_
+// The machine's limits, measured where they are used so ratios to them are honest: the FMA
+// peak of one core (a loop of independent fused multiply-adds at the widest vector width the
+// core has) and the read bandwidth of one core from memory (the benchmarks' peak fractions, and
+// `compile`'s cost of streaming a model's weights).
+#ifndef TUNEFARM_COMMON_MACHINE_PEAK_H_
+#define TUNEFARM_COMMON_MACHINE_PEAK_H_
 
 #include <cstddef>
 
-namespace tunefarm::bench {
+namespace tunefarm {
 
 // fp32 GFLOP/s of `threads` cores together: on each, 16 independent accumulators of
 // vfmadd231ps on zmm (ymm without AVX-512), all threads at once; the best of nine runs of
@@ -28,6 +29,6 @@ double MeasureReadBandwidthGBs(size_t bytes = size_t{256} << 20);
 // over MeasureReadBandwidthGBs(bytes).
 double ReadLimitFraction(double bytes, double seconds);
 
-}  // namespace tunefarm::bench
+}  // namespace tunefarm
 
-#endif  // TUNEFARM_BENCH_MACHINE_PEAK_H_
+#endif  // TUNEFARM_COMMON_MACHINE_PEAK_H_

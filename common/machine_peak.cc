@@ -1,4 +1,4 @@
-#include "bench/machine_peak.h"
+#include "common/machine_peak.h"
 
 #include <immintrin.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace tunefarm::bench {
+namespace tunefarm {
 namespace {
 
 double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
@@ -149,4 +149,4 @@ double ReadLimitFraction(double bytes, double seconds) {
   return bytes / seconds * 1e-9 / MeasureReadBandwidthGBs(static_cast<size_t>(bytes));
 }
 
-}  // namespace tunefarm::bench
+}  // namespace tunefarm
