@@ -63,6 +63,14 @@ bool IsMovement(const Graph& g, const Node& n) {
   return (n.op == "Transpose" || n.op == "Slice") && !IsView(g, n);
 }
 
+// A Softmax or LayerNormalization whose axis is its input's last.
+bool OverLastAxis(const Graph& g, const Node& n) {
+  const Tensor* x = g.Find(n.inputs[0]);
+  const int64_t axis = n.Int("axis", -1);
+  return x != nullptr && !x->shape.empty() &&
+         (axis == -1 || axis == static_cast<int64_t>(x->shape.size()) - 1);
+}
+
 // Why the node cannot be compiled as written; empty when it can.
 std::string Unsupported(const Graph& g, const Node& n) {
   if (n.op == "Conv") {
@@ -105,22 +113,10 @@ std::string Unsupported(const Graph& g, const Node& n) {
     }
     return "";
   }
-  if (n.op == "Softmax") {
-    const Tensor* x = g.Find(n.inputs[0]);
-    const int64_t axis = n.Int("axis", -1);
-    if (x == nullptr || x->shape.empty() ||
-        (axis != -1 && axis != static_cast<int64_t>(x->shape.size()) - 1)) {
-      return "a softmax over other than the last axis";
-    }
-    return "";
-  }
+  if (n.op == "Softmax") return OverLastAxis(g, n) ? "" : "a softmax over other than the last axis";
   if (n.op == "LayerNormalization") {
+    if (!OverLastAxis(g, n)) return "a layer norm over other than the last axis";
     const Tensor* x = g.Find(n.inputs[0]);
-    const int64_t axis = n.Int("axis", -1);
-    if (x == nullptr || x->shape.empty() ||
-        (axis != -1 && axis != static_cast<int64_t>(x->shape.size()) - 1)) {
-      return "a layer norm over other than the last axis";
-    }
     for (size_t k = 1; k < n.inputs.size(); ++k) {
       const Tensor* c = n.inputs[k].empty() ? nullptr : g.Find(n.inputs[k]);
       if (c != nullptr && (!c->constant || c->NumElements() != x->shape.back())) {

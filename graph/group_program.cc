@@ -507,19 +507,25 @@ absl::StatusOr<GroupProgram> BatchMatmulProgram(const Graph& g, const FusedGroup
   return w.Finish(group.label, group.output, {batch, M, N});
 }
 
-// Softmax over the last axis: max, exponentials, their sum, the quotients.
-absl::StatusOr<GroupProgram> SoftmaxProgram(const Graph& g, const FusedGroup& group,
-                                            ProgramWriter& w) {
-  const Node& n = g.nodes[group.nodes[0]];
+// Declares the anchor's input as X[M, D], rows of its last axis; returns M and D.
+std::pair<int64_t, int64_t> DeclareRows(ProgramWriter& w, const Graph& g, const Node& n) {
   const Tensor& x = *g.Find(n.inputs[0]);
   const int64_t M = Rows(x.shape), D = x.shape.back();
   w.Var("M", M), w.Var("D", D);
   w.Activation(n.inputs[0], {"M", "D"}, {M, D}, "X");
+  return {M, D};
+}
+
+// Softmax over the last axis: max, exponentials, their sum, the quotients.
+absl::StatusOr<GroupProgram> SoftmaxProgram(const Graph& g, const FusedGroup& group,
+                                            ProgramWriter& w) {
+  const Node& n = g.nodes[group.nodes[0]];
+  const auto [M, D] = DeclareRows(w, g, n);
   w.Stmt("Mx[i] = max(j: X[i, j])");
   w.Stmt("E[i, j] = exp(X[i, j] - Mx[i])");
   w.Stmt("S[i] = sum(j: E[i, j])");
   w.Stmt("Y[i, j] = E[i, j] / S[i]");
-  const OutputSpace space = RowsSpace(x.shape, "M", "D", M, D);
+  const OutputSpace space = RowsSpace(g.Find(n.inputs[0])->shape, "M", "D", M, D);
   if (absl::Status s = WriteEpilogue(w, g, group, "Y[i, j]", space); !s.ok()) return s;
   return w.Finish(group.label, group.output, {M, D});
 }
@@ -529,10 +535,7 @@ absl::StatusOr<GroupProgram> SoftmaxProgram(const Graph& g, const FusedGroup& gr
 absl::StatusOr<GroupProgram> LayerNormProgram(const Graph& g, const FusedGroup& group,
                                               ProgramWriter& w) {
   const Node& n = g.nodes[group.nodes[0]];
-  const Tensor& x = *g.Find(n.inputs[0]);
-  const int64_t M = Rows(x.shape), D = x.shape.back();
-  w.Var("M", M), w.Var("D", D);
-  w.Activation(n.inputs[0], {"M", "D"}, {M, D}, "X");
+  const auto [M, D] = DeclareRows(w, g, n);
   auto row_constant = [&](size_t k, float fallback) {
     const Tensor* c = k < n.inputs.size() && !n.inputs[k].empty() ? g.Find(n.inputs[k]) : nullptr;
     return c != nullptr ? c->f32 : std::vector<float>(D, fallback);
@@ -545,7 +548,7 @@ absl::StatusOr<GroupProgram> LayerNormProgram(const Graph& g, const FusedGroup& 
   w.Stmt(absl::StrCat("Rs[i] = 1.0 / sqrt(Q[i] / float32(D) + ",
                       FloatLit(n.Float("epsilon", 1e-5f)), ")"));
   w.Stmt("Y[i, j] = (X[i, j] - Mu[i]) * Rs[i] * G[j] + Bs[j]");
-  const OutputSpace space = RowsSpace(x.shape, "M", "D", M, D);
+  const OutputSpace space = RowsSpace(g.Find(n.inputs[0])->shape, "M", "D", M, D);
   if (absl::Status s = WriteEpilogue(w, g, group, "Y[i, j]", space); !s.ok()) return s;
   return w.Finish(group.label, group.output, {M, D});
 }

@@ -23,6 +23,20 @@
 namespace tunefarm::tuner {
 namespace {
 
+// The job's status once it has ended, or after at most 10 minutes (typically seconds).
+v1::JobStatus WaitUntilFinished(JobManager& manager, const std::string& id) {
+  v1::JobStatus status;
+  int64_t version = 0;
+  for (int i = 0; i < 600; ++i) {
+    auto s = manager.WaitForChange(id, version, absl::Seconds(1));
+    if (!s.ok()) break;
+    status = *s;
+    version = status.version();
+    if (JobManager::IsTerminal(status.state())) break;
+  }
+  return status;
+}
+
 TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
   FarmSetupOptions fo;
   fo.key = "cpu-test";
@@ -61,15 +75,7 @@ TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
   auto id = manager.Submit(spec);
   ASSERT_TRUE(id.ok()) << id.status();
 
-  v1::JobStatus status;
-  int64_t version = 0;
-  for (int i = 0; i < 600; ++i) {  // At most 10 minutes; typically a few seconds.
-    auto s = manager.WaitForChange(*id, version, absl::Seconds(1));
-    ASSERT_TRUE(s.ok());
-    status = *s;
-    version = status.version();
-    if (JobManager::IsTerminal(status.state())) break;
-  }
+  v1::JobStatus status = WaitUntilFinished(manager, *id);
   ASSERT_EQ(status.state(), v1::JOB_SUCCEEDED) << status.error();
   ASSERT_EQ(status.tasks_size(), 2);
   EXPECT_GE(status.trials_done(), 24);
@@ -91,15 +97,7 @@ TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
   again.set_trials(static_cast<int32_t>(resumed) + 4);
   auto id2 = manager.Submit(again);
   ASSERT_TRUE(id2.ok()) << id2.status();
-  v1::JobStatus status2;
-  version = 0;
-  for (int i = 0; i < 600; ++i) {
-    auto s = manager.WaitForChange(*id2, version, absl::Seconds(1));
-    ASSERT_TRUE(s.ok());
-    status2 = *s;
-    version = status2.version();
-    if (JobManager::IsTerminal(status2.state())) break;
-  }
+  v1::JobStatus status2 = WaitUntilFinished(manager, *id2);
   ASSERT_EQ(status2.state(), v1::JOB_SUCCEEDED) << status2.error();
   ASSERT_EQ(status2.tasks_size(), 3);
   EXPECT_EQ(status2.tasks(2).trials_done(), 4);
