@@ -8,7 +8,8 @@ come from the same seed as make_model.py's, so the weights are the ones exported
 Prints `torch NAME threads=T variant=V median_ms=... min_ms=...` for the fastest variant (an
 encoder layer is timed both as PyTorch's no_grad fast path and as its decomposed operators,
 alternately, and the other's median is printed too); with --profile, the operators' share of one
-inference (torch.profiler) first.
+inference (torch.profiler) and the eager model's time per convolution, linear and attention
+layer first.
 """
 import argparse
 import os
@@ -19,6 +20,41 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_model  # noqa: E402
+
+
+def print_layers(model, x, runs=10):
+    """PyTorch's time per layer, for comparing with tunefarm's fused groups: the eager model
+    (the frozen graph runs its convolutions as prim::mkldnn_convolution, which the profiler does
+    not attribute per call) with hooks around every convolution, linear and attention module,
+    median over `runs` inferences, in execution order."""
+    kinds = (torch.nn.Conv2d, torch.nn.Linear, torch.nn.MultiheadAttention)
+    times, order, start = {}, [], {}
+
+    def pre(name):
+        def hook(module, inputs):
+            start[name] = time.perf_counter()
+        return hook
+
+    def post(name):
+        def hook(module, inputs, output):
+            times.setdefault(name, []).append(time.perf_counter() - start[name])
+            if name not in order:
+                order.append(name)
+        return hook
+
+    handles = []
+    for name, m in model.named_modules():
+        if isinstance(m, kinds):
+            handles.append(m.register_forward_pre_hook(pre(name)))
+            handles.append(m.register_forward_hook(post(name)))
+    for _ in range(runs):
+        model(x)
+    for h in handles:
+        h.remove()
+    print("PyTorch per layer (eager, hooks; median of %d):" % runs)
+    for i, name in enumerate(order):
+        t = sorted(times[name])
+        print("  layer %-3d %-36s %9.3f ms" % (i, name, 1e3 * t[len(t) // 2]))
 
 
 def main():
@@ -55,6 +91,8 @@ def main():
                     f(x)
                 print("PyTorch (%s):" % name)
                 print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12))
+        if a.profile:
+            print_layers(model, x)
         # Alternating rounds, so drift on a shared machine reaches every variant alike.
         for _ in range(a.runs):
             for name, f in variants.items():
