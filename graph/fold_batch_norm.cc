@@ -58,8 +58,7 @@ absl::Status FoldBatchNorm(Graph& g) {
       shift[c] = p[1]->f32[c] - p[2]->f32[c] * scale[c];
     }
     const int conv = Producer(g, bn.inputs[0]);
-    const bool output =
-        std::find(g.outputs.begin(), g.outputs.end(), bn.inputs[0]) != g.outputs.end();
+    const bool output = g.IsOutput(bn.inputs[0]);
     if (conv >= 0 && g.nodes[conv].op == "Conv" && g.Consumers(bn.inputs[0]).size() == 1 &&
         !output && g.IsConstant(g.nodes[conv].inputs[1]) &&
         (g.nodes[conv].inputs.size() < 3 || g.nodes[conv].inputs[2].empty() ||

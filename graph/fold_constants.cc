@@ -149,10 +149,7 @@ absl::StatusOr<bool> Evaluate(const Graph& g, const Node& n, Tensor& out) {
   } else if (n.op == "Transpose") {
     if (in.empty() || !in[0]) return false;
     const std::vector<int64_t>& s = in[0]->shape;
-    std::vector<int64_t> perm = n.Ints("perm");
-    if (perm.empty()) {
-      for (size_t d = s.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
-    }
+    const std::vector<int64_t> perm = TransposePerm(n, s.size());
     if (perm.size() != s.size() || perm.size() != out.shape.size()) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": perm does not match the rank"));
     }
@@ -227,9 +224,7 @@ absl::Status FoldConstants(Graph& g) {
         t.name = n.outputs[0];
         g.tensors[t.name] = std::move(t);
       } else {
-        const bool is_output =
-            std::find(g.outputs.begin(), g.outputs.end(), n.outputs[0]) != g.outputs.end();
-        if (!is_output) {
+        if (!g.IsOutput(n.outputs[0])) {
           g.ReplaceUses(n.outputs[0], n.inputs[0]);
           for (Node& k : kept) {
             for (std::string& in : k.inputs) {

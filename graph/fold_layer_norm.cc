@@ -8,14 +8,10 @@
 namespace tunefarm::graph {
 namespace {
 
-bool IsOutput(const Graph& g, const std::string& t) {
-  return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
-}
-
 // The one node that reads `t` (and `t` is not a model output); nullptr otherwise.
 const Node* OnlyConsumer(const Graph& g, const std::string& t) {
   const std::vector<int> c = g.Consumers(t);
-  if (c.size() != 1 || IsOutput(g, t)) return nullptr;
+  if (c.size() != 1 || g.IsOutput(t)) return nullptr;
   return &g.nodes[c[0]];
 }
 
@@ -68,7 +64,7 @@ absl::Status FoldLayerNorm(Graph& g) {
     }
     const std::string diff = sub->outputs[0];
     const std::vector<int> readers = g.Consumers(diff);
-    if (readers.size() != 2 || IsOutput(g, diff)) continue;
+    if (readers.size() != 2 || g.IsOutput(diff)) continue;
     const Node* pow = nullptr;
     const Node* div = nullptr;
     for (int r : readers) {

@@ -20,20 +20,13 @@ const std::set<std::string>& ElementwiseOps() {
   return *ops;
 }
 
-bool IsReshape(const std::string& op) {
-  return op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze";
-}
-
 // A Transpose's permutation (the default reverses the axes); empty when it is not one of the
 // input's axes.
 std::vector<int64_t> Permutation(const Graph& g, const Node& n) {
   const Tensor* x = g.Find(n.inputs[0]);
   if (x == nullptr) return {};
   const int64_t rank = static_cast<int64_t>(x->shape.size());
-  std::vector<int64_t> perm = n.Ints("perm");
-  if (perm.empty()) {
-    for (int64_t d = rank; d-- > 0;) perm.push_back(d);
-  }
+  const std::vector<int64_t> perm = TransposePerm(n, x->shape.size());
   std::vector<int64_t> sorted = perm;
   std::sort(sorted.begin(), sorted.end());
   for (int64_t d = 0; d < static_cast<int64_t>(sorted.size()); ++d) {
@@ -44,7 +37,7 @@ std::vector<int64_t> Permutation(const Graph& g, const Node& n) {
 
 // The same bytes before and after: a reshape, or a transpose that moves only axes of length 1.
 bool IsView(const Graph& g, const Node& n) {
-  if (IsReshape(n.op)) return true;
+  if (IsReshapeOp(n.op)) return true;
   if (n.op != "Transpose") return false;
   const std::vector<int64_t> perm = Permutation(g, n);
   if (perm.empty()) return false;
@@ -162,7 +155,7 @@ std::string Unsupported(const Graph& g, const Node& n) {
     const Tensor* x = g.Find(n.inputs[0]);
     return x != nullptr && x->shape.size() == 4 ? "" : "only 2-D pooling (NCHW)";
   }
-  if (IsReshape(n.op)) return "";
+  if (IsReshapeOp(n.op)) return "";
   if (ElementwiseOps().count(n.op)) {
     if (n.op == "Clip" &&
         ((n.inputs.size() > 1 && !n.inputs[1].empty() && !g.IsConstant(n.inputs[1])) ||
@@ -197,10 +190,6 @@ GroupKind AnchorKind(const Graph& g, const Node& n) {
   return GroupKind::kElementwise;
 }
 
-bool IsGraphOutput(const Graph& g, const std::string& t) {
-  return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
-}
-
 // An elementwise link that keeps the value's shape (a constant may broadcast into it); after a
 // view, only scalar constants (a constant's broadcast would follow the view's axes, not the
 // kernel's).
@@ -222,7 +211,7 @@ bool IsLink(const Graph& g, const Node& n, const std::vector<int64_t>& shape, bo
 std::vector<int> NextLinks(const Graph& g, const std::string& value, const std::vector<bool>& taken,
                            bool views, bool& after_view) {
   constexpr int kMaxRun = 8;
-  if (IsGraphOutput(g, value)) return {};
+  if (g.IsOutput(value)) return {};
   const std::vector<int> readers = g.Consumers(value);
   if (readers.empty()) return {};
   for (int r : readers) {
@@ -233,7 +222,7 @@ std::vector<int> NextLinks(const Graph& g, const std::string& value, const std::
     if (!views) return {};
     std::vector<int> run = {readers[0]};
     std::string v = g.nodes[readers[0]].outputs[0];
-    for (int k = 0; k < kMaxRun && !IsGraphOutput(g, v); ++k) {
+    for (int k = 0; k < kMaxRun && !g.IsOutput(v); ++k) {
       const std::vector<int> next = g.Consumers(v);
       if (next.size() != 1 || taken[next[0]]) return {};
       const Node& n = g.nodes[next[0]];
@@ -258,7 +247,7 @@ std::vector<int> NextLinks(const Graph& g, const std::string& value, const std::
                     [&](int r) { return std::find(run.begin(), run.end(), r) != run.end(); })) {
       return run;
     }
-    if (IsGraphOutput(g, n.outputs[0])) return {};
+    if (g.IsOutput(n.outputs[0])) return {};
     const std::vector<int> next = g.Consumers(n.outputs[0]);
     if (next.size() != 1) return {};
     cur = next[0];
@@ -267,6 +256,10 @@ std::vector<int> NextLinks(const Graph& g, const std::string& value, const std::
 }
 
 }  // namespace
+
+bool IsReshapeOp(const std::string& op) {
+  return op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze";
+}
 
 const char* GroupKindName(GroupKind k) {
   switch (k) {
@@ -368,7 +361,7 @@ absl::StatusOr<std::vector<FusedGroup>> FuseGroups(const Graph& g) {
       std::vector<int> links;
       if (moving) {
         const std::vector<int> consumers = g.Consumers(value);
-        if (!IsGraphOutput(g, value) && consumers.size() == 1 && !taken[consumers[0]] &&
+        if (!g.IsOutput(value) && consumers.size() == 1 && !taken[consumers[0]] &&
             (IsView(g, g.nodes[consumers[0]]) || IsMovement(g, g.nodes[consumers[0]]))) {
           links = consumers;
         } else {

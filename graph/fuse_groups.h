@@ -36,6 +36,9 @@ enum class GroupKind {
 
 const char* GroupKindName(GroupKind k);
 
+// Flatten, Reshape, Squeeze, Unsqueeze: the same elements in the same order.
+bool IsReshapeOp(const std::string& op);
+
 struct FusedGroup {
   GroupKind kind = GroupKind::kElementwise;
   // "conv_add_relu" etc.: the operators, for people.

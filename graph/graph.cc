@@ -1,5 +1,6 @@
 #include "graph/graph.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -49,6 +50,18 @@ Tensor* Graph::Find(const std::string& name) {
 bool Graph::IsConstant(const std::string& name) const {
   const Tensor* t = Find(name);
   return t != nullptr && t->constant;
+}
+
+bool Graph::IsOutput(const std::string& tensor) const {
+  return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
+}
+
+std::vector<int64_t> TransposePerm(const Node& n, size_t rank) {
+  std::vector<int64_t> perm = n.Ints("perm");
+  if (perm.empty()) {
+    for (size_t d = rank; d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+  }
+  return perm;
 }
 
 std::vector<int> Graph::Consumers(const std::string& tensor) const {

@@ -82,6 +82,8 @@ struct Graph {
   Tensor* Find(const std::string& name);
   // A tensor that exists and holds constant values.
   bool IsConstant(const std::string& name) const;
+  // `tensor` is one of the model's outputs.
+  bool IsOutput(const std::string& tensor) const;
   // Indices of the nodes that read `tensor`.
   std::vector<int> Consumers(const std::string& tensor) const;
   // Renames every read of `from` (node inputs and graph outputs) to `to`.
@@ -90,6 +92,10 @@ struct Graph {
   // graph input/output names.
   void RemoveDead();
 };
+
+// A Transpose's permutation of its input's `rank` axes: its perm attribute, or ONNX's default
+// (the axes reversed). Not validated against the rank.
+std::vector<int64_t> TransposePerm(const Node& n, size_t rank);
 
 // "[1, 64, 56, 56]".
 std::string ShapeString(const std::vector<int64_t>& shape);

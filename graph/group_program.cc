@@ -205,9 +205,9 @@ class ProgramWriter {
   int weights_ = 0;
 };
 
+// An operator that moves elements without computing: a transpose, a slice, a reshape.
 bool IsMovementOp(const std::string& op) {
-  return op == "Transpose" || op == "Slice" || op == "Reshape" || op == "Flatten" ||
-         op == "Squeeze" || op == "Unsqueeze";
+  return op == "Transpose" || op == "Slice" || IsReshapeOp(op);
 }
 
 // The fused chain after the anchor (group.nodes[1:]), applied to `value` (the anchor's
@@ -632,10 +632,7 @@ absl::StatusOr<GroupProgram> InjectiveProgram(const Graph& g, const FusedGroup& 
     const Tensor& in = *g.Find(n.inputs[0]);
     const Tensor& out = *g.Find(n.outputs[0]);
     if (n.op == "Transpose") {
-      std::vector<int64_t> perm = n.Ints("perm");
-      if (perm.empty()) {
-        for (size_t d = in.shape.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
-      }
+      const std::vector<int64_t> perm = TransposePerm(n, in.shape.size());
       std::vector<std::string> back(in.shape.size());
       for (size_t d = 0; d < perm.size(); ++d) back[perm[d]] = idx[d];
       idx = std::move(back);
