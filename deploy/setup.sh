@@ -18,6 +18,7 @@ PACKAGES=(
   libgrpc++-dev          # gRPC 1.51
   libabsl-dev            # Abseil 20220623
   llvm-16-dev            # LLVM 16: IR builder, ORC JIT, x86/AArch64/NVPTX backends
+  liblld-16-dev          # lld as a library: candidates are linked in-process, not by `cc`
   libxgboost-dev         # XGBoost C API: the cost model
   libsqlite3-dev         # the tuning log
   libseccomp-dev         # the kernel sandbox's system-call filter

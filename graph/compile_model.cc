@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "common/machine_peak.h"
 #include "compiler/codegen/build.h"
+#include "compiler/codegen/linker.h"
 #include "compiler/runtime/ndarray.h"
 #include "db/query_best.h"
 #include "graph/emit_runner.h"

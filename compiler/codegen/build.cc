@@ -1,10 +1,7 @@
 #include "compiler/codegen/build.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/codegen_llvm.h"
+#include "compiler/codegen/linker.h"
+#include "compiler/codegen/target_machine_pool.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
@@ -20,7 +19,6 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/raw_ostream.h"
 
-extern char** environ;
 // libgomp is linked into every process that JITs kernels (not dlopen'ed late: its worker
 // threads must be set up and torn down with the process).
 extern "C" int omp_get_max_threads();
@@ -39,7 +37,7 @@ absl::StatusOr<std::string> Emit(const std::vector<lower::LoweredFunc>& funcs, c
     return absl::InvalidArgumentError(
         absl::StrCat("target '", target.str, "' is not a CPU target"));
   }
-  auto tm = MakeTargetMachine(target);
+  auto tm = BorrowTargetMachine(target);
   if (!tm.ok()) return tm.status();
   llvm::LLVMContext context;
   auto module = CodegenLLVM(funcs, **tm, context);
@@ -113,7 +111,7 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
     return absl::InvalidArgumentError(
         absl::StrCat("JIT needs a target of this machine's architecture, got '", target.str, "'"));
   }
-  auto tm = MakeTargetMachine(target);
+  auto tm = BorrowTargetMachine(target);
   if (!tm.ok()) return tm.status();
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = CodegenLLVM(funcs, **tm, *context);
@@ -167,7 +165,7 @@ absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>&
 
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target) {
-  auto tm = MakeTargetMachine(target);
+  auto tm = BorrowTargetMachine(target);
   if (!tm.ok()) return tm.status();
   llvm::LLVMContext context;
   auto module = CodegenLLVM(funcs, **tm, context);
@@ -176,57 +174,6 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
   llvm::raw_string_ostream os(out);
   (*module)->print(os, nullptr);
   return os.str();
-}
-
-namespace {
-
-// Runs the system C compiler driver with `args` (after "cc"); `what` names the step and
-// `out_path` the file it makes (its log is kept beside it while it runs).
-absl::Status RunCompilerDriver(std::vector<std::string> args, const std::string& out_path,
-                               const std::string& what) {
-  std::vector<std::string> argv = {"cc"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::string log_path = out_path + ".log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "cc", &actions, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    unlink(log_path.c_str());
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot run the system C compiler driver `cc` to ", what, " (install gcc)"));
-  }
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  auto log = ReadFile(log_path);
-  unlink(log_path.c_str());
-  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-    return absl::InternalError(
-        absl::StrCat(what, " (", out_path, ") failed: ", log.ok() ? *log : "(no output)"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
-                               const std::string& out_path) {
-  std::vector<std::string> args = {"-shared", "-o", out_path};
-  args.insert(args.end(), object_paths.begin(), object_paths.end());
-  args.insert(args.end(), {"-lgomp", "-lm"});
-  return RunCompilerDriver(args, out_path, "link a shared library");
-}
-
-absl::Status CompileCSource(const std::string& source_path, const std::string& object_path) {
-  return RunCompilerDriver({"-c", "-O2", "-fPIC", "-std=c11", "-o", object_path, source_path},
-                           object_path, "compile generated C");
 }
 
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,

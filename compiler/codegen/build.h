@@ -52,21 +52,10 @@ absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>&
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target);
 
-// A shared library's bytes: the object linked with the system C compiler driver (`cc`)
-// against libgomp and libm. Only for the host's architecture (there is no cross linker).
-// Internal: the linker failed (its message is included). FailedPrecondition: no `cc`.
+// A shared library's bytes: the object linked against libgomp and libm (linker.h). Only for
+// the host's architecture. Errors: LinkSharedLibrary's.
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
                                                const Target& target);
-
-// Links object files into a shared library at `out_path`. FailedPrecondition: no `cc`.
-// Internal: the linker failed (its message is included).
-absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
-                               const std::string& out_path);
-
-// Compiles a generated C11 source file (a compiled model's runner, graph/emit_runner.h) into a
-// position-independent object at `object_path`, with the system C compiler driver. Errors as
-// LinkSharedLibrary's.
-absl::Status CompileCSource(const std::string& source_path, const std::string& object_path);
 
 }  // namespace tunefarm::codegen
 

@@ -1,0 +1,41 @@
+// Linking kernels into shared libraries, and compiling generated C.
+//
+// Candidates are linked in-process by lld (Debian's liblld-16-dev): the tuner builds one
+// shared library per candidate, and spawning the system `cc` for each cost about 50 ms, more
+// than lowering, optimizing and emitting the kernel together. The link line mirrors what
+// `cc -shared` does for these objects (build id, eh-frame header, GNU hash, --as-needed
+// libgomp, libm and libc, libgcc's archive for helper routines), without the C runtime's
+// start files, which kernels do not use. If lld ever fails in a way that leaves its state
+// unusable (it reports that), this process links with `cc` from then on.
+#ifndef TUNEFARM_COMPILER_CODEGEN_LINKER_H_
+#define TUNEFARM_COMPILER_CODEGEN_LINKER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace tunefarm::codegen {
+
+// Which linker LinkSharedLibrary uses.
+enum class LinkerKind {
+  kInProcess,  // lld in this process (the default)
+  kDriver,     // the system C compiler driver `cc` in a child process
+};
+
+// Links host-architecture object files into a shared library at `out_path`, with the kernels'
+// runtime libraries (libgomp, libm). Thread-safe (in-process links run one at a time).
+// Internal: the linker failed (its message is included). FailedPrecondition: kDriver and no
+// `cc` on PATH.
+absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
+                               const std::string& out_path,
+                               LinkerKind kind = LinkerKind::kInProcess);
+
+// Compiles a generated C11 source file (a compiled model's runner, graph/emit_runner.h) into a
+// position-independent object at `object_path`, with the system C compiler driver.
+// FailedPrecondition: no `cc`. Internal: the compiler failed (its message is included).
+absl::Status CompileCSource(const std::string& source_path, const std::string& object_path);
+
+}  // namespace tunefarm::codegen
+
+#endif  // TUNEFARM_COMPILER_CODEGEN_LINKER_H_

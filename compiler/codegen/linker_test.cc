@@ -1,0 +1,152 @@
+#include "compiler/codegen/linker.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compiler/codegen/build.h"
+#include "compiler/ir/ir_operators.h"
+#include "compiler/lower/lower.h"
+#include "compiler/runtime/ndarray.h"
+#include "gtest/gtest.h"
+
+namespace tunefarm::codegen {
+namespace {
+
+using ir::DataType;
+using ir::Var;
+using runtime::NDArray;
+using te::Tensor;
+
+// y[i] = 2·x[i] + 1 over n elements, its loop parallel (so the object calls into libgomp)
+// or not.
+absl::StatusOr<std::string> AxpyObject(const std::string& name, int n, bool parallel) {
+  Tensor X = te::Placeholder({n}, DataType::Float(32), "X");
+  Tensor Y = *te::Compute(
+      {n}, [&](const std::vector<Var>& i) { return X(i[0]) * 2.0f + 1.0f; }, "Y");
+  auto sch = *schedule::Schedule::Create({Y});
+  if (parallel) {
+    auto& y = (*sch)[Y];
+    if (absl::Status s = y.Parallel(y.axis(0)); !s.ok()) return s;
+  }
+  auto f = lower::Lower(*sch, {X, Y}, name);
+  if (!f.ok()) return f.status();
+  return BuildObject({*f}, HostTarget());
+}
+
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// The DT_NEEDED names of a loaded library.
+std::vector<std::string> NeededLibraries(void* lib) {
+  struct link_map* map = nullptr;
+  std::vector<std::string> out;
+  if (dlinfo(lib, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return out;
+  const char* strtab = nullptr;
+  for (const ElfW(Dyn)* d = map->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+  }
+  if (strtab == nullptr) return out;
+  for (const ElfW(Dyn)* d = map->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_NEEDED) out.push_back(strtab + d->d_un.d_val);
+  }
+  return out;
+}
+
+// Loads `so_path`, runs kernel `name` on n elements and checks y = 2x + 1.
+void ExpectKernelRuns(const std::string& so_path, const std::string& name, int n) {
+  void* lib = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto fn = reinterpret_cast<TfKernelFn>(dlsym(lib, name.c_str()));
+  ASSERT_NE(fn, nullptr);
+  auto x = *NDArray::Empty({n}, DataType::Float(32));
+  auto y = *NDArray::Empty({n}, DataType::Float(32));
+  for (int i = 0; i < n; ++i) x.data<float>()[i] = static_cast<float>(i);
+  ASSERT_TRUE(runtime::Call(fn, {&x, &y}).ok());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(y.data<float>()[i], 2.0f * i + 1.0f) << i;
+  dlclose(lib);
+}
+
+// Both linkers make a library that loads, runs, and names libgomp as a dependency when the
+// kernel has a parallel loop, as `cc -shared ... -lgomp` always did.
+TEST(Linker, InProcessAndDriver_LinkLoadableLibraries) {
+  auto obj = AxpyObject("axpy_par", 1000, /*parallel=*/true);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string obj_path = WriteTemp("axpy_par.o", *obj);
+  for (LinkerKind kind : {LinkerKind::kInProcess, LinkerKind::kDriver}) {
+    const std::string so_path = ::testing::TempDir() + "/axpy_par_" +
+                                (kind == LinkerKind::kInProcess ? "lld" : "cc") + ".so";
+    ASSERT_TRUE(LinkSharedLibrary({obj_path}, so_path, kind).ok());
+    ExpectKernelRuns(so_path, "axpy_par", 1000);
+    void* lib = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(lib, nullptr);
+    std::vector<std::string> needed = NeededLibraries(lib);
+    EXPECT_NE(std::find(needed.begin(), needed.end(), "libgomp.so.1"), needed.end())
+        << (kind == LinkerKind::kInProcess ? "lld" : "cc");
+    dlclose(lib);
+  }
+}
+
+// A file that is not an object is the linker's error, with its message, and the next link in
+// the same process works.
+TEST(Linker, GarbageInput_IsInternalErrorAndLinkerStaysUsable) {
+  const std::string bad = WriteTemp("garbage.o", std::string("\x7f"
+                                                             "ELF not really",
+                                                             15));
+  absl::Status s = LinkSharedLibrary({bad}, ::testing::TempDir() + "/garbage.so");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
+  EXPECT_NE(s.message().find("garbage.o"), std::string::npos) << s;
+  EXPECT_EQ(
+      LinkSharedLibrary({::testing::TempDir() + "/missing.o"}, ::testing::TempDir() + "/missing.so")
+          .code(),
+      absl::StatusCode::kInternal);
+  auto obj = AxpyObject("axpy_after", 64, /*parallel=*/false);
+  ASSERT_TRUE(obj.ok());
+  const std::string so_path = ::testing::TempDir() + "/axpy_after.so";
+  ASSERT_TRUE(LinkSharedLibrary({WriteTemp("axpy_after.o", *obj)}, so_path).ok());
+  ExpectKernelRuns(so_path, "axpy_after", 64);
+}
+
+// Builds from several threads at once (the builder pool) all link correctly.
+TEST(Linker, ConcurrentBuilds_AllLinkAndRun) {
+  constexpr int kThreads = 4, kEach = 3;
+  std::vector<std::thread> threads;
+  std::atomic<int> failed{0};
+  std::vector<std::string> libs(kThreads * kEach);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        const std::string name = "axpy_" + std::to_string(t) + "_" + std::to_string(i);
+        auto obj = AxpyObject(name, 128 + t, /*parallel=*/i % 2 == 0);
+        if (!obj.ok()) {
+          ++failed;
+          continue;
+        }
+        const std::string so_path = ::testing::TempDir() + "/" + name + ".so";
+        if (!LinkSharedLibrary({WriteTemp(name + ".o", *obj)}, so_path).ok()) ++failed;
+        libs[t * kEach + i] = so_path;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  ASSERT_EQ(failed.load(), 0);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kEach; ++i) {
+      ExpectKernelRuns(libs[t * kEach + i], "axpy_" + std::to_string(t) + "_" + std::to_string(i),
+                       128 + t);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tunefarm::codegen
