@@ -88,36 +88,6 @@ struct Settings {
   absl::Duration limit;
 };
 
-std::string FindBinary(const std::string& flag, const char* relative) {
-  if (!flag.empty()) return flag;
-  std::vector<std::string> candidates;
-  if (const char* srcdir = std::getenv("TEST_SRCDIR")) {
-    candidates.push_back(absl::StrCat(srcdir, "/tunefarm/", relative));
-  }
-  candidates.push_back(relative);  // `bazel run` starts in the runfiles tree
-  for (const std::string& c : candidates) {
-    if (access(c.c_str(), X_OK) == 0) {
-      char resolved[4096];
-      return realpath(c.c_str(), resolved) != nullptr ? resolved : c;
-    }
-  }
-  return "";
-}
-
-// A TCP port free right now on loopback (for restarts on the same address).
-int FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
-}
-
 class Chaos {
  public:
   Chaos(Settings settings, uint64_t seed, bool loopback, std::string bin)

@@ -1,11 +1,20 @@
 #include "bench/child_process.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 extern char** environ;
 
@@ -82,6 +91,50 @@ bool ChildProcess::Running() {
     return false;
   }
   return true;
+}
+
+std::string FindBinary(const std::string& flag, const char* relative) {
+  if (!flag.empty()) return flag;
+  std::vector<std::string> candidates;
+  if (const char* srcdir = std::getenv("TEST_SRCDIR")) {
+    candidates.push_back(absl::StrCat(srcdir, "/tunefarm/", relative));
+  }
+  candidates.push_back(relative);  // `bazel run` starts in the runfiles tree
+  for (const std::string& c : candidates) {
+    if (access(c.c_str(), X_OK) == 0) {
+      char resolved[4096];
+      return realpath(c.c_str(), resolved) != nullptr ? resolved : c;
+    }
+  }
+  return "";
+}
+
+int FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string stat = ss.str();
+  // Fields after the command name (which may hold spaces) start at the last ')'.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+  if (f.size() < 13) return -1;
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return (std::strtod(f[11].c_str(), nullptr) + std::strtod(f[12].c_str(), nullptr)) / ticks;
 }
 
 }  // namespace tunefarm::bench

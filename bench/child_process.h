@@ -26,6 +26,16 @@ absl::StatusOr<int> RunToExit(const std::vector<std::string>& argv, const std::s
 // Runs `argv` to completion with its output discarded; OK when it exits 0.
 absl::Status RunQuietly(const std::vector<std::string>& argv);
 
+// The binary `relative` to the runfiles root (e.g. "cli/tunefarm"), or `flag` when it is not
+// empty; empty when neither exists.
+std::string FindBinary(const std::string& flag, const char* relative);
+
+// A TCP port free right now on loopback (for a child that must listen on a known address).
+int FreeLoopbackPort();
+
+// CPU seconds (user + system) process `pid` has used so far; negative when it cannot be read.
+double ProcessCpuSeconds(pid_t pid);
+
 class ChildProcess {
  public:
   ChildProcess(std::string name, std::vector<std::string> argv, std::string netns,
@@ -49,6 +59,8 @@ class ChildProcess {
 
   const std::string& name() const { return name_; }
   const std::string& log_file() const { return log_file_; }
+  // -1 when not started.
+  pid_t pid() const { return pid_; }
 
  private:
   std::string name_;

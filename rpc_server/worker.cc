@@ -43,6 +43,14 @@ struct Worker::Impl {
   std::string session_key ABSL_GUARDED_BY(mu);
   absl::Duration heartbeat_interval ABSL_GUARDED_BY(mu) = absl::Seconds(1);
   double noise_cv ABSL_GUARDED_BY(mu) = 0;
+  // The noise level the tracker last heard (a change is sent at once).
+  double noise_sent ABSL_GUARDED_BY(mu) = 0;
+  // The Lease call in flight (Stop cancels its long poll), and when the last one ended. A
+  // worker waiting in a Lease call, or back from one within the heartbeat interval, has been
+  // heard from: it skips that heartbeat, so an idle farm of N workers costs the tracker N
+  // long polls per lease_wait and no heartbeats.
+  grpc::ClientContext* lease_context ABSL_GUARDED_BY(mu) = nullptr;
+  absl::Time last_lease_end ABSL_GUARDED_BY(mu) = absl::InfinitePast();
 
   void Prepare(grpc::ClientContext* context, absl::Duration timeout) {
     AttachToken(context, options.token);
@@ -86,10 +94,16 @@ struct Worker::Impl {
       {
         absl::MutexLock lock(&mu);
         interval = heartbeat_interval;
-        is_registered = registered;
-        noise = noise_cv;
       }
       if (heartbeat_stop.WaitForNotificationWithTimeout(interval)) return;
+      {
+        absl::MutexLock lock(&mu);
+        is_registered = registered;
+        noise = noise_cv;
+        const bool heard_from = lease_context != nullptr || absl::Now() - last_lease_end < interval;
+        if (heard_from && noise == noise_sent) continue;
+        noise_sent = noise;
+      }
       if (!is_registered) continue;
       v1::HeartbeatRequest request;
       request.set_worker_id(options.worker_id);
@@ -216,8 +230,20 @@ struct Worker::Impl {
       request.set_leaving(stopping);
       grpc::ClientContext context;
       Prepare(&context, options.lease_wait + absl::Seconds(10));
+      {
+        absl::MutexLock lock(&mu);
+        // The goodbye call is not cancelled. A Stop() that came before the context was
+        // visible: do not wait out the long poll.
+        if (!stopping) lease_context = &context;
+        if (!stopping && stop.HasBeenNotified()) context.TryCancel();
+      }
       v1::LeaseResponse response;
       absl::Status s = FromGrpcStatus(stub->Lease(&context, request, &response));
+      {
+        absl::MutexLock lock(&mu);
+        lease_context = nullptr;
+        last_lease_end = absl::Now();
+      }
       if (stopping) break;  // reported what we had and said goodbye (best effort)
       if (!s.ok()) {
         if (absl::IsNotFound(s) || absl::IsAborted(s) || absl::IsPermissionDenied(s)) {
@@ -278,7 +304,11 @@ absl::StatusOr<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options,
 
 absl::Status Worker::Run() { return impl_->Run(); }
 void Worker::Stop() {
-  if (!impl_->stop_requested.exchange(true)) impl_->stop.Notify();
+  if (impl_->stop_requested.exchange(true)) return;
+  impl_->stop.Notify();
+  // A long poll in progress ends now; Run() then returns its leases and says goodbye.
+  absl::MutexLock lock(&impl_->mu);
+  if (impl_->lease_context != nullptr) impl_->lease_context->TryCancel();
 }
 const std::string& Worker::worker_id() const { return impl_->options.worker_id; }
 int64_t Worker::completed() const { return impl_->completed.load(); }

@@ -38,8 +38,9 @@ struct WorkerOptions {
   // under $TMPDIR or /tmp (see ArtifactCache::Create).
   std::string cache_dir;
   int max_cached_artifacts = 4096;
-  // Long-poll wait of one lease call.
-  absl::Duration lease_wait = absl::Seconds(1);
+  // Long-poll wait of one lease call. The tracker counts a waiting worker as alive, and Stop()
+  // cancels the wait, so a long wait costs nothing but keeps an idle farm's call rate low.
+  absl::Duration lease_wait = absl::Seconds(10);
   // How often the calibration kernel runs (between measurements); zero disables it.
   absl::Duration calibration_period = absl::Seconds(60);
   // Pause between attempts to reach an unreachable tracker.

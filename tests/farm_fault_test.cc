@@ -126,7 +126,8 @@ TEST(FarmFault, ServerKilledMidBatch_WorkRequeued_NothingLostOrDoubled) {
 }
 
 // An in-process CPU worker of kKey on the tracker at `address`, sandboxed like a server's.
-absl::StatusOr<std::unique_ptr<Worker>> StartInProcessWorker(const std::string& address) {
+absl::StatusOr<std::unique_ptr<Worker>> StartInProcessWorker(
+    const std::string& address, absl::Duration lease_wait = absl::Milliseconds(200)) {
   absl::StatusOr<std::string> sandbox = FindSandboxBinary();
   if (!sandbox.ok()) return sandbox.status();
   WorkerOptions w;
@@ -134,7 +135,7 @@ absl::StatusOr<std::unique_ptr<Worker>> StartInProcessWorker(const std::string& 
   w.token = kToken;
   w.key = kKey;
   w.calibration_period = absl::ZeroDuration();
-  w.lease_wait = absl::Milliseconds(200);
+  w.lease_wait = lease_wait;
   return Worker::Create(w, std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024}));
 }
 
@@ -149,6 +150,32 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> RestartTracker(TrackerServerOptio
     absl::SleepFor(absl::Milliseconds(100));
   }
   return restarted;
+}
+
+// A worker waiting in a long poll (a minute here) stops at once when asked: Stop() cancels
+// the poll, and the worker says goodbye, so the tracker forgets it.
+TEST(FarmFault, StopDuringLongPoll_WorkerLeavesAtOnce) {
+  TrackerServerOptions options;
+  options.token = kToken;
+  auto tracker = TrackerServer::Start(options);
+  ASSERT_TRUE(tracker.ok());
+  auto worker = StartInProcessWorker((*tracker)->address(), absl::Minutes(1));
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  absl::Status run_status;
+  std::thread run([&] { run_status = (*worker)->Run(); });
+  ASSERT_TRUE(WaitForDevices((*tracker)->core(), 1));
+  // Bounded: up to 1,000 waits of 10 ms for the worker to be inside its poll.
+  for (int i = 0; i < 1000 && (*tracker)->core().WaitingLeases(kKey) < 1; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_EQ((*tracker)->core().WaitingLeases(kKey), 1);
+  const absl::Time stop = absl::Now();
+  (*worker)->Stop();
+  run.join();
+  // Far below the poll's minute: the poll was cancelled, not waited out.
+  EXPECT_LT(absl::Now() - stop, absl::Seconds(30));
+  EXPECT_TRUE(run_status.ok()) << run_status;
+  EXPECT_EQ((*tracker)->core().LiveDevices(kKey), 0);
 }
 
 TEST(FarmFault, TrackerRestarts_WorkersReregister) {

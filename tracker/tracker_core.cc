@@ -164,17 +164,18 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
   const int want = std::min(request.max_tasks(), options_.max_lease_batch);
   if (want <= 0) return response;
   KeyQueue& queue = QueueOfLocked(key);
-  while (response.tasks_size() == 0) {
-    while (true) {
-      // The worker may have been replaced or lost while this call waited.
-      auto it = workers_.find(request.worker_id());
-      if (shutdown_ || it == workers_.end() || it->second.lost ||
-          it->second.incarnation != request.incarnation()) {
-        return response;
-      }
-      worker = &it->second;
-      if (queue.queued > 0 && !worker->noisy) break;
-      if (clock_->WaitWithDeadline(&queue.work, &mu_, wait_until)) return response;
+  bool timed_out = false;
+  while (response.tasks_size() == 0 && !timed_out) {
+    // The worker may have been replaced or lost while this call waited.
+    auto it = workers_.find(request.worker_id());
+    if (shutdown_ || it == workers_.end() || it->second.lost ||
+        it->second.incarnation != request.incarnation()) {
+      return response;
+    }
+    worker = &it->second;
+    if (queue.queued == 0 || worker->noisy) {
+      timed_out = WaitForWorkLocked(queue, *worker, wait_until);
+      continue;
     }
     const absl::Time now = clock_->Now();
     while (response.tasks_size() < want) {
@@ -199,10 +200,51 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
     if (response.tasks_size() == 0) {
       // Everything queued asks for another worker: let it have it, and wait for new work.
       queue.work.SignalAll();
-      if (clock_->WaitWithDeadline(&queue.work, &mu_, wait_until)) return response;
+      timed_out = WaitForWorkLocked(queue, *worker, wait_until);
+    } else if (queue.queued > 0) {
+      // More work than this call takes: pass the wake-up on to another waiting worker.
+      WakeLeasesLocked(queue, 1);
     }
   }
+  LeaseEndLocked(request);
   return response;
+}
+
+bool TrackerCore::WaitForWorkLocked(KeyQueue& queue, Worker& worker, absl::Time wait_until) {
+  // While it waits here the worker is connected: it counts as alive until the wait ends, so a
+  // long poll needs no heartbeats beside it.
+  worker.polling_until = wait_until;
+  ++queue.waiting;
+  const bool timed_out = clock_->WaitWithDeadline(&queue.work, &mu_, wait_until);
+  --queue.waiting;
+  return timed_out;
+}
+
+void TrackerCore::LeaseEndLocked(const v1::LeaseRequest& request) {
+  auto it = workers_.find(request.worker_id());
+  if (it != workers_.end() && it->second.incarnation == request.incarnation()) {
+    it->second.polling_until = absl::InfinitePast();
+    it->second.last_heartbeat = clock_->Now();
+  }
+}
+
+void TrackerCore::WakeLeasesLocked(KeyQueue& queue, int requests) {
+  // One waiting lease per new request (each takes at least one): waking every waiter for one
+  // request cost a 1,000-worker farm a core.
+  for (int i = 0; i < std::min(requests, queue.waiting); ++i) queue.work.Signal();
+}
+
+TrackerCore::JobQueue& TrackerCore::JobQueueLocked(KeyQueue& queue, const std::string& job_id) {
+  if (auto it = queue.jobs.find(job_id); it != queue.jobs.end()) return it->second;
+  // A job (new, or back with work) starts level with the least-served job that has queued
+  // work, so it neither starves nor gets a burst of catch-up share.
+  int64_t floor = -1;
+  for (const auto& [id, jq] : queue.jobs) {
+    if (floor < 0 || jq.served < floor) floor = jq.served;
+  }
+  JobQueue& jq = queue.jobs[job_id];
+  jq.served = std::max<int64_t>(floor, 0);
+  return jq;
 }
 
 void TrackerCore::FillArtifactLocked(Worker& worker, v1::Artifact* a) {
@@ -334,19 +376,7 @@ absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& 
   Job& job = jobs_[request.job_id()];
   job.priority = request.priority();
   job.last_call = clock_->Now();
-  JobQueue* job_queue;
-  if (auto it = queue.jobs.find(request.job_id()); it != queue.jobs.end()) {
-    job_queue = &it->second;
-  } else {
-    // A new job starts level with the least-served active job, so it neither starves nor
-    // gets a burst of catch-up share.
-    int64_t floor = -1;
-    for (const auto& [id, jq] : queue.jobs) {
-      if (!jq.queued.empty() && (floor < 0 || jq.served < floor)) floor = jq.served;
-    }
-    job_queue = &queue.jobs[request.job_id()];
-    job_queue->served = std::max<int64_t>(floor, 0);
-  }
+  JobQueue* job_queue = fresh.empty() ? nullptr : &JobQueueLocked(queue, request.job_id());
   for (const v1::MeasureRequest* r : fresh) {
     Task task;
     task.request = *r;
@@ -363,7 +393,7 @@ absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& 
     ++job.pending;
     ++queue.queued;
   }
-  if (!fresh.empty()) queue.work.SignalAll();
+  WakeLeasesLocked(queue, static_cast<int>(fresh.size()));
   v1::SubmitResponse response;
   response.set_accepted(static_cast<int32_t>(fresh.size()));
   response.set_duplicates(duplicates);
@@ -414,6 +444,12 @@ absl::StatusOr<v1::FetchResultsResponse> TrackerCore::FetchResults(
     jobs_.erase(it);
   }
   return response;
+}
+
+int TrackerCore::WaitingLeases(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = queues_.find(key);
+  return it == queues_.end() ? 0 : it->second.waiting;
 }
 
 int TrackerCore::jobs() const {
@@ -476,6 +512,7 @@ void TrackerCore::AcceptResultLocked(const std::string& worker_id, const std::st
     if (jq != queue.jobs.end()) {
       auto& q = jq->second.queued;
       q.erase(std::remove(q.begin(), q.end(), result.request_id()), q.end());
+      if (q.empty()) queue.jobs.erase(jq);
     }
     --queue.queued;
   } else {
@@ -545,9 +582,9 @@ void TrackerCore::RequeueLocked(const std::string& request_id, bool count_attemp
     CompleteLocked(request_id, std::move(result));
     return;
   }
-  queue.jobs[task.job_id].queued.push_front(request_id);
+  JobQueueLocked(queue, task.job_id).queued.push_front(request_id);
   ++queue.queued;
-  queue.work.Signal();
+  WakeLeasesLocked(queue, 1);
 }
 
 void TrackerCore::RequeueAllOfWorkerLocked(Worker& worker) {
@@ -576,6 +613,7 @@ std::string TrackerCore::PopNextLocked(KeyQueue& queue, const std::string& key,
     return !*other_worker;
   };
   JobQueue* best = nullptr;
+  const std::string* best_job = nullptr;
   std::deque<std::string>::iterator best_it;
   int best_priority = 0;
   for (auto& [job_id, jq] : queue.jobs) {
@@ -586,6 +624,7 @@ std::string TrackerCore::PopNextLocked(KeyQueue& queue, const std::string& key,
     if (best == nullptr || priority > best_priority ||
         (priority == best_priority && jq.served < best->served)) {
       best = &jq;
+      best_job = &job_id;
       best_it = pick;
       best_priority = priority;
     }
@@ -595,6 +634,8 @@ std::string TrackerCore::PopNextLocked(KeyQueue& queue, const std::string& key,
   best->queued.erase(best_it);
   ++best->served;
   --queue.queued;
+  // Only jobs with queued work stay in the key's queue, so dispatch never walks finished jobs.
+  if (best->queued.empty()) queue.jobs.erase(*best_job);
   return id;
 }
 
@@ -627,7 +668,7 @@ void TrackerCore::CheckLiveness() {
       if (now - worker.lost_since > options_.forget_lost_after) forget.push_back(id);
       continue;
     }
-    if (now - worker.last_heartbeat > options_.heartbeat_timeout) {
+    if (now - worker.last_heartbeat > options_.heartbeat_timeout && now > worker.polling_until) {
       worker.lost = true;
       worker.lost_since = now;
       worker.artifacts_sent.clear();
@@ -636,11 +677,19 @@ void TrackerCore::CheckLiveness() {
     }
   }
   for (const std::string& id : forget) workers_.erase(id);
+  // Expired leases: only leased requests can expire, and each is in its worker's set, so the
+  // check does not grow with what is queued.
   std::vector<std::string> expired;
-  for (const auto& [id, task] : tasks_) {
-    if (!task.worker_id.empty() && now > task.deadline) expired.push_back(id);
+  for (const auto& [id, worker] : workers_) {
+    for (const std::string& request_id : worker.leased) {
+      auto task = tasks_.find(request_id);
+      if (task != tasks_.end() && now > task->second.deadline) expired.push_back(request_id);
+    }
   }
   for (const std::string& id : expired) RequeueLocked(id, /*count_attempt=*/true);
+  // Idle jobs are forgotten after minutes: sweeping them once a second is enough.
+  if (now - last_job_sweep_ < absl::Seconds(1)) return;
+  last_job_sweep_ = now;
   std::vector<std::string> idle;
   for (const auto& [id, job] : jobs_) {
     if (job.pending == 0 && job.waiters == 0 &&

@@ -147,6 +147,9 @@ class TrackerCore {
   // Jobs the tracker currently holds state for (for tests and status).
   int jobs() const;
 
+  // Lease calls of workers of `key` waiting for work now (for tests and status).
+  int WaitingLeases(const std::string& key) const;
+
   // Marks silent workers lost, re-queues expired leases and forgets idle finished jobs. Call
   // periodically.
   void CheckLiveness();
@@ -184,6 +187,8 @@ class TrackerCore {
     absl::CondVar ready;
   };
   // One job's requests waiting for a device of one key.
+  // Only jobs with queued requests have one: it is dropped when it empties, so dispatch walks
+  // the jobs that have work, never finished ones.
   struct JobQueue {
     std::deque<std::string> queued;  // request ids; re-queued ones go to the front
     // Requests handed out so far: fair share picks the least served job of a priority.
@@ -197,7 +202,10 @@ class TrackerCore {
     int queued = 0;
     int leased = 0;
     // Signalled when work arrives or a worker becomes eligible; Lease long polls wait on it.
+    // New work wakes as many waiters as it has requests (WakeLeasesLocked), not all of them.
     absl::CondVar work;
+    // Lease calls waiting on `work` now.
+    int waiting = 0;
   };
   // One registration of a worker process.
   struct Worker {
@@ -207,6 +215,9 @@ class TrackerCore {
     // Liveness: silent past heartbeat_timeout means lost (its leases re-queued); lost workers
     // are forgotten after forget_lost_after.
     absl::Time last_heartbeat;
+    // The end of the Lease long poll it is waiting in (InfinitePast when none): a worker
+    // waiting for work is connected and counts as alive until then.
+    absl::Time polling_until = absl::InfinitePast();
     bool lost = false;
     absl::Time lost_since;
     // The noise gate: the calibration kernel's spread, and whether it keeps the worker idle.
@@ -260,6 +271,18 @@ class TrackerCore {
   void ReleaseTaskArtifactsLocked(const Task& task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Puts the artifact's bytes into a lease the first time this registration sees its hash.
   void FillArtifactLocked(Worker& worker, v1::Artifact* a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Waits on the queue for work up to `wait_until`, the worker counting as alive meanwhile;
+  // true when the deadline passed.
+  bool WaitForWorkLocked(KeyQueue& queue, Worker& worker, absl::Time wait_until)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The end of a Lease call: the worker was heard from now, and waits no more.
+  void LeaseEndLocked(const v1::LeaseRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Wakes up to `requests` Lease calls waiting on the queue.
+  void WakeLeasesLocked(KeyQueue& queue, int requests) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The queue of `job_id` within a key's queue, made (level with the least-served job) when
+  // the job has no queued work there. Only jobs with queued work keep an entry.
+  JobQueue& JobQueueLocked(KeyQueue& queue, const std::string& job_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The queue of `key`, made on first use.
   KeyQueue& QueueOfLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -292,6 +315,8 @@ class TrackerCore {
   std::deque<std::string> completed_order_ ABSL_GUARDED_BY(mu_);
   // Artifact bytes by content hash, shared by the requests that reference them.
   absl::flat_hash_map<std::string, StoredArtifact> artifacts_ ABSL_GUARDED_BY(mu_);
+  // When CheckLiveness last looked for idle jobs to forget.
+  absl::Time last_job_sweep_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   // Completion times of the last minute, for the throughput in Summary.
   std::deque<absl::Time> recent_completions_ ABSL_GUARDED_BY(mu_);
   // Results accepted since start.

@@ -167,6 +167,57 @@ TEST_F(TrackerCoreTest, LongPolls_EndWhenInjectedClockPassesDeadline) {
   EXPECT_EQ(fetch->results_size(), 0);
 }
 
+// A worker waiting in a Lease long poll is connected: it stays alive past the heartbeat
+// timeout without heartbeats, one submitted request wakes one of the waiting polls (the
+// other keeps waiting), and once its poll is over, silence makes it lost as before.
+TEST_F(TrackerCoreTest, LongPoll_WaitingWorkerIsAlive_AndOneRequestWakesOneWaiter) {
+  Register("w1");
+  Register("w2");
+  std::vector<absl::StatusOr<v1::LeaseResponse>> leases(2);
+  std::vector<std::thread> polls;
+  std::atomic<int> returned{0};
+  for (int i = 0; i < 2; ++i) {
+    polls.emplace_back([&, i] {
+      v1::LeaseRequest l;
+      l.set_worker_id(i == 0 ? "w1" : "w2");
+      l.set_incarnation("i1");
+      l.set_session_key(keys_[l.worker_id()]);
+      l.set_max_tasks(1);
+      l.set_wait_ms(30000);
+      leases[i] = core_.Lease(l);
+      ++returned;
+    });
+  }
+  // Bounded: up to 2,000 waits of 5 ms for both threads to be inside their polls.
+  for (int i = 0; i < 2000 && core_.WaitingLeases(kKey) < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_EQ(core_.WaitingLeases(kKey), 2);
+  clock_.Advance(absl::Seconds(11));  // past the heartbeat timeout, within the 30 s polls
+  core_.CheckLiveness();
+  EXPECT_EQ(core_.LiveDevices(kKey), 2);
+  ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
+  for (int i = 0; i < 2000 && returned.load() < 1; ++i) absl::SleepFor(absl::Milliseconds(5));
+  ASSERT_EQ(returned.load(), 1);
+  EXPECT_EQ(core_.WaitingLeases(kKey), 1);
+  // The other poll ends at its deadline, empty-handed.
+  for (int i = 0; i < 2000 && returned.load() < 2; ++i) {
+    clock_.Advance(absl::Seconds(20));
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  for (std::thread& t : polls) t.join();
+  int tasks = 0;
+  for (const auto& l : leases) {
+    ASSERT_TRUE(l.ok()) << l.status();
+    tasks += l->tasks_size();
+  }
+  EXPECT_EQ(tasks, 1);
+  // No poll and no heartbeat for longer than the timeout: lost.
+  clock_.Advance(absl::Seconds(11));
+  core_.CheckLiveness();
+  EXPECT_EQ(core_.LiveDevices(kKey), 0);
+}
+
 TEST_F(TrackerCoreTest, Submit_UnknownKey_NotFound) {
   EXPECT_EQ(Submit("j", 0, {"a"}).status().code(), absl::StatusCode::kNotFound);
 }

@@ -101,6 +101,12 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   grpc::ServerBuilder builder;
   builder.AddListeningPort(server->options_.listen_address, *creds, &server->port_);
   ConfigureServerBuilder(builder, server->options_.max_message_bytes);
+  // Every waiting worker holds a server thread in its Lease long poll. gRPC's sync server keeps
+  // only 2 idle threads by default and makes a thread for each call beyond them, so a large
+  // farm's long polls, ending and starting again, made and destroyed threads all the time
+  // (most of an idle 1,000-worker tracker's CPU). Idle threads are kept instead.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+                              server->options_.max_idle_threads);
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {

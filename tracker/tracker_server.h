@@ -41,6 +41,9 @@ struct TrackerServerOptions {
   // How often leases and heartbeats are checked (TrackerCore::CheckLiveness on a background
   // thread).
   absl::Duration liveness_period = absl::Milliseconds(100);
+  // Idle server threads kept for the next calls (gRPC's MAX_POLLERS). A long poll holds a
+  // thread, so a farm whose workers poll in waves needs about as many as it has workers.
+  int max_idle_threads = 1024;
   // Options of the TrackerCore the server owns.
   TrackerOptions core;
 };

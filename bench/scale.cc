@@ -1,0 +1,349 @@
+// Farm scale: the tracker with 1,000 simulated device workers, and the tuner's own limit, its
+// candidate builds.
+//
+//   bazel run -c opt //bench:scale -- [--quick]
+//
+// 1. Builds: the median wall time of BuildConfig (schedule -> lowered -> LLVM -> linked .so)
+//    over configs of the dense template, as the tuner's builder threads run it.
+// 2. The tracker: the real `tunefarm tracker` in its own process (so its CPU time is its own,
+//    read from /proc), and N simulated workers in this process: the real Worker (gRPC, lease
+//    long polls, heartbeats, artifact cache) over a backend that answers at once with a cost
+//    derived from the artifact's hash. For N = 100 and 1,000: the tracker's CPU share while the
+//    workers sit idle (heartbeats and long polls only) and while a batch of requests drains,
+//    the farm's throughput, and the dispatch latency of single requests (submit -> result).
+// 3. Tuning throughput with local builds: `tunefarm tune dense` against the 1,000-worker farm.
+//    Measurements are instant, so trials/s is the tuner's own rate: builds, cost model, search.
+//
+// Ends with: RESULT build_ms_median=... trials_per_s_local=... trials_per_s_builders=...
+//            tracker_cpu_frac_1000=... p99_ms_1000=...
+// trials_per_s_builders is "na" until builder workers exist (see tracker/README.md).
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "bench/bench_util.h"
+#include "bench/child_process.h"
+#include "common/content_hash.h"
+#include "farm/tracker_client.h"
+#include "rpc_server/device_backend.h"
+#include "rpc_server/worker.h"
+#include "tuner/tuning/builder.h"
+#include "tuner/tuning/measurer.h"
+#include "tuner/tuning/strategy_factory.h"
+#include "tuner/tuning/task.h"
+#include "tuner/tuning/tuner.h"
+
+namespace tunefarm::bench {
+namespace {
+
+constexpr char kKey[] = "sim-scale";
+constexpr char kToken[] = "scale-token";
+
+// How long a simulated measurement takes, in ms (0: it answers at once). Set per phase.
+std::atomic<int> measure_ms{0};
+
+// A device that measures nothing: a cost between 1 and 2 ms derived from the artifact's hash
+// (so a search has something to rank), after measure_ms.
+class InstantBackend final : public DeviceBackend {
+ public:
+  void Describe(v1::DeviceDescription* device) const override {
+    device->set_cpu_model("simulated");
+  }
+  v1::MeasureResult Measure(const v1::MeasureRequest& request, const std::string&,
+                            const std::string&) override {
+    if (const int ms = measure_ms.load(); ms > 0) absl::SleepFor(absl::Milliseconds(ms));
+    const std::string& h = request.artifact().hash();
+    const int bucket = h.empty() ? 0 : static_cast<unsigned char>(h.back()) % 100;
+    v1::MeasureResult r;
+    r.add_costs_s(1e-3 * (1 + bucket / 100.0));
+    return r;
+  }
+  absl::StatusOr<double> MeasureNoise() override { return 0.0; }
+};
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+}
+
+std::vector<v1::MeasureRequest> Requests(const std::string& prefix, int n,
+                                         const v1::Artifact& artifact) {
+  std::vector<v1::MeasureRequest> out;
+  for (int i = 0; i < n; ++i) {
+    v1::MeasureRequest r;
+    r.set_request_id(absl::StrCat(prefix, "/", i));
+    *r.mutable_artifact() = artifact;
+    r.set_kernel_name("kernel");
+    r.mutable_timing()->set_number(1);
+    r.mutable_timing()->set_repeat(1);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// Median build time (ms) over `n` configs of dense 512^3, one at a time.
+double BuildMedianMs(int n) {
+  auto task = tuner::MakeTask("dense", {512, 512, 512}, "float32", "llvm", kKey);
+  if (!task.ok()) {
+    absl::FPrintF(stderr, "dense task: %s\n", task.status().ToString());
+    std::exit(1);
+  }
+  std::vector<double> ms;
+  int failed = 0;
+  const int64_t size = task->space->size();
+  for (int i = 0; i < n; ++i) {
+    // Spread over the space (a prime stride), as a search's batches are.
+    const int64_t index = (static_cast<int64_t>(i) * 7919) % size;
+    tuner::BuildResult r = tuner::BuildConfig(*task, index);
+    if (!r.status.ok()) {
+      ++failed;
+      continue;
+    }
+    ms.push_back(r.build_seconds * 1e3);
+  }
+  absl::PrintF(
+      "builds: %zu configs of dense 512^3 built (%d refused by the space's checks): "
+      "median %.1f ms, p90 %.1f ms\n",
+      ms.size(), failed, Median(ms), Percentile(ms, 0.9));
+  return Median(ms);
+}
+
+struct Row {
+  int workers = 0;
+  double register_s = 0;
+  // Tracker CPU share idle, with every device busy on 1 s measurements, and at saturation
+  // (measurements answered at once); the request rates of the last two.
+  double idle_cpu_frac = 0, busy_cpu_frac = 0, busy_rps = 0, sat_cpu_frac = 0, sat_rps = 0;
+  double p50_ms = 0, p99_ms = 0;
+};
+
+// Drains `n` requests through the farm; returns {tracker CPU share, requests per second}.
+std::pair<double, double> Drain(TrackerClient& client, pid_t tracker_pid, const std::string& job,
+                                int n, const v1::Artifact& artifact) {
+  const double cpu0 = ProcessCpuSeconds(tracker_pid);
+  const absl::Time t0 = absl::Now();
+  auto results = client.MeasureBatch(job, kKey, 0, Requests(job, n, artifact), absl::Seconds(600));
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
+  if (!results.ok() || static_cast<int>(results->size()) != n) {
+    absl::FPrintF(stderr, "batch %s failed: %s\n", job, results.status().ToString());
+    std::exit(1);
+  }
+  return {(ProcessCpuSeconds(tracker_pid) - cpu0) / seconds, n / seconds};
+}
+
+// The simulated farm: N workers in this process.
+class SimulatedWorkers {
+ public:
+  SimulatedWorkers(const std::string& address, int n) {
+    for (int i = 0; i < n; ++i) {
+      WorkerOptions w;
+      w.tracker_address = address;
+      w.token = kToken;
+      w.key = kKey;
+      w.worker_id = absl::StrCat("sim-", i);
+      w.calibration_period = absl::ZeroDuration();
+      auto worker = Worker::Create(w, std::make_unique<InstantBackend>());
+      if (!worker.ok()) {
+        absl::FPrintF(stderr, "worker: %s\n", worker.status().ToString());
+        std::exit(1);
+      }
+      workers_.push_back(std::move(*worker));
+    }
+    for (auto& w : workers_) {
+      Worker* p = w.get();
+      threads_.emplace_back([p] { p->Run().IgnoreError(); });
+    }
+  }
+  ~SimulatedWorkers() {
+    for (auto& w : workers_) w->Stop();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+};
+
+// Waits until the tracker reports `n` live workers of kKey; false after `limit`.
+bool WaitForWorkers(TrackerClient& client, int n, absl::Duration limit) {
+  const absl::Time end = absl::Now() + limit;
+  while (absl::Now() < end) {
+    auto live = client.LiveDevices(kKey);
+    if (live.ok() && *live >= n) return true;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return false;
+}
+
+Row MeasureFarm(const std::string& address, pid_t tracker_pid, TrackerClient& client,
+                int num_workers, bool quick, const v1::Artifact& artifact) {
+  Row row;
+  row.workers = num_workers;
+  const absl::Time start = absl::Now();
+  SimulatedWorkers farm(address, num_workers);
+  if (!WaitForWorkers(client, num_workers, absl::Seconds(120))) {
+    absl::FPrintF(stderr, "only %d of %d workers registered\n",
+                  client.LiveDevices(kKey).value_or(-1), num_workers);
+    std::exit(1);
+  }
+  row.register_s = absl::ToDoubleSeconds(absl::Now() - start);
+  // Every worker fetches the artifact once (as a real farm would, once per content hash).
+  client
+      .MeasureBatch("warm", kKey, 0, Requests("warm", 2 * num_workers, artifact),
+                    absl::Seconds(120))
+      .IgnoreError();
+  // Idle: heartbeats and lease long polls only.
+  const absl::Duration idle = absl::Seconds(quick ? 4 : 15);
+  const double cpu0 = ProcessCpuSeconds(tracker_pid);
+  const absl::Time t0 = absl::Now();
+  absl::SleepFor(idle);
+  row.idle_cpu_frac =
+      (ProcessCpuSeconds(tracker_pid) - cpu0) / absl::ToDoubleSeconds(absl::Now() - t0);
+  // Busy: every device measuring, 1 s per measurement (N measurements per second).
+  measure_ms = 1000;
+  std::tie(row.busy_cpu_frac, row.busy_rps) =
+      Drain(client, tracker_pid, absl::StrCat("busy-", num_workers), num_workers * (quick ? 3 : 6),
+            artifact);
+  // Saturation: measurements answered at once, the tracker's own limit.
+  measure_ms = 0;
+  std::tie(row.sat_cpu_frac, row.sat_rps) =
+      Drain(client, tracker_pid, absl::StrCat("sat-", num_workers), quick ? 5000 : 30000, artifact);
+  // Dispatch latency: one request at a time, submit -> result, with every worker polling.
+  std::vector<double> ms;
+  const int samples = quick ? 100 : 400;
+  std::vector<v1::MeasureRequest> one =
+      Requests(absl::StrCat("lat-", num_workers), samples, artifact);
+  for (const v1::MeasureRequest& r : one) {
+    const absl::Time s = absl::Now();
+    auto result =
+        client.MeasureBatch(absl::StrCat("lat-", num_workers), kKey, 0, {r}, absl::Seconds(30));
+    if (!result.ok()) {
+      absl::FPrintF(stderr, "latency request failed: %s\n", result.status().ToString());
+      std::exit(1);
+    }
+    ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - s));
+  }
+  row.p50_ms = Percentile(ms, 0.5);
+  row.p99_ms = Percentile(ms, 0.99);
+  return row;
+}
+
+// The tuner (XGBoost search, builds on this machine's cores, no tuning log) on dense 256^3
+// against the farm: its result, with where the wall time went.
+tuner::TuneResult TuneOnFarm(TrackerClient& client, int trials) {
+  auto task = tuner::MakeTask("dense", {256, 256, 256}, "float32", "llvm", kKey);
+  if (!task.ok()) std::exit(1);
+  auto strategy = tuner::MakeStrategy("xgb", *task, /*seed=*/1, nullptr);
+  if (!strategy.ok()) std::exit(1);
+  tuner::TrackerMeasurerOptions mo;
+  mo.job_id = "scale-tune";
+  mo.device_key = kKey;
+  tuner::TrackerMeasurer measurer(&client, mo);
+  tuner::TuneOptions to;
+  to.trials = trials;
+  to.batch_size = 16;
+  to.build_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  to.top_k = 0;
+  auto result = tuner::Tune(*task, **strategy, measurer, nullptr, to, nullptr);
+  if (!result.ok()) {
+    absl::FPrintF(stderr, "tuning failed: %s\n", result.status().ToString());
+    std::exit(1);
+  }
+  return *result;
+}
+
+}  // namespace
+
+int Run(bool quick) {
+  const std::string bin = FindBinary("", "cli/tunefarm");
+  if (bin.empty()) {
+    absl::FPrintF(stderr, "cannot find cli/tunefarm (run with bazel run)\n");
+    return 1;
+  }
+  const double build_ms = BuildMedianMs(quick ? 12 : 40);
+
+  // The tracker, in its own process.
+  const int port = FreeLoopbackPort();
+  const std::string address = absl::StrCat("127.0.0.1:", port);
+  const std::string tracker_log = absl::StrCat("/tmp/tunefarm-scale-tracker-", getpid(), ".log");
+  ChildProcess tracker("tracker",
+                       {bin, "tracker", "--host", "127.0.0.1", "--port", absl::StrCat(port),
+                        "--token", kToken, "--keys", kKey},
+                       "", tracker_log);
+  if (absl::Status s = tracker.Start(); !s.ok()) {
+    absl::FPrintF(stderr, "tracker: %s\n", s.ToString());
+    return 1;
+  }
+  auto client = TrackerClient::Connect({.address = address, .token = kToken});
+  if (!client.ok()) {
+    absl::FPrintF(stderr, "client: %s\n", client.status().ToString());
+    return 1;
+  }
+  for (int i = 0; i < 100 && !(*client)->Summary().ok(); ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  v1::Artifact artifact;
+  artifact.set_content("simulated kernel");
+  artifact.set_hash(ContentHash(artifact.content()));
+
+  std::vector<Row> rows;
+  absl::PrintF("\n%8s %9s %9s %15s %20s %8s %8s\n", "workers", "register", "cpu idle",
+               "busy: cpu req/s", "saturated: cpu req/s", "p50 ms", "p99 ms");
+  for (int n : {100, 1000}) {
+    rows.push_back(MeasureFarm(address, tracker.pid(), **client, n, quick, artifact));
+    const Row& r = rows.back();
+    absl::PrintF("%8d %8.1fs %8.1f%% %7.1f%% %7.0f %11.1f%% %8.0f %8.2f %8.2f\n", r.workers,
+                 r.register_s, 100 * r.idle_cpu_frac, 100 * r.busy_cpu_frac, r.busy_rps,
+                 100 * r.sat_cpu_frac, r.sat_rps, r.p50_ms, r.p99_ms);
+  }
+  absl::PrintF(
+      "(cpu: the tracker process's CPU time over wall time, one core = 100%%; busy: every "
+      "device takes 1 s per measurement; saturated: measurements answered at once; p50/p99: "
+      "one request at a time, submit to result, every device polling)\n\n");
+
+  // The tuner against 1,000 simulated devices, builds on this machine.
+  tuner::TuneResult tuned;
+  {
+    SimulatedWorkers farm(address, 1000);
+    if (!WaitForWorkers(**client, 1000, absl::Seconds(120))) return 1;
+    tuned = TuneOnFarm(**client, quick ? 48 : 192);
+  }
+  const tuner::TuneTimeSplit& t = tuned.time;
+  const double tps_local = tuned.measured / t.total_s;
+  absl::PrintF(
+      "tuning dense 256^3 (xgb, batch 16, %u build threads), %d trials: %.1f trials/s; of "
+      "%.1f s: build %.1f s, search (proposals and model fits) %.1f s, farm %.1f s\n",
+      std::thread::hardware_concurrency(), tuned.measured, tps_local, t.total_s, t.build_s,
+      t.search_s, t.measure_s);
+  absl::PrintF("tuning with builder workers: not measured (no builder role yet)\n");
+  tracker.Kill();
+  unlink(tracker_log.c_str());
+  const Row& big = rows.back();
+  PrintResult({{"build_ms_median", Fixed(build_ms, 1)},
+               {"trials_per_s_local", Fixed(tps_local, 1)},
+               {"trials_per_s_builders", "na"},
+               {"tracker_cpu_frac_1000", Fixed(big.busy_cpu_frac)},
+               {"tracker_cpu_frac_idle_1000", Fixed(big.idle_cpu_frac)},
+               {"tracker_rps_saturated_1000", Fixed(big.sat_rps, 0)},
+               {"p99_ms_1000", Fixed(big.p99_ms, 2)}});
+  return 0;
+}
+
+}  // namespace tunefarm::bench
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
+}
