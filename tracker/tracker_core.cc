@@ -131,7 +131,7 @@ absl::StatusOr<v1::HeartbeatResponse> TrackerCore::Heartbeat(const v1::Heartbeat
     bool was_noisy = w.noisy;
     if (w.noise_cv > options_.noise_threshold) w.noisy = true;
     if (w.noise_cv < 0.8 * options_.noise_threshold) w.noisy = false;
-    if (was_noisy && !w.noisy) QueueOfLocked(w.device.key()).work.SignalAll();
+    if (was_noisy && !w.noisy) QueueOfLocked(w.device.key()).noisy.SignalAll();
   }
   v1::HeartbeatResponse response;
   response.set_noisy(w.noisy);
@@ -170,6 +170,9 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
     auto it = workers_.find(request.worker_id());
     if (shutdown_ || it == workers_.end() || it->second.lost ||
         it->second.incarnation != request.incarnation()) {
+      // Perhaps woken for work this call can no longer take (the worker left, or its
+      // cancelled poll outlived it): hand the wake-up on to another waiter.
+      if (queue.queued > 0) WakeLeasesLocked(queue, 1);
       return response;
     }
     worker = &it->second;
@@ -214,6 +217,9 @@ bool TrackerCore::WaitForWorkLocked(KeyQueue& queue, Worker& worker, absl::Time 
   // While it waits here the worker is connected: it counts as alive until the wait ends, so a
   // long poll needs no heartbeats beside it.
   worker.polling_until = wait_until;
+  // A noisy worker takes no work: it waits apart, so the wake-ups meant for workers that can
+  // take work never go to it.
+  if (worker.noisy) return clock_->WaitWithDeadline(&queue.noisy, &mu_, wait_until);
   ++queue.waiting;
   const bool timed_out = clock_->WaitWithDeadline(&queue.work, &mu_, wait_until);
   --queue.waiting;
@@ -776,7 +782,10 @@ bool TrackerCore::Drained() const {
 void TrackerCore::Shutdown() {
   absl::MutexLock lock(&mu_);
   shutdown_ = true;
-  for (auto& [key, queue] : queues_) queue.work.SignalAll();
+  for (auto& [key, queue] : queues_) {
+    queue.work.SignalAll();
+    queue.noisy.SignalAll();
+  }
   for (auto& [id, job] : jobs_) job.ready.SignalAll();
 }
 

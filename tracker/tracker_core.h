@@ -204,8 +204,11 @@ class TrackerCore {
     // Signalled when work arrives or a worker becomes eligible; Lease long polls wait on it.
     // New work wakes as many waiters as it has requests (WakeLeasesLocked), not all of them.
     absl::CondVar work;
-    // Lease calls waiting on `work` now.
+    // Lease calls waiting on `work` now. A woken call that cannot take the work (its worker
+    // left or was replaced) passes the wake-up on.
     int waiting = 0;
+    // Lease calls of noisy workers wait here (signalled when a worker's noise clears).
+    absl::CondVar noisy;
   };
   // One registration of a worker process.
   struct Worker {
