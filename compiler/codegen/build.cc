@@ -32,7 +32,7 @@ absl::Status ToStatus(llvm::Error err, const std::string& what) {
 }
 
 absl::StatusOr<std::string> Emit(const std::vector<lower::LoweredFunc>& funcs, const Target& target,
-                                 llvm::CodeGenFileType type) {
+                                 llvm::CodeGenFileType type, OptPipeline pipeline) {
   if (target.kind != Target::Kind::kLLVM) {
     return absl::InvalidArgumentError(
         absl::StrCat("target '", target.str, "' is not a CPU target"));
@@ -40,7 +40,7 @@ absl::StatusOr<std::string> Emit(const std::vector<lower::LoweredFunc>& funcs, c
   auto tm = BorrowTargetMachine(target);
   if (!tm.ok()) return tm.status();
   llvm::LLVMContext context;
-  auto module = CodegenLLVM(funcs, **tm, context);
+  auto module = CodegenLLVM(funcs, **tm, context, pipeline);
   if (!module.ok()) return module.status();
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
@@ -106,7 +106,7 @@ absl::StatusOr<TfKernelFn> JitModule::Lookup(const std::string& name) const {
 }
 
 absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::LoweredFunc>& funcs,
-                                                    const Target& target) {
+                                                    const Target& target, OptPipeline pipeline) {
   if (target.kind != Target::Kind::kLLVM || !target.IsHost()) {
     return absl::InvalidArgumentError(
         absl::StrCat("JIT needs a target of this machine's architecture, got '", target.str, "'"));
@@ -114,7 +114,7 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
   auto tm = BorrowTargetMachine(target);
   if (!tm.ok()) return tm.status();
   auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = CodegenLLVM(funcs, **tm, *context);
+  auto module = CodegenLLVM(funcs, **tm, *context, pipeline);
   if (!module.ok()) return module.status();
 
   // Parallel loops call into libgomp; make its symbols visible to the JIT. LLVM dlcloses the
@@ -154,13 +154,13 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
 }
 
 absl::StatusOr<std::string> BuildObject(const std::vector<lower::LoweredFunc>& funcs,
-                                        const Target& target) {
-  return Emit(funcs, target, llvm::CGFT_ObjectFile);
+                                        const Target& target, OptPipeline pipeline) {
+  return Emit(funcs, target, llvm::CGFT_ObjectFile, pipeline);
 }
 
 absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
                                           const Target& target) {
-  return Emit(funcs, target, llvm::CGFT_AssemblyFile);
+  return Emit(funcs, target, llvm::CGFT_AssemblyFile, OptPipeline::kO3);
 }
 
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
@@ -177,13 +177,13 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
 }
 
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
-                                               const Target& target) {
+                                               const Target& target, OptPipeline pipeline) {
   if (!target.IsHost()) {
     return absl::InvalidArgumentError(
         absl::StrCat("shared libraries are linked for this machine's architecture only; for '",
                      target.str, "' use BuildObject and link with that platform's toolchain"));
   }
-  auto obj = BuildObject(funcs, target);
+  auto obj = BuildObject(funcs, target, pipeline);
   if (!obj.ok()) return obj.status();
   TempDir dir;
   if (!dir.ok()) return absl::InternalError("cannot create a temporary directory");

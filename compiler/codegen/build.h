@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/abi/kernel_abi.h"
+#include "compiler/codegen/opt_pipeline.h"
 #include "compiler/codegen/target.h"
 #include "compiler/lower/lowered_func.h"
 
@@ -30,7 +31,7 @@ class JitModule {
 
  private:
   friend absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::LoweredFunc>&,
-                                                             const Target&);
+                                                             const Target&, OptPipeline);
   explicit JitModule(std::unique_ptr<llvm::orc::LLJIT> jit);
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
@@ -38,11 +39,13 @@ class JitModule {
 // Compiles for the host and loads the code. InvalidArgument: a target that is not the host's
 // architecture, or what CodegenLLVM rejects.
 absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::LoweredFunc>& funcs,
-                                                    const Target& target);
+                                                    const Target& target,
+                                                    OptPipeline pipeline = OptPipeline::kO3);
 
 // The object file (ELF) for any LLVM target, including cross targets such as AArch64.
 absl::StatusOr<std::string> BuildObject(const std::vector<lower::LoweredFunc>& funcs,
-                                        const Target& target);
+                                        const Target& target,
+                                        OptPipeline pipeline = OptPipeline::kO3);
 
 // Textual assembly, for people.
 absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
@@ -55,7 +58,8 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
 // A shared library's bytes: the object linked against libgomp and libm (linker.h). Only for
 // the host's architecture. Errors: LinkSharedLibrary's.
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
-                                               const Target& target);
+                                               const Target& target,
+                                               OptPipeline pipeline = OptPipeline::kO3);
 
 }  // namespace tunefarm::codegen
 

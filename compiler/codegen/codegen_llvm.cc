@@ -437,7 +437,7 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Tar
 
 absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
-    llvm::LLVMContext& context) {
+    llvm::LLVMContext& context, OptPipeline pipeline) {
   auto module = std::make_unique<llvm::Module>("tunefarm", context);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
@@ -453,7 +453,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
   }
   cg.AddNamesFunction(ordered);
   cg.AddWorkspaceDestructor();
-  OptimizeModule(*module, tm);
+  OptimizeModule(*module, tm, pipeline);
   return module;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/codegen/opt_pipeline.h"
 #include "compiler/codegen/target.h"
 #include "compiler/lower/lowered_func.h"
 #include "llvm/IR/LLVMContext.h"
@@ -31,7 +32,7 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Tar
 // bound to a GPU thread index, an unlowered reduction).
 absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
-    llvm::LLVMContext& context);
+    llvm::LLVMContext& context, OptPipeline pipeline = OptPipeline::kO3);
 
 }  // namespace tunefarm::codegen
 

@@ -444,6 +444,30 @@ TEST(Codegen, BadArguments_ReturnErrorCodes) {
   EXPECT_EQ((*jit)->Lookup("nope").status().code(), absl::StatusCode::kNotFound);
 }
 
+// The short pipeline (opt_pipeline.h) builds kernels that compute the same results as O3's,
+// for a vectorized, parallel GEMM and for an unscheduled one.
+TEST(Codegen, KernelPipeline_SameResultsAsO3) {
+  for (bool scheduled : {false, true}) {
+    Gemm g = MakeGemm(33, 48, 20);
+    if (scheduled) {
+      auto& c = (*g.sch)[g.C];
+      auto split = c.Split(c.axis(1), 16);
+      ASSERT_TRUE(split.ok());
+      ASSERT_TRUE(c.Reorder({split->first, c.reduce_axis(0), split->second}).ok());
+      ASSERT_TRUE(c.Vectorize(split->second).ok());
+      ASSERT_TRUE(c.Parallel(c.axis(0)).ok());
+    }
+    auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm_short");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto jit = BuildJit({*f}, HostTarget(), OptPipeline::kKernel);
+    ASSERT_TRUE(jit.ok()) << jit.status();
+    auto fn = (*jit)->Lookup("gemm_short");
+    ASSERT_TRUE(fn.ok());
+    CheckGemm(*fn, 33, 48, 20);
+    EXPECT_TRUE(BuildObject({*f}, HostTarget(), OptPipeline::kKernel).ok());
+  }
+}
+
 TEST(Codegen, SharedLibrary_DlopenAndCall_MatchesReference) {
   Gemm g = MakeGemm(32, 48, 16);
   auto& c = (*g.sch)[g.C];

@@ -636,7 +636,7 @@ void LLVMEmitter::EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* 
   }
 }
 
-void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm) {
+void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, OptPipeline pipeline) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -650,7 +650,21 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager mpm;
+  if (pipeline == OptPipeline::kKernel) {
+    // Parsed from LLVM's own pipeline syntax; a text LLVM 16 rejects is a bug of this file.
+    llvm::Error err = pb.parsePassPipeline(
+        mpm,
+        "function(sroa,early-cse<memssa>,instcombine,simplifycfg,loop-mssa(loop-rotate,licm),"
+        "loop(indvars,loop-unroll-full),sroa,gvn,instcombine,simplifycfg,loop-vectorize,"
+        "slp-vectorizer,instcombine,simplifycfg)");
+    if (err) {
+      llvm::consumeError(std::move(err));
+      mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    }
+  } else {
+    mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  }
   mpm.run(m, mam);
 }
 

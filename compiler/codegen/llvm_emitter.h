@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "compiler/codegen/opt_pipeline.h"
 #include "compiler/ir/ir.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
@@ -91,8 +92,9 @@ class LLVMEmitter {
   size_t EmitTransposedCopies(const std::vector<ir::Stmt>& stmts, size_t first);
 };
 
-// Runs LLVM's O3 pipeline for `tm` on `m`.
-void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm);
+// Runs `pipeline` (O3 by default) for `tm` on `m`.
+void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
+                    OptPipeline pipeline = OptPipeline::kO3);
 
 }  // namespace tunefarm::codegen
 
