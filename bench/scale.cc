@@ -127,7 +127,27 @@ struct Row {
   // (measurements answered at once); the request rates of the last two.
   double idle_cpu_frac = 0, busy_cpu_frac = 0, busy_rps = 0, sat_cpu_frac = 0, sat_rps = 0;
   double p50_ms = 0, p99_ms = 0;
+  // The same with `held_jobs` finished jobs whose results nobody fetched yet, and the median
+  // time of a farm summary (`tunefarm status`) then.
+  int held_jobs = 0;
+  double held_p50_ms = 0, held_p99_ms = 0, summary_ms = 0;
 };
+
+// Latencies (ms) of `samples` single requests, one at a time, submit to result.
+std::vector<double> SingleRequestLatencies(TrackerClient& client, const std::string& job,
+                                           int samples, const v1::Artifact& artifact) {
+  std::vector<double> ms;
+  for (const v1::MeasureRequest& r : Requests(job, samples, artifact)) {
+    const absl::Time s = absl::Now();
+    auto result = client.MeasureBatch(job, kKey, 0, {r}, absl::Seconds(30));
+    if (!result.ok()) {
+      absl::FPrintF(stderr, "latency request failed: %s\n", result.status().ToString());
+      std::exit(1);
+    }
+    ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - s));
+  }
+  return ms;
+}
 
 // Drains `n` requests through the farm; returns {tracker CPU share, requests per second}.
 std::pair<double, double> Drain(TrackerClient& client, pid_t tracker_pid, const std::string& job,
@@ -221,22 +241,38 @@ Row MeasureFarm(const std::string& address, pid_t tracker_pid, TrackerClient& cl
   std::tie(row.sat_cpu_frac, row.sat_rps) =
       Drain(client, tracker_pid, absl::StrCat("sat-", num_workers), quick ? 5000 : 30000, artifact);
   // Dispatch latency: one request at a time, submit -> result, with every worker polling.
-  std::vector<double> ms;
   const int samples = quick ? 100 : 400;
-  std::vector<v1::MeasureRequest> one =
-      Requests(absl::StrCat("lat-", num_workers), samples, artifact);
-  for (const v1::MeasureRequest& r : one) {
-    const absl::Time s = absl::Now();
-    auto result =
-        client.MeasureBatch(absl::StrCat("lat-", num_workers), kKey, 0, {r}, absl::Seconds(30));
-    if (!result.ok()) {
-      absl::FPrintF(stderr, "latency request failed: %s\n", result.status().ToString());
-      std::exit(1);
-    }
-    ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - s));
-  }
+  std::vector<double> ms =
+      SingleRequestLatencies(client, absl::StrCat("lat-", num_workers), samples, artifact);
   row.p50_ms = Percentile(ms, 0.5);
   row.p99_ms = Percentile(ms, 0.99);
+  // Finished jobs the tracker still holds (their clients have not fetched the results): one
+  // request each, all measured, none fetched. Dispatch and status must not slow down with them.
+  row.held_jobs = quick ? 500 : 2000;
+  for (int j = 0; j < row.held_jobs; ++j) {
+    const std::string job = absl::StrCat("held-", num_workers, "-", j);
+    if (!client.Submit(job, kKey, 0, Requests(job, 1, artifact)).ok()) std::exit(1);
+  }
+  for (int i = 0; i < 600; ++i) {  // bounded: a minute for them all to be measured
+    auto summary = client.Summary();
+    int queued = 0;
+    if (summary.ok()) {
+      for (const auto& q : summary->queues()) queued += q.queued() + q.leased();
+    }
+    if (summary.ok() && queued == 0) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  std::vector<double> held =
+      SingleRequestLatencies(client, absl::StrCat("held-lat-", num_workers), samples, artifact);
+  row.held_p50_ms = Percentile(held, 0.5);
+  row.held_p99_ms = Percentile(held, 0.99);
+  std::vector<double> summary_ms;
+  for (int i = 0; i < 20; ++i) {
+    const absl::Time s = absl::Now();
+    if (!client.Summary().ok()) std::exit(1);
+    summary_ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - s));
+  }
+  row.summary_ms = Median(summary_ms);
   return row;
 }
 
@@ -311,7 +347,14 @@ int Run(bool quick) {
   absl::PrintF(
       "(cpu: the tracker process's CPU time over wall time, one core = 100%%; busy: every "
       "device takes 1 s per measurement; saturated: measurements answered at once; p50/p99: "
-      "one request at a time, submit to result, every device polling)\n\n");
+      "one request at a time, submit to result, every device polling)\n");
+  for (const Row& r : rows) {
+    absl::PrintF(
+        "%d workers, %d finished jobs held (results not fetched): dispatch p50 %.2f ms, "
+        "p99 %.2f ms; farm summary (`tunefarm status`) %.2f ms\n",
+        r.workers, r.held_jobs, r.held_p50_ms, r.held_p99_ms, r.summary_ms);
+  }
+  absl::PrintF("\n");
 
   // The tuner against 1,000 simulated devices, builds on this machine.
   tuner::TuneResult tuned;
@@ -337,7 +380,9 @@ int Run(bool quick) {
                {"tracker_cpu_frac_1000", Fixed(big.busy_cpu_frac)},
                {"tracker_cpu_frac_idle_1000", Fixed(big.idle_cpu_frac)},
                {"tracker_rps_saturated_1000", Fixed(big.sat_rps, 0)},
-               {"p99_ms_1000", Fixed(big.p99_ms, 2)}});
+               {"p99_ms_1000", Fixed(big.p99_ms, 2)},
+               {"p99_ms_1000_held_jobs", Fixed(big.held_p99_ms, 2)},
+               {"summary_ms_1000", Fixed(big.summary_ms, 2)}});
   return 0;
 }
 
