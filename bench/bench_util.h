@@ -33,6 +33,13 @@ inline double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The p-quantile (0..1) of `v`, nearest rank; 0 for an empty list.
+inline double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+}
+
 // Median seconds of one call of `fn`, over `repeats` timed calls after one warm-up call.
 inline double TimeMedian(const std::function<void()>& fn, int repeats) {
   fn();

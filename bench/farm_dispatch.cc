@@ -22,6 +22,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "bench/bench_util.h"
+#include "bench/sim_requests.h"
 #include "common/content_hash.h"
 #include "compiler/abi/kernel_abi.h"
 #include "farm/tracker_client.h"
@@ -34,6 +36,10 @@
 
 namespace tunefarm {
 namespace {
+
+using bench::Percentile;
+using bench::SimRequests;
+using bench::SingleRequestLatencies;
 
 constexpr char kKey[] = "cpu-bench";
 constexpr char kToken[] = "bench-token";
@@ -73,47 +79,10 @@ class NoopBackend final : public DeviceBackend {
   TfKernelFn fn_;
 };
 
-std::vector<v1::MeasureRequest> Requests(const std::string& prefix, int n,
-                                         const v1::Artifact& artifact) {
-  std::vector<v1::MeasureRequest> out;
-  for (int i = 0; i < n; ++i) {
-    v1::MeasureRequest r;
-    r.set_request_id(absl::StrCat(prefix, "/", i));
-    *r.mutable_artifact() = artifact;
-    r.set_kernel_name("kernel");
-    r.mutable_timing()->set_number(1);
-    r.mutable_timing()->set_repeat(1);
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
-}
-
 struct Row {
   int workers = 0;
   double rps = 0, p50_ms = 0, p99_ms = 0;
 };
-
-// Latencies (ms) of `n` requests submitted one at a time and waited for.
-std::vector<double> Latencies(TrackerClient& client, const std::string& job, int n,
-                              const v1::Artifact& artifact) {
-  std::vector<double> ms;
-  std::vector<v1::MeasureRequest> requests = Requests(job, n, artifact);
-  for (const v1::MeasureRequest& r : requests) {
-    absl::Time start = absl::Now();
-    auto result = client.MeasureBatch(job, kKey, 0, {r}, absl::Seconds(30));
-    if (!result.ok()) {
-      absl::FPrintF(stderr, "latency request failed: %s\n", result.status().ToString());
-      std::exit(1);
-    }
-    ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
-  }
-  return ms;
-}
 
 Row RunWorkers(int num_workers, int num_requests, int latency_samples, TfKernelFn noop,
                const v1::Artifact& artifact) {
@@ -145,21 +114,21 @@ Row RunWorkers(int num_workers, int num_requests, int latency_samples, TfKernelF
   auto client = TrackerClient::Connect({.address = (*tracker)->address(), .token = kToken});
   // Warm-up: every worker receives the artifact once.
   (*client)
-      ->MeasureBatch("warm", kKey, 0, Requests("warm", 2 * num_workers, artifact),
+      ->MeasureBatch("warm", kKey, 0, SimRequests("warm", 2 * num_workers, artifact),
                      absl::Seconds(60))
       .IgnoreError();
   Row row;
   row.workers = num_workers;
   absl::Time start = absl::Now();
-  auto results = (*client)->MeasureBatch("tput", kKey, 0, Requests("tput", num_requests, artifact),
-                                         absl::Seconds(300));
+  auto results = (*client)->MeasureBatch(
+      "tput", kKey, 0, SimRequests("tput", num_requests, artifact), absl::Seconds(300));
   double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   if (!results.ok() || static_cast<int>(results->size()) != num_requests) {
     absl::FPrintF(stderr, "throughput batch failed: %s\n", results.status().ToString());
     std::exit(1);
   }
   row.rps = num_requests / seconds;
-  std::vector<double> ms = Latencies(**client, "lat", latency_samples, artifact);
+  std::vector<double> ms = SingleRequestLatencies(**client, "lat", kKey, latency_samples, artifact);
   row.p50_ms = Percentile(ms, 0.5);
   row.p99_ms = Percentile(ms, 0.99);
   for (auto& w : workers) w->Stop();
@@ -202,11 +171,11 @@ void SandboxOverhead(int samples, TfKernelFn noop, const std::string& noop_bytes
   artifact.set_content(noop_bytes);
   artifact.set_hash(ContentHash(noop_bytes));
   (*client)
-      ->MeasureBatch("warm", kKey, 0, Requests("warm", 3, artifact), absl::Seconds(30))
+      ->MeasureBatch("warm", kKey, 0, SimRequests("warm", 3, artifact), absl::Seconds(30))
       .IgnoreError();
   std::vector<double> farm_ms;
   for (int i = 0; i < samples; ++i) {
-    v1::MeasureRequest r = Requests(absl::StrCat("sb", i), 1, artifact)[0];
+    v1::MeasureRequest r = SimRequests(absl::StrCat("sb", i), 1, artifact)[0];
     r.mutable_timing()->set_repeat(3);
     absl::Time start = absl::Now();
     auto result = (*client)->MeasureBatch(absl::StrCat("sb", i), kKey, 0, {r}, absl::Seconds(30));

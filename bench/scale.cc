@@ -34,6 +34,7 @@
 #include "absl/time/clock.h"
 #include "bench/bench_util.h"
 #include "bench/child_process.h"
+#include "bench/sim_requests.h"
 #include "common/content_hash.h"
 #include "farm/tracker_client.h"
 #include "rpc_server/device_backend.h"
@@ -71,27 +72,6 @@ class InstantBackend final : public DeviceBackend {
   }
   absl::StatusOr<double> MeasureNoise() override { return 0.0; }
 };
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
-}
-
-std::vector<v1::MeasureRequest> Requests(const std::string& prefix, int n,
-                                         const v1::Artifact& artifact) {
-  std::vector<v1::MeasureRequest> out;
-  for (int i = 0; i < n; ++i) {
-    v1::MeasureRequest r;
-    r.set_request_id(absl::StrCat(prefix, "/", i));
-    *r.mutable_artifact() = artifact;
-    r.set_kernel_name("kernel");
-    r.mutable_timing()->set_number(1);
-    r.mutable_timing()->set_repeat(1);
-    out.push_back(std::move(r));
-  }
-  return out;
-}
 
 // Median build time (ms) over `n` configs of dense 512^3, one at a time.
 double BuildMedianMs(int n) {
@@ -133,28 +113,13 @@ struct Row {
   double held_p50_ms = 0, held_p99_ms = 0, summary_ms = 0;
 };
 
-// Latencies (ms) of `samples` single requests, one at a time, submit to result.
-std::vector<double> SingleRequestLatencies(TrackerClient& client, const std::string& job,
-                                           int samples, const v1::Artifact& artifact) {
-  std::vector<double> ms;
-  for (const v1::MeasureRequest& r : Requests(job, samples, artifact)) {
-    const absl::Time s = absl::Now();
-    auto result = client.MeasureBatch(job, kKey, 0, {r}, absl::Seconds(30));
-    if (!result.ok()) {
-      absl::FPrintF(stderr, "latency request failed: %s\n", result.status().ToString());
-      std::exit(1);
-    }
-    ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - s));
-  }
-  return ms;
-}
-
 // Drains `n` requests through the farm; returns {tracker CPU share, requests per second}.
 std::pair<double, double> Drain(TrackerClient& client, pid_t tracker_pid, const std::string& job,
                                 int n, const v1::Artifact& artifact) {
   const double cpu0 = ProcessCpuSeconds(tracker_pid);
   const absl::Time t0 = absl::Now();
-  auto results = client.MeasureBatch(job, kKey, 0, Requests(job, n, artifact), absl::Seconds(600));
+  auto results =
+      client.MeasureBatch(job, kKey, 0, SimRequests(job, n, artifact), absl::Seconds(600));
   const double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
   if (!results.ok() || static_cast<int>(results->size()) != n) {
     absl::FPrintF(stderr, "batch %s failed: %s\n", job, results.status().ToString());
@@ -221,7 +186,7 @@ Row MeasureFarm(const std::string& address, pid_t tracker_pid, TrackerClient& cl
   row.register_s = absl::ToDoubleSeconds(absl::Now() - start);
   // Every worker fetches the artifact once (as a real farm would, once per content hash).
   client
-      .MeasureBatch("warm", kKey, 0, Requests("warm", 2 * num_workers, artifact),
+      .MeasureBatch("warm", kKey, 0, SimRequests("warm", 2 * num_workers, artifact),
                     absl::Seconds(120))
       .IgnoreError();
   // Idle: heartbeats and lease long polls only.
@@ -243,7 +208,7 @@ Row MeasureFarm(const std::string& address, pid_t tracker_pid, TrackerClient& cl
   // Dispatch latency: one request at a time, submit -> result, with every worker polling.
   const int samples = quick ? 100 : 400;
   std::vector<double> ms =
-      SingleRequestLatencies(client, absl::StrCat("lat-", num_workers), samples, artifact);
+      SingleRequestLatencies(client, absl::StrCat("lat-", num_workers), kKey, samples, artifact);
   row.p50_ms = Percentile(ms, 0.5);
   row.p99_ms = Percentile(ms, 0.99);
   // Finished jobs the tracker still holds (their clients have not fetched the results): one
@@ -251,7 +216,7 @@ Row MeasureFarm(const std::string& address, pid_t tracker_pid, TrackerClient& cl
   row.held_jobs = quick ? 500 : 2000;
   for (int j = 0; j < row.held_jobs; ++j) {
     const std::string job = absl::StrCat("held-", num_workers, "-", j);
-    if (!client.Submit(job, kKey, 0, Requests(job, 1, artifact)).ok()) std::exit(1);
+    if (!client.Submit(job, kKey, 0, SimRequests(job, 1, artifact)).ok()) std::exit(1);
   }
   for (int i = 0; i < 600; ++i) {  // bounded: a minute for them all to be measured
     auto summary = client.Summary();
@@ -262,8 +227,8 @@ Row MeasureFarm(const std::string& address, pid_t tracker_pid, TrackerClient& cl
     if (summary.ok() && queued == 0) break;
     absl::SleepFor(absl::Milliseconds(100));
   }
-  std::vector<double> held =
-      SingleRequestLatencies(client, absl::StrCat("held-lat-", num_workers), samples, artifact);
+  std::vector<double> held = SingleRequestLatencies(client, absl::StrCat("held-lat-", num_workers),
+                                                    kKey, samples, artifact);
   row.held_p50_ms = Percentile(held, 0.5);
   row.held_p99_ms = Percentile(held, 0.99);
   std::vector<double> summary_ms;
