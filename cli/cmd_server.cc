@@ -16,10 +16,13 @@
 #include "rpc_server/device_spec.h"
 #include "rpc_server/sandbox_process.h"
 #include "rpc_server/worker.h"
+#include "tuner/service/builder_backend.h"
 
 ABSL_DECLARE_FLAG(std::string, target);
 ABSL_DECLARE_FLAG(std::string, key);
 ABSL_DECLARE_FLAG(std::string, device);
+ABSL_FLAG(std::string, role, "device",
+          "device: measure kernels; builder: compile candidates for tuners (tune --builders KEY).");
 ABSL_FLAG(std::string, worker_id, "", "Unique worker name (default HOST-PID-N).");
 ABSL_FLAG(std::string, labels, "", "Comma-separated k=v labels shown in status.");
 ABSL_FLAG(std::string, sandbox, "", "Path of tunefarm_sandbox (default: found next to tunefarm).");
@@ -48,9 +51,15 @@ int RunServer(const std::vector<std::string>& positional) {
     absl::FPrintF(stderr, "tunefarm server: --tracker HOST:PORT and --key KEY are required\n");
     return kExitUsage;
   }
+  const std::string role = absl::GetFlag(FLAGS_role);
+  if (role != "device" && role != "builder") {
+    absl::FPrintF(stderr, "tunefarm server: --role is device or builder, not '%s'\n", role);
+    return kExitUsage;
+  }
   BlockTerminationSignals();
   std::string sandbox = absl::GetFlag(FLAGS_sandbox);
-  if (sandbox.empty()) {
+  // A builder runs no kernels: it needs no sandbox.
+  if (sandbox.empty() && role == "device") {
     absl::StatusOr<std::string> found = FindSandboxBinary();
     if (!found.ok()) {
       absl::FPrintF(stderr, "tunefarm server: %s\n", found.status().message());
@@ -59,7 +68,11 @@ int RunServer(const std::vector<std::string>& positional) {
     sandbox = *found;
   }
   absl::StatusOr<std::unique_ptr<DeviceBackend>> backend =
-      CreateDeviceBackend(*device, SandboxOptions{sandbox, absl::GetFlag(FLAGS_memory_limit_mb)});
+      role == "builder"
+          ? absl::StatusOr<std::unique_ptr<DeviceBackend>>(
+                std::make_unique<tuner::BuilderBackend>())
+          : CreateDeviceBackend(*device,
+                                SandboxOptions{sandbox, absl::GetFlag(FLAGS_memory_limit_mb)});
   if (!backend.ok()) {
     absl::FPrintF(stderr, "tunefarm server: %s\n", backend.status().message());
     return kExitFailure;

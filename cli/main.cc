@@ -13,8 +13,9 @@ constexpr absl::string_view kFarm[] = {"tracker",       "token",           "work
                                        "client_token",  "tls_cert",        "tls_key",
                                        "tls_client_ca", "tls_client_cert", "tls_client_key",
                                        "tls_ca",        "tls_server_name"};
-constexpr absl::string_view kSetup[] = {"workers", "threads_per_worker", "build_threads",
-                                        "repeat",  "min_repeat_ms",      "service"};
+constexpr absl::string_view kSetup[] = {
+    "workers", "threads_per_worker", "build_threads", "builders",
+    "repeat",  "min_repeat_ms",      "service"};
 constexpr absl::string_view kDevice[] = {"target", "key", "device"};
 constexpr absl::string_view kTarget[] = {"target"};
 constexpr absl::string_view kListen[] = {"host", "port"};
@@ -26,8 +27,8 @@ constexpr absl::string_view kTune[] = {"shape",  "expr",     "space", "dtype",
 constexpr absl::string_view kTracker[] = {
     "max_queue", "heartbeat_timeout_s", "noise_threshold", "max_message_mb",
     "keys",      "drain_timeout_s"};
-constexpr absl::string_view kServer[] = {"worker_id", "labels", "sandbox", "memory_limit_mb",
-                                         "calibration_period_s"};
+constexpr absl::string_view kServer[] = {"role",    "worker_id",       "labels",
+                                         "sandbox", "memory_limit_mb", "calibration_period_s"};
 constexpr absl::string_view kBest[] = {"k", "nearest"};
 constexpr absl::string_view kHistory[] = {"job", "plot"};
 constexpr absl::string_view kExport[] = {"o", "header", "allow_nearest"};

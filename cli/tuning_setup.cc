@@ -24,6 +24,9 @@ ABSL_FLAG(int, workers, 0,
 ABSL_FLAG(int, threads_per_worker, 1,
           "Embedded local farm: threads each measured kernel may use (OMP_NUM_THREADS).");
 ABSL_FLAG(int, build_threads, 0, "Threads compiling candidates (default: one per core).");
+ABSL_FLAG(std::string, builders, "",
+          "Device key of builder workers (tunefarm server --role builder): while any is live, "
+          "candidates are built on them; else here.");
 ABSL_FLAG(int, repeat, 3, "Timed repeats per measurement.");
 ABSL_FLAG(int, min_repeat_ms, 20, "Each repeat runs the kernel until it lasts this long.");
 ABSL_FLAG(std::string, service, "", "Job service address (a `tunefarm serve`), HOST:PORT.");
@@ -74,6 +77,7 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs)
   mo.default_device_key = stack->farm->device_key;
   mo.build_threads =
       absl::GetFlag(FLAGS_build_threads) > 0 ? absl::GetFlag(FLAGS_build_threads) : cores;
+  mo.builder_key = absl::GetFlag(FLAGS_builders);
   mo.timing.set_repeat(absl::GetFlag(FLAGS_repeat));
   mo.timing.set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
   const std::string model_dir = UserPath(absl::GetFlag(FLAGS_model_dir));

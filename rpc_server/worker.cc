@@ -141,7 +141,9 @@ struct Worker::Impl {
   v1::MeasureResult MeasureOne(const v1::MeasureRequest& request) {
     const absl::Time start = absl::Now();
     v1::MeasureResult result;
-    absl::StatusOr<std::string> path = Materialize(request.artifact());
+    // A build request (a builder worker's) has no artifact to load: the backend gets it whole.
+    absl::StatusOr<std::string> path =
+        request.has_build() ? std::string() : Materialize(request.artifact());
     std::string reference_path;
     if (path.ok() && request.has_reference_artifact()) {
       absl::StatusOr<std::string> ref = Materialize(request.reference_artifact());

@@ -254,6 +254,7 @@ TrackerCore::JobQueue& TrackerCore::JobQueueLocked(KeyQueue& queue, const std::s
 }
 
 void TrackerCore::FillArtifactLocked(Worker& worker, v1::Artifact* a) {
+  if (a->hash().empty()) return;  // a build request: nothing to send
   if (worker.artifacts_sent.insert(a->hash()).second) {
     auto it = artifacts_.find(a->hash());
     if (it != artifacts_.end()) a->set_content(it->second.content);
@@ -311,7 +312,24 @@ absl::Status TrackerCore::ValidateRequestLocked(const v1::MeasureRequest& r) con
   if (r.kernel_name().empty()) {
     return absl::InvalidArgumentError(absl::StrCat("request '", r.request_id(), "': no kernel"));
   }
-  if (absl::Status s = check_artifact(r.artifact(), "artifact"); !s.ok()) return s;
+  if (r.has_build()) {
+    // A builder's request: what to compile, nothing to load.
+    if (!r.artifact().hash().empty() || !r.artifact().content().empty() ||
+        r.has_reference_artifact()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "request '", r.request_id(), "': a build request carries no artifact or reference"));
+    }
+    if (r.build().task().template_name().empty() == r.build().task().program().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "request '", r.request_id(), "': a build names a template or a program (one of them)"));
+    }
+    if (r.build().config_index() < -1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("request '", r.request_id(), "': negative config index"));
+    }
+  } else if (absl::Status s = check_artifact(r.artifact(), "artifact"); !s.ok()) {
+    return s;
+  }
   if (r.has_reference_artifact()) {
     if (absl::Status s = check_artifact(r.reference_artifact(), "reference_artifact"); !s.ok()) {
       return s;
@@ -392,7 +410,7 @@ absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& 
     }
     task.job_id = request.job_id();
     task.key = request.device_key();
-    RefArtifactLocked(r->artifact());
+    if (!r->has_build()) RefArtifactLocked(r->artifact());
     if (r->has_reference_artifact()) RefArtifactLocked(r->reference_artifact());
     job_queue->queued.push_back(r->request_id());
     tasks_.emplace(r->request_id(), std::move(task));
@@ -657,7 +675,7 @@ void TrackerCore::UnrefArtifactLocked(const std::string& hash) {
 }
 
 void TrackerCore::ReleaseTaskArtifactsLocked(const Task& task) {
-  UnrefArtifactLocked(task.request.artifact().hash());
+  if (!task.request.has_build()) UnrefArtifactLocked(task.request.artifact().hash());
   if (task.request.has_reference_artifact()) {
     UnrefArtifactLocked(task.request.reference_artifact().hash());
   }

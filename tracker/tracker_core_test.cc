@@ -218,6 +218,33 @@ TEST_F(TrackerCoreTest, LongPoll_WaitingWorkerIsAlive_AndOneRequestWakesOneWaite
   EXPECT_EQ(core_.LiveDevices(kKey), 0);
 }
 
+// Build requests (for builder workers) carry a task and no artifact; anything else is refused.
+TEST_F(TrackerCoreTest, BuildRequests_ValidatedAndLeasedWithoutArtifact) {
+  Register("b1");
+  auto submit = [&](const std::string& id, bool with_artifact, bool with_task) {
+    v1::SubmitRequest s;
+    s.set_job_id("builds");
+    s.set_device_key(kKey);
+    v1::MeasureRequest* r = s.add_requests();
+    r->set_request_id(id);
+    r->set_kernel_name("tunefarm_kernel");
+    if (with_task) r->mutable_build()->mutable_task()->set_template_name("dense");
+    r->mutable_build()->set_config_index(3);
+    if (with_artifact) *r->mutable_artifact() = Request(id).artifact();
+    return core_.Submit(s);
+  };
+  EXPECT_EQ(submit("x", true, true).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(submit("y", false, false).status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(submit("z", false, true).ok());
+  auto lease = Lease("b1", 1);
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  ASSERT_EQ(lease->tasks_size(), 1);
+  EXPECT_EQ(lease->tasks(0).build().config_index(), 3);
+  EXPECT_TRUE(lease->tasks(0).artifact().content().empty());
+  EXPECT_TRUE(Lease("b1", 1, {"z"}).ok());
+  EXPECT_EQ(Fetch("builds"), std::vector<std::string>({"z"}));
+}
+
 TEST_F(TrackerCoreTest, Submit_UnknownKey_NotFound) {
   EXPECT_EQ(Submit("j", 0, {"a"}).status().code(), absl::StatusCode::kNotFound);
 }

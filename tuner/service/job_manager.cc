@@ -8,6 +8,7 @@
 #include "common/random_token.h"
 #include "common/version.h"
 #include "tuner/generated/program_template.h"
+#include "tuner/service/farm_build.h"
 #include "tuner/service/task_scheduler.h"
 #include "tuner/service/task_spec.h"
 #include "tuner/tuning/tuner.h"
@@ -348,6 +349,21 @@ void JobManager::Run(Job* job) {
     to.early_stopping = spec.early_stopping();
     to.top_k = TopK(spec);
     to.build_threads = options_.build_threads;
+    if (!options_.builder_key.empty()) {
+      to.build_batch = [this, task = &job->tasks[i],
+                        farm_job = mo.job_id](const std::vector<int64_t>& indices) {
+        auto live = options_.client->LiveDevices(options_.builder_key);
+        if (live.ok() && *live > 0) {
+          auto built = BuildOnFarm(*options_.client, farm_job, options_.builder_key, *task, indices,
+                                   absl::Minutes(10));
+          if (built.ok()) return *std::move(built);
+          // Programs, or a farm that failed the batch: build here, as without builders.
+          ABSL_RAW_LOG(INFO, "building on this machine: %s",
+                       std::string(built.status().message()).c_str());
+        }
+        return BuildAll(*task, indices, options_.build_threads);
+      };
+    }
     to.db_job_id = log_job_id;
     to.clock = options_.clock;
     auto session =

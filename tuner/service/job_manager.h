@@ -48,6 +48,10 @@ struct JobManagerOptions {
   db::JobStore* store = nullptr;
   StrategyFactory make_strategy;
   int build_threads = 2;
+  // Device key of the farm's builder workers (`tunefarm server --role builder`): while any is
+  // live, each round's candidates are built on them (farm_build.h), else on build_threads
+  // here. Empty: always here.
+  std::string builder_key;
   // Used for jobs that name no device key (e.g. the embedded local farm's key).
   std::string default_device_key;
   v1::TimingOptions timing;

@@ -142,7 +142,9 @@ absl::Status TuningSession::Step() {
     return absl::OkStatus();
   }
   Stopwatch build_watch(options_.clock);
-  std::vector<BuildResult> builds = BuildAll(task_, *batch, options_.build_threads);
+  std::vector<BuildResult> builds = options_.build_batch
+                                        ? options_.build_batch(*batch)
+                                        : BuildAll(task_, *batch, options_.build_threads);
   result_.time.build_s += build_watch.Seconds();
   Stopwatch measure_watch(options_.clock);
   // Each result goes into the log as it arrives, before the farm forgets it.
@@ -206,7 +208,9 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       first_workers.push_back(seen_.at(index).worker);
     }
     Stopwatch build_watch(options_.clock);
-    std::vector<BuildResult> builds = BuildAll(task_, top, options_.build_threads);
+    std::vector<BuildResult> builds = options_.build_batch
+                                          ? options_.build_batch(top)
+                                          : BuildAll(task_, top, options_.build_threads);
     result_.time.build_s += build_watch.Seconds();
     Stopwatch measure_watch(options_.clock);
     // On a second device when the farm has one: a config's lead must hold across devices.

@@ -40,6 +40,9 @@ struct TuneOptions {
   int top_k = 5;
   // Threads compiling a round's candidates in parallel (the tuner machine's cores).
   int build_threads = 2;
+  // When set, builds a round's configs instead (e.g. on the farm's builder workers,
+  // tuner/service/farm_build.h); results in the order of the indices, as BuildAll's.
+  std::function<std::vector<BuildResult>(const std::vector<int64_t>& indices)> build_batch;
   // Job id the records carry in the tuning log (0: none).
   int64_t db_job_id = 0;
   // Stored with every record ("tunefarm X.Y.Z"), so results of another tuner version can be
