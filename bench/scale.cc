@@ -11,12 +11,14 @@
 //    derived from the artifact's hash. For N = 100 and 1,000: the tracker's CPU share while the
 //    workers sit idle (heartbeats and long polls only) and while a batch of requests drains,
 //    the farm's throughput, and the dispatch latency of single requests (submit -> result).
-// 3. Tuning throughput with local builds: `tunefarm tune dense` against the 1,000-worker farm.
-//    Measurements are instant, so trials/s is the tuner's own rate: builds, cost model, search.
+// 3. Tuning throughput against the 1,000-worker farm, with builds on this machine and on 1, 2
+//    and 4 builder processes (`tunefarm server --role builder`). Measurements are instant, so
+//    trials/s is the tuner's own rate: builds, cost model, search; each run's winner is
+//    compared with the local builds' one.
 //
 // Ends with: RESULT build_ms_median=... trials_per_s_local=... trials_per_s_builders=...
 //            tracker_cpu_frac_1000=... p99_ms_1000=...
-// trials_per_s_builders is "na" until builder workers exist (see tracker/README.md).
+// trials_per_s_builders is the 4-builder run (_1 and _2 the others).
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +41,7 @@
 #include "farm/tracker_client.h"
 #include "rpc_server/device_backend.h"
 #include "rpc_server/worker.h"
+#include "tuner/service/farm_build.h"
 #include "tuner/tuning/builder.h"
 #include "tuner/tuning/measurer.h"
 #include "tuner/tuning/strategy_factory.h"
@@ -161,11 +164,12 @@ class SimulatedWorkers {
   std::vector<std::thread> threads_;
 };
 
-// Waits until the tracker reports `n` live workers of kKey; false after `limit`.
-bool WaitForWorkers(TrackerClient& client, int n, absl::Duration limit) {
+// Waits until the tracker reports `n` live workers of `key`; false after `limit`.
+bool WaitForWorkers(TrackerClient& client, int n, absl::Duration limit,
+                    const std::string& key = kKey) {
   const absl::Time end = absl::Now() + limit;
   while (absl::Now() < end) {
-    auto live = client.LiveDevices(kKey);
+    auto live = client.LiveDevices(key);
     if (live.ok() && *live >= n) return true;
     absl::SleepFor(absl::Milliseconds(100));
   }
@@ -243,7 +247,7 @@ Row MeasureFarm(const std::string& address, pid_t tracker_pid, TrackerClient& cl
 
 // The tuner (XGBoost search, builds on this machine's cores, no tuning log) on dense 256^3
 // against the farm: its result, with where the wall time went.
-tuner::TuneResult TuneOnFarm(TrackerClient& client, int trials) {
+tuner::TuneResult TuneOnFarm(TrackerClient& client, int trials, const std::string& builder_key) {
   auto task = tuner::MakeTask("dense", {256, 256, 256}, "float32", "llvm", kKey);
   if (!task.ok()) std::exit(1);
   auto strategy = tuner::MakeStrategy("xgb", *task, /*seed=*/1, nullptr);
@@ -257,6 +261,17 @@ tuner::TuneResult TuneOnFarm(TrackerClient& client, int trials) {
   to.batch_size = 16;
   to.build_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   to.top_k = 0;
+  if (!builder_key.empty()) {
+    to.build_batch = [&](const std::vector<int64_t>& indices) {
+      auto built = tuner::BuildOnFarm(client, "scale-builds", builder_key, *task, indices,
+                                      absl::Minutes(10));
+      if (!built.ok()) {
+        absl::FPrintF(stderr, "builds on the farm failed: %s\n", built.status().ToString());
+        std::exit(1);
+      }
+      return *std::move(built);
+    };
+  }
   auto result = tuner::Tune(*task, **strategy, measurer, nullptr, to, nullptr);
   if (!result.ok()) {
     absl::FPrintF(stderr, "tuning failed: %s\n", result.status().ToString());
@@ -321,27 +336,59 @@ int Run(bool quick) {
   }
   absl::PrintF("\n");
 
-  // The tuner against 1,000 simulated devices, builds on this machine.
+  // The tuner against 1,000 simulated devices: builds on this machine, then on 1, 2 and 4
+  // builder processes (`tunefarm server --role builder`, each building one candidate at a time).
+  const int trials = quick ? 48 : 192;
   tuner::TuneResult tuned;
+  std::vector<std::pair<int, tuner::TuneResult>> with_builders;
   {
     SimulatedWorkers farm(address, 1000);
     if (!WaitForWorkers(**client, 1000, absl::Seconds(120))) return 1;
-    tuned = TuneOnFarm(**client, quick ? 48 : 192);
+    tuned = TuneOnFarm(**client, trials, "");
+    for (int n : {1, 2, 4}) {
+      // A key per round, so builders killed in an earlier round are never waited for.
+      const std::string key = absl::StrCat("builder-", n);
+      std::vector<std::unique_ptr<ChildProcess>> builders;
+      for (int i = 0; i < n; ++i) {
+        builders.push_back(std::make_unique<ChildProcess>(
+            key,
+            std::vector<std::string>{bin, "server", "--role", "builder", "--tracker", address,
+                                     "--key", key, "--token", kToken},
+            "", absl::StrCat(tracker_log, ".", key)));
+        if (!builders.back()->Start().ok()) return 1;
+      }
+      if (!WaitForWorkers(**client, n, absl::Seconds(60), key)) {
+        absl::FPrintF(stderr, "%d builders did not register\n", n);
+        return 1;
+      }
+      with_builders.emplace_back(n, TuneOnFarm(**client, trials, key));
+      for (auto& b : builders) {
+        b->Kill();
+        unlink(b->log_file().c_str());
+      }
+    }
   }
-  const tuner::TuneTimeSplit& t = tuned.time;
-  const double tps_local = tuned.measured / t.total_s;
-  absl::PrintF(
-      "tuning dense 256^3 (xgb, batch 16, %u build threads), %d trials: %.1f trials/s; of "
-      "%.1f s: build %.1f s, search (proposals and model fits) %.1f s, farm %.1f s\n",
-      std::thread::hardware_concurrency(), tuned.measured, tps_local, t.total_s, t.build_s,
-      t.search_s, t.measure_s);
-  absl::PrintF("tuning with builder workers: not measured (no builder role yet)\n");
+  auto describe = [&](const std::string& how, const tuner::TuneResult& r) {
+    const tuner::TuneTimeSplit& t = r.time;
+    absl::PrintF(
+        "tuning dense 256^3 (xgb, batch 16), %s, %d trials: %.1f trials/s; of %.1f s: build "
+        "%.1f s, search (proposals and model fits) %.1f s, farm %.1f s; winner %lld%s\n",
+        how, r.measured, r.measured / t.total_s, t.total_s, t.build_s, t.search_s, t.measure_s,
+        static_cast<long long>(r.best_index),
+        r.best_index == tuned.best_index ? " (same as local builds)" : " (DIFFERENT)");
+  };
+  describe(absl::StrCat("builds here on ", std::thread::hardware_concurrency(), " threads"), tuned);
+  for (const auto& [n, r] : with_builders) describe(absl::StrCat(n, " builder processes"), r);
+  const double tps_local = tuned.measured / tuned.time.total_s;
+  auto tps = [](const tuner::TuneResult& r) { return r.measured / r.time.total_s; };
   tracker.Kill();
   unlink(tracker_log.c_str());
   const Row& big = rows.back();
   PrintResult({{"build_ms_median", Fixed(build_ms, 1)},
                {"trials_per_s_local", Fixed(tps_local, 1)},
-               {"trials_per_s_builders", "na"},
+               {"trials_per_s_builders", Fixed(tps(with_builders.back().second), 1)},
+               {"trials_per_s_builders_1", Fixed(tps(with_builders[0].second), 1)},
+               {"trials_per_s_builders_2", Fixed(tps(with_builders[1].second), 1)},
                {"tracker_cpu_frac_1000", Fixed(big.busy_cpu_frac)},
                {"tracker_cpu_frac_idle_1000", Fixed(big.idle_cpu_frac)},
                {"tracker_rps_saturated_1000", Fixed(big.sat_rps, 0)},
