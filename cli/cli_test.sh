@@ -50,6 +50,7 @@ expect 1 "tunefarm status: 127.0.0.1:1" -- status --tracker 127.0.0.1:1
 TUNEFARM_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "^tunefarm server: no CUDA device: " -- \
   server --device cuda:0 --key k --tracker 127.0.0.1:1
 expect 2 "bad device 'bogus'" -- server --device bogus --key k --tracker 127.0.0.1:1
+expect 2 "--role is device or builder" -- server --role bogus --key k --tracker 127.0.0.1:1
 # tune with a cuda target measures on the local GPU: without one, a clear error and exit 1.
 TUNEFARM_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "no CUDA device" -- \
   tune dense --shape 64,64,64 --target "cuda -arch=sm_90" --trials 4
