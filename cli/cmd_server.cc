@@ -1,6 +1,7 @@
 // `tunefarm server`: a device worker that dials the tracker; SIGTERM finishes the measurement
 // in progress, reports it, and leaves. `--device cuda:N` measures on a GPU; without a usable
 // one it exits with kExitFailure and a "no CUDA device: ..." line.
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 ABSL_DECLARE_FLAG(std::string, target);
 ABSL_DECLARE_FLAG(std::string, key);
 ABSL_DECLARE_FLAG(std::string, device);
+ABSL_DECLARE_FLAG(int, build_threads);
 ABSL_FLAG(std::string, role, "device",
           "device: measure kernels; builder: compile candidates for tuners (tune --builders KEY).");
 ABSL_FLAG(std::string, worker_id, "", "Unique worker name (default HOST-PID-N).");
@@ -89,6 +91,12 @@ int RunServer(const std::vector<std::string>& positional) {
     options.target = device->is_cuda() ? "cuda -arch=" + hardware.gpu_arch() : "llvm";
   }
   options.worker_id = absl::GetFlag(FLAGS_worker_id);
+  // A builder compiles as many candidates at once as it has build threads (default: cores).
+  if (role == "builder") {
+    options.parallel = absl::GetFlag(FLAGS_build_threads) > 0
+                           ? absl::GetFlag(FLAGS_build_threads)
+                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
   options.calibration_period = absl::Seconds(absl::GetFlag(FLAGS_calibration_period_s));
   for (absl::string_view kv : absl::StrSplit(absl::GetFlag(FLAGS_labels), ',', absl::SkipEmpty())) {
     std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));

@@ -27,8 +27,9 @@ constexpr absl::string_view kTune[] = {"shape",  "expr",     "space", "dtype",
 constexpr absl::string_view kTracker[] = {
     "max_queue", "heartbeat_timeout_s", "noise_threshold", "max_message_mb",
     "keys",      "drain_timeout_s"};
-constexpr absl::string_view kServer[] = {"role",    "worker_id",       "labels",
-                                         "sandbox", "memory_limit_mb", "calibration_period_s"};
+constexpr absl::string_view kServer[] = {
+    "role",    "build_threads",   "worker_id",           "labels",
+    "sandbox", "memory_limit_mb", "calibration_period_s"};
 constexpr absl::string_view kBest[] = {"k", "nearest"};
 constexpr absl::string_view kHistory[] = {"job", "plot"};
 constexpr absl::string_view kExport[] = {"o", "header", "allow_nearest"};

@@ -21,7 +21,8 @@ class DeviceBackend {
 
   // Measures `request` (artifact contents stripped) whose candidate and reference artifacts
   // are the local files given (`reference_path` empty when there is none). Always returns a
-  // result; failures are error classes. Called from one thread at a time.
+  // result; failures are error classes. Called from one thread at a time (from several only for a
+  // worker whose WorkerOptions::parallel is above 1, e.g. a builder).
   virtual v1::MeasureResult Measure(const v1::MeasureRequest& request,
                                     const std::string& artifact_path,
                                     const std::string& reference_path) = 0;

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -227,7 +228,7 @@ struct Worker::Impl {
       request.set_incarnation(incarnation);
       request.set_session_key(SessionKey());
       for (const v1::MeasureResult& r : unacked) *request.add_results() = r;
-      request.set_max_tasks(stopping ? 0 : 1);
+      request.set_max_tasks(stopping ? 0 : std::max(1, options.parallel));
       request.set_wait_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(options.lease_wait)));
       request.set_leaving(stopping);
       grpc::ClientContext context;
@@ -260,10 +261,19 @@ struct Worker::Impl {
         continue;
       }
       unacked.clear();
-      for (int i = 0; i < response.tasks_size(); ++i) {
-        unacked.push_back(MeasureOne(response.tasks(i)));
-        ++completed;
+      if (response.tasks_size() <= 1) {
+        for (int i = 0; i < response.tasks_size(); ++i)
+          unacked.push_back(MeasureOne(response.tasks(i)));
+      } else {
+        // Several leased at once (options.parallel): one thread each.
+        unacked.resize(response.tasks_size());
+        std::vector<std::thread> pool;
+        for (int i = 0; i < response.tasks_size(); ++i) {
+          pool.emplace_back([&, i] { unacked[i] = MeasureOne(response.tasks(i)); });
+        }
+        for (std::thread& t : pool) t.join();
       }
+      completed += response.tasks_size();
     }
     heartbeat_stop.Notify();
     heartbeat.join();

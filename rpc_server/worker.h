@@ -46,6 +46,10 @@ struct WorkerOptions {
   // Pause between attempts to reach an unreachable tracker.
   absl::Duration reconnect_backoff = absl::Milliseconds(200);
   int max_message_bytes = 64 << 20;
+  // Requests handled at once: leased together and run on this many threads. Only for backends
+  // that allow calls from several threads (a builder's); a measuring device keeps 1, so no two
+  // kernels share its cores.
+  int parallel = 1;
 };
 
 class Worker {

@@ -1,4 +1,5 @@
-// Builder workers: a tracker, an in-process builder (the generic Worker over BuilderBackend)
+// Builder workers: a tracker, an in-process builder (the generic Worker over BuilderBackend,
+// building two candidates at once)
 // and simulated measuring devices. A tuning run that builds on the builder chooses the same
 // configs and the same winner as one that builds locally (the builds are the same bytes, and
 // the simulated devices' costs depend on the bytes only); malformed build requests are
@@ -52,7 +53,7 @@ class BuilderFarmTest : public ::testing::Test {
     auto tracker = TrackerServer::Start(options);
     ASSERT_TRUE(tracker.ok()) << tracker.status();
     tracker_ = *std::move(tracker);
-    StartWorker(kBuilders, std::make_unique<tuner::BuilderBackend>());
+    StartWorker(kBuilders, std::make_unique<tuner::BuilderBackend>(), /*parallel=*/2);
     StartWorker(kDevices, std::make_unique<HashCostBackend>());
     StartWorker(kDevices, std::make_unique<HashCostBackend>());
     auto client = TrackerClient::Connect({.address = tracker_->address(), .token = kToken});
@@ -70,8 +71,10 @@ class BuilderFarmTest : public ::testing::Test {
     for (auto& w : workers_) w->Stop();
     for (std::thread& t : threads_) t.join();
   }
-  void StartWorker(const std::string& key, std::unique_ptr<DeviceBackend> backend) {
+  void StartWorker(const std::string& key, std::unique_ptr<DeviceBackend> backend,
+                   int parallel = 1) {
     WorkerOptions w;
+    w.parallel = parallel;
     w.tracker_address = tracker_->address();
     w.token = kToken;
     w.key = key;
