@@ -51,6 +51,9 @@ struct Worker::Impl {
   // heard from: it skips that heartbeat, so an idle farm of N workers costs the tracker N
   // long polls per lease_wait and no heartbeats.
   grpc::ClientContext* lease_context ABSL_GUARDED_BY(mu) = nullptr;
+  // Whether this registration's tracker counts a waiting poll as alive (older ones do not:
+  // then every heartbeat is sent).
+  bool polls_are_heartbeats ABSL_GUARDED_BY(mu) = false;
   absl::Time last_lease_end ABSL_GUARDED_BY(mu) = absl::InfinitePast();
 
   void Prepare(grpc::ClientContext* context, absl::Duration timeout) {
@@ -73,6 +76,7 @@ struct Worker::Impl {
     registered = true;
     session_key = response.session_key();
     heartbeat_interval = absl::Milliseconds(std::max(50, response.heartbeat_interval_ms()));
+    polls_are_heartbeats = response.polls_count_as_heartbeats();
     ++registrations;
     return absl::OkStatus();
   }
@@ -101,7 +105,8 @@ struct Worker::Impl {
         absl::MutexLock lock(&mu);
         is_registered = registered;
         noise = noise_cv;
-        const bool heard_from = lease_context != nullptr || absl::Now() - last_lease_end < interval;
+        const bool heard_from = polls_are_heartbeats && (lease_context != nullptr ||
+                                                         absl::Now() - last_lease_end < interval);
         if (heard_from && noise == noise_sent) continue;
         noise_sent = noise;
       }

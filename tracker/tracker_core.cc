@@ -98,6 +98,7 @@ absl::StatusOr<v1::RegisterResponse> TrackerCore::Register(const v1::RegisterReq
   response.set_heartbeat_timeout_ms(
       static_cast<int32_t>(absl::ToInt64Milliseconds(options_.heartbeat_timeout)));
   response.set_session_key(worker.session_key);
+  response.set_polls_count_as_heartbeats(true);
   return response;
 }
 

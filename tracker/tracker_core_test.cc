@@ -41,6 +41,8 @@ class TrackerCoreTest : public ::testing::Test {
     auto response = core_.Register(r);
     if (!response.ok()) return response.status();
     EXPECT_EQ(response->session_key().size(), 32u);
+    // Workers may skip heartbeats while they poll (older trackers leave this false).
+    EXPECT_TRUE(response->polls_count_as_heartbeats());
     keys_[id] = response->session_key();
     return absl::OkStatus();
   }
