@@ -128,9 +128,15 @@ absl::StatusOr<std::vector<BuildResult>> BuildOnFarm(
     auto it = slot.find(r.request_id());
     if (it == slot.end()) continue;
     BuildResult& b = out[it->second];
-    if (r.error() != v1::ERROR_NONE) {
+    if (r.error() == v1::BUILD_ERROR) {
       b.status = absl::InternalError(absl::StrCat("builder ", r.worker_id(), ": ", r.message()));
       continue;
+    }
+    if (r.error() != v1::ERROR_NONE) {
+      // The farm failed this build (its builders were lost, it timed out): not the config's
+      // fault, so the caller builds the round itself rather than log it as a build error.
+      return absl::UnavailableError(absl::StrCat("the builders did not build config ",
+                                                 indices[it->second], ": ", r.message()));
     }
     const v1::BuiltArtifact& built = r.built();
     // A builder is trusted no more than a worker: the bytes must be what their hash says.
