@@ -2,20 +2,55 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/transport.h"
+#include "compiler/codegen/target.h"
 #include "db/query_best.h"
 #include "proto/job.grpc.pb.h"
 #include "tuner/service/record_proto.h"
 
 namespace tunefarm::tuner {
+namespace {
+
+// Room in an ExportLibrary response for everything but the library and header bytes (kernel
+// names, configs), so a library under the limit always fits in one message.
+constexpr int64_t kExportMessageOverhead = 1 << 20;
+
+// One of a bounded number of calls served at once (watch streams, exports): held when fewer
+// than `max` were in use, released when it goes out of scope.
+class CallSlot {
+ public:
+  CallSlot(std::atomic<int>* in_use, int max) : in_use_(in_use), held_(in_use->fetch_add(1) < max) {
+    if (!held_) in_use_->fetch_sub(1);
+  }
+  CallSlot(const CallSlot&) = delete;
+  CallSlot& operator=(const CallSlot&) = delete;
+  ~CallSlot() {
+    if (held_) in_use_->fetch_sub(1);
+  }
+  bool held() const { return held_; }
+
+ private:
+  std::atomic<int>* in_use_;
+  const bool held_;
+};
+
+}  // namespace
 
 class JobServer::Service final : public v1::JobService::Service {
  public:
-  Service(JobManager* manager, const db::TuningLog* log, std::string token, int max_watchers)
-      : manager_(manager), log_(log), token_(std::move(token)), max_watchers_(max_watchers) {}
+  Service(JobManager* manager, const db::TuningLog* log, const JobServerOptions& options)
+      : manager_(manager),
+        log_(log),
+        token_(options.token),
+        max_watchers_(options.max_watch_streams),
+        max_exports_(options.max_exports),
+        max_export_bytes_(std::min<int64_t>(options.max_export_bytes,
+                                            options.max_message_bytes - kExportMessageOverhead)) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req,
                          v1::SubmitJobResponse* resp) override {
@@ -38,16 +73,12 @@ class JobServer::Service final : public v1::JobService::Service {
   grpc::Status WatchJob(grpc::ServerContext* ctx, const v1::JobRequest* req,
                         grpc::ServerWriter<v1::JobStatus>* writer) override {
     if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
-    if (watchers_.fetch_add(1) >= max_watchers_) {
-      watchers_.fetch_sub(1);
+    CallSlot slot(&watchers_, max_watchers_);
+    if (!slot.held()) {
       return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                           absl::StrCat("the service serves ", max_watchers_,
                                        " watch streams at once; poll GetJob or retry later"));
     }
-    struct Release {
-      std::atomic<int>* n;
-      ~Release() { n->fetch_sub(1); }
-    } release{&watchers_};
     int64_t version = 0;
     while (!ctx->IsCancelled()) {
       auto st = manager_->WaitForChange(req->job_id(), version, absl::Seconds(1));
@@ -84,9 +115,56 @@ class JobServer::Service final : public v1::JobService::Service {
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                           "this job service runs without a tuning log (--db)");
     }
-    auto best = db::QueryBest(*log_, FromProto(*req));
+    db::BestQuery query = FromProto(*req);
+    // The log stores normalized targets ("llvm" is recorded as "llvm -mcpu=<host cpu>"); a
+    // target this machine cannot parse is looked up as given.
+    if (absl::StatusOr<codegen::Target> t = codegen::ParseTarget(query.target); t.ok()) {
+      query.target = t->str;
+    }
+    auto best = db::QueryBest(*log_, query);
     if (!best.ok()) return ToGrpcStatus(best.status());
     *resp = ToProto(*best);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ExportLibrary(grpc::ServerContext* ctx, const v1::ExportLibraryRequest* req,
+                             v1::ExportLibraryResponse* resp) override {
+    if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
+    if (log_ == nullptr) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "this job service runs without a tuning log (--db)");
+    }
+    CallSlot slot(&exports_, max_exports_);
+    if (!slot.held()) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          absl::StrCat("the service builds ", max_exports_,
+                                       " exports at once; retry when one ends"));
+    }
+    std::vector<db::Workload> workloads;
+    for (const v1::Workload& w : req->workloads()) {
+      workloads.push_back(db::Workload{w.template_name(), w.args(), 0});
+    }
+    LibraryExportOptions options;
+    options.target = req->target();
+    options.device_key = req->device_key();
+    options.allow_nearest = req->allow_nearest();
+    options.max_bytes = max_export_bytes_;
+    auto exported = ExportLibraryBytes(*log_, workloads, options);
+    if (!exported.ok()) return ToGrpcStatus(exported.status());
+    resp->set_library(std::move(exported->library));
+    resp->set_header(std::move(exported->header));
+    resp->set_library_name(exported->library_name);
+    for (const tuner::ExportedKernel& k : exported->kernels) {
+      v1::ExportedKernel* out = resp->add_kernels();
+      out->set_symbol(k.symbol);
+      out->mutable_workload()->set_template_name(k.workload.template_name);
+      out->mutable_workload()->set_args(k.workload.args);
+      out->mutable_workload()->set_flop(k.workload.flop);
+      out->set_config_json(k.config_json);
+      out->set_tuned_gflops(k.tuned_gflops);
+      out->set_nearest(k.nearest);
+      for (const std::string& pack : k.pack_symbols) out->add_pack_symbols(pack);
+    }
     return grpc::Status::OK;
   }
 
@@ -96,6 +174,9 @@ class JobServer::Service final : public v1::JobService::Service {
   std::string token_;
   const int max_watchers_;
   std::atomic<int> watchers_{0};
+  const int max_exports_;
+  const int64_t max_export_bytes_;
+  std::atomic<int> exports_{0};
 };
 
 absl::StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* manager,
@@ -104,8 +185,7 @@ absl::StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* manager,
   auto creds = MakeServerCredentials(options.tls);
   if (!creds.ok()) return creds.status();
   std::unique_ptr<JobServer> server(new JobServer());
-  server->service_ =
-      std::make_unique<Service>(manager, log, options.token, options.max_watch_streams);
+  server->service_ = std::make_unique<Service>(manager, log, options);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.address, *creds, &server->port_);
   builder.RegisterService(server->service_.get());

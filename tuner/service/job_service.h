@@ -1,5 +1,5 @@
 // The gRPC shell of the job service: translates protos and statuses, checks the token, and
-// streams WatchJob; all logic lives in JobManager and db::QueryBest.
+// streams WatchJob; all logic lives in JobManager, db::QueryBest and ExportLibraryBytes.
 #ifndef TUNEFARM_TUNER_SERVICE_JOB_SERVICE_H_
 #define TUNEFARM_TUNER_SERVICE_JOB_SERVICE_H_
 
@@ -11,6 +11,7 @@
 #include "common/transport.h"
 #include "db/tuning_log.h"
 #include "tuner/service/job_manager.h"
+#include "tuner/service/library_export.h"
 
 namespace grpc {
 class Server;
@@ -28,12 +29,18 @@ struct JobServerOptions {
   int max_watch_streams = 64;
   // Largest request accepted (a job with a model carries its bytes).
   int max_message_bytes = kDefaultMaxMessageBytes;
+  // ExportLibrary calls building at once (each compiles its workloads); more are refused with
+  // ResourceExhausted.
+  int max_exports = 2;
+  // Largest library plus header one ExportLibrary returns (also bounded by max_message_bytes).
+  int64_t max_export_bytes = kDefaultMaxExportBytes;
 };
 
 class JobServer {
  public:
-  // Starts serving `manager` (and QueryBest over `log`, which may be null). Both must outlive
-  // the server. Errors: Unavailable (cannot bind), InvalidArgument (TLS files).
+  // Starts serving `manager` (and QueryBest and ExportLibrary over `log`, which may be null:
+  // those two then fail with FailedPrecondition). Both must outlive the server.
+  // Errors: Unavailable (cannot bind), InvalidArgument (TLS files).
   static absl::StatusOr<std::unique_ptr<JobServer>> Start(JobManager* manager,
                                                           const db::TuningLog* log,
                                                           const JobServerOptions& options);

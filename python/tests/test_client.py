@@ -1,0 +1,194 @@
+"""The Python client against a real `tunefarm serve` (conftest.py): submit and watch a small
+job, query and export its best config, list and cancel jobs, and the documented error codes.
+No test depends on how fast the machine tunes: every wait is bounded and generous."""
+
+import ctypes
+import io
+import sys
+
+import grpc
+import pytest
+
+import tunefarm
+
+SHAPE = [32, 32, 32]
+TRIALS = 8
+# Bound on a small job's whole run (it takes seconds when the machine is idle).
+JOB_TIMEOUT_S = 300
+PROGRAM = """A = input(float32, [M, K]); W = input(float32, [N, K])
+C[i, j] = sum(k: A[i, k] * W[j, k])
+"""
+
+
+@pytest.fixture(scope="module")
+def tuned(service):
+    """A small dense job, submitted and watched to its end: (job id, every status seen)."""
+    with service.client() as c:
+        job = c.submit(template="dense", args=SHAPE, trials=TRIALS, batch_size=4,
+                       strategy="random", name="pytest-dense")
+        statuses = list(c.watch(job, progress=False, timeout=JOB_TIMEOUT_S))
+    return job.id, statuses
+
+
+def test_Submit_SmallDenseJob_WatchedToSuccess(tuned, service):
+    job_id, statuses = tuned
+    assert statuses, "watch yielded nothing"
+    final = statuses[-1]
+    assert final.job_id == job_id
+    assert final.state == tunefarm.SUCCEEDED, final.error + service.stderr()
+    assert final.trials_done == TRIALS and final.trials_total == TRIALS
+    assert final.best_gflops > 0
+    versions = [s.version for s in statuses]
+    assert versions == sorted(set(versions)), "each version is sent once, in order"
+    assert all(not tunefarm.is_terminal(s.state) for s in statuses[:-1])
+
+
+def test_Best_TunedWorkload_RowsWithGflops(client, tuned):
+    job_id, _ = tuned
+    rows = client.best(template="dense", args=SHAPE, k=3)
+    assert 1 <= len(rows) <= 3
+    assert all(r.gflops > 0 and r.mean_cost_s > 0 for r in rows)
+    assert [r.gflops for r in rows] == sorted((r.gflops for r in rows), reverse=True)
+    assert rows[0].template == "dense"
+    assert rows[0].args == '[32,32,32,"float32"]'
+    assert rows[0].exact and isinstance(rows[0].config, dict)
+    # The same workload named by the job's status, or by the (one-task) job itself.
+    status = client.get(job_id)
+    assert client.best(status.tasks[0])[0].config_json == rows[0].config_json
+    assert client.best(job_id)[0].config_json == rows[0].config_json
+    # As the log names it, with the target written out.
+    pair = (status.tasks[0].workload_template, status.tasks[0].workload_args)
+    assert client.best(pair, target=rows[0].target)[0].config_json == rows[0].config_json
+
+
+def test_Best_UntunedWorkload_Empty(client, tuned):
+    assert client.best(template="dense", args=[8, 8, 8]) == []
+
+
+def test_Jobs_AfterSubmit_ListsTheJob(client, tuned):
+    job_id, _ = tuned
+    jobs = {j.job_id: j for j in client.jobs()}
+    assert job_id in jobs
+    assert jobs[job_id].state == tunefarm.SUCCEEDED
+    assert jobs[job_id].spec.name == "pytest-dense"
+
+
+def test_Export_TunedWorkload_WritesLoadableLibrary(client, tuned, tmp_path):
+    job_id, _ = tuned
+    want = tmp_path / "libkernels.so"
+    path = client.export(template="dense", args=SHAPE, path=want)
+    assert path == str(want)
+    lib = ctypes.CDLL(path)
+    assert hasattr(lib, "dense_32_32_32_float32")
+    assert "dense_32_32_32_float32" in (tmp_path / "kernels.h").read_text()
+    # A job's workloads, with the header where asked.
+    (tmp_path / "job").mkdir()
+    path = client.export(job_id, path=tmp_path / "job" / "libjob.so",
+                         header=tmp_path / "job" / "job.h")
+    assert hasattr(ctypes.CDLL(path), "dense_32_32_32_float32")
+    assert (tmp_path / "job" / "job.h").exists()
+
+
+def test_Export_UntunedWorkload_NotFound(client, tuned, tmp_path):
+    with pytest.raises(tunefarm.Error) as e:
+        client.export(template="dense", args=[8, 8, 8], path=tmp_path / "lib.so")
+    assert e.value.code == grpc.StatusCode.NOT_FOUND
+    assert not (tmp_path / "lib.so").exists()
+
+
+def test_Export_BadTarget_InvalidArgument(client, tuned, tmp_path):
+    with pytest.raises(tunefarm.Error) as e:
+        client.export(template="dense", args=SHAPE, target="fpga", path=tmp_path / "lib.so")
+    assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_Cancel_RunningJob_EndsCancelled(client):
+    job = client.submit(template="dense", args=[64, 64, 64], trials=100000, batch_size=2,
+                        strategy="random")
+    running = False
+    for status in client.watch(job, progress=False, timeout=JOB_TIMEOUT_S):
+        if status.state == tunefarm.RUNNING:
+            running = True
+            break  # Leaving the loop ends the watch stream.
+    assert running, "the job ended before it ran: %s" % status
+    client.cancel(job)
+    final = client.wait(job, progress=False, timeout=JOB_TIMEOUT_S)
+    assert final.state == tunefarm.CANCELLED
+    assert final.trials_done < 100000
+    assert {j.job_id: j.state for j in client.jobs()}[job.id] == tunefarm.CANCELLED
+
+
+def test_Submit_Program_TunesGeneratedSpace(client):
+    job = client.submit(program=PROGRAM, shapes={"M": 16, "N": 16, "K": 16},
+                        program_name="pytest_dense", trials=4, batch_size=4, strategy="random")
+    final = job.wait(progress=False, timeout=JOB_TIMEOUT_S)
+    assert final.state == tunefarm.SUCCEEDED, final.error
+    task = final.tasks[0]
+    assert task.workload_template.startswith("expr:pytest_dense:")
+    assert client.best(task)[0].gflops > 0
+
+
+def test_Submit_UnknownTemplate_InvalidArgument(client):
+    with pytest.raises(tunefarm.Error) as e:
+        client.submit(template="no_such_operator", args=[8, 8, 8], trials=4)
+    assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "no_such_operator" in e.value.message
+
+
+def test_Submit_NoTrials_InvalidArgument(client):
+    with pytest.raises(tunefarm.Error) as e:
+        client.submit(template="dense", args=[8, 8, 8], trials=0)
+    assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_Submit_TemplateAndProgram_ValueError(client):
+    with pytest.raises(ValueError):
+        client.submit(template="dense", args=[8, 8, 8], program=PROGRAM, trials=4)
+
+
+@pytest.mark.parametrize("token", ["not-the-token", None])
+def test_Calls_BadToken_Unauthenticated(service, token):
+    with service.client(token=token) as c:
+        with pytest.raises(tunefarm.Error) as e:
+            c.jobs()
+        assert e.value.code == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(tunefarm.Error) as e:
+            c.submit(template="dense", args=[8, 8, 8], trials=4)
+        assert e.value.code == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(tunefarm.Error) as e:
+            list(c.watch("job-1", progress=False, timeout=30))
+        assert e.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_UnknownJob_NotFound(client):
+    for call in (client.get, client.cancel,
+                 lambda j: list(client.watch(j, progress=False, timeout=30))):
+        with pytest.raises(tunefarm.Error) as e:
+            call("job-does-not-exist")
+        assert e.value.code == grpc.StatusCode.NOT_FOUND
+
+
+def test_Watch_ProgressTrue_DrawsLineOnStderr(client, tuned, monkeypatch):
+    job_id, _ = tuned
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    list(client.watch(job_id, progress=True, timeout=60))
+    out = stream.getvalue()
+    assert "%d/%d trials" % (TRIALS, TRIALS) in out
+    assert "GFLOP/s" in out and "succeeded" in out
+    assert out.endswith("\n")
+
+
+def test_Watch_NotATerminal_DrawsNothing(client, tuned, monkeypatch):
+    job_id, _ = tuned
+    stream = io.StringIO()  # isatty() is False, as for a pipe or a file.
+    monkeypatch.setattr(sys, "stderr", stream)
+    list(client.watch(job_id, timeout=60))
+    assert stream.getvalue() == ""
+
+
+def test_FormatProgress_RunningJob_TrialsBestAndEta():
+    status = tunefarm.job_pb2.JobStatus(job_id="job-7", state=tunefarm.RUNNING, trials_done=40,
+                                        trials_total=100, best_gflops=51.3, eta_s=42)
+    assert tunefarm.format_progress(status) == (
+        "job-7 [##########--------------]  40/100 trials  best 51.3 GFLOP/s  ETA 0:42  running")
