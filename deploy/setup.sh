@@ -13,7 +13,7 @@ PACKAGES=(
   g++                    # C++17 compiler Bazel drives
   pkg-config             # link lines for system libraries (third_party/pkg_config.bzl)
   protobuf-compiler      # protoc
-  protobuf-compiler-grpc # grpc_cpp_plugin
+  protobuf-compiler-grpc # grpc_cpp_plugin, and grpc_python_plugin for the Python client
   libprotobuf-dev        # protobuf 3.21 runtime and headers
   libgrpc++-dev          # gRPC 1.51
   libabsl-dev            # Abseil 20220623
@@ -42,6 +42,9 @@ TEST_PACKAGES=(
   python3-torch          # PyTorch 1.13: builds the test models, the model benchmark's baseline
   python3-torchvision    # ResNet-18/50 and MobileNetV2 with random weights (no downloads)
   python3-onnx           # onnx.helper models and torch.onnx.export's dependency
+  python3-grpcio         # the Python client (python/tunefarm) and its tests: gRPC 1.51
+  python3-protobuf       # the Python client's generated messages (protobuf 3.21)
+  python3-pytest         # runs python/tests (//python:pytest_test)
 )
 
 for arg in "$@"; do
