@@ -13,8 +13,8 @@ import tunefarm
 
 SHAPE = [32, 32, 32]
 TRIALS = 8
-# Bound on a small job's whole run (it takes seconds when the machine is idle).
-JOB_TIMEOUT_S = 300
+# Bound on a small job's whole run (it takes about a second when the machine is idle).
+JOB_TIMEOUT_S = 120
 PROGRAM = """A = input(float32, [M, K]); W = input(float32, [N, K])
 C[i, j] = sum(k: A[i, k] * W[j, k])
 """
