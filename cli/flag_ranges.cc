@@ -29,6 +29,7 @@ constexpr FlagRange kFlagRanges[] = {
     {"min_repeat_ms", 0, 60000},
     // Listening servers.
     {"port", -1, 65535},
+    {"http", -1, 65535},
     // Tracker.
     {"max_queue", 1, 1e7},
     {"heartbeat_timeout_s", 0.1, 3600},

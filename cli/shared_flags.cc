@@ -22,6 +22,12 @@ ABSL_FLAG(std::string, device, "",
 
 // Where the serving commands listen: `tracker` (default port 9190) and `serve` (9191).
 ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
+ABSL_FLAG(int, http, -1,
+          "serve, tracker: also serve the dashboard, its JSON API and /metrics over HTTP on this "
+          "port (0: any free port; -1: off).");
+ABSL_FLAG(std::string, http_host, "127.0.0.1",
+          "Address the dashboard listens on. It has no token check: widen it on purpose "
+          "(0.0.0.0), or put it behind an authenticating proxy.");
 ABSL_FLAG(int, port, -1,
           "Port to listen on (tracker default 9190, serve default 9191; 0: the OS chooses and "
           "the port is printed).");

@@ -115,6 +115,10 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ad
 }
 
 void ConfigureServerBuilder(grpc::ServerBuilder& builder, int max_message_bytes) {
+  // grpc.health.v1 on every server (load balancers and Kubernetes probes ask it); it needs no
+  // token, and says only whether the server serves. The switch is process-wide and read when the
+  // server is built.
+  grpc::EnableDefaultHealthCheckService(true);
   builder.SetMaxReceiveMessageSize(max_message_bytes);
   builder.SetMaxSendMessageSize(max_message_bytes);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 3 * kKeepaliveTimeMs);

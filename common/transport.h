@@ -39,7 +39,8 @@ inline constexpr int kKeepaliveTimeMs = 10000;
 inline constexpr int kKeepaliveTimeoutMs = 5000;
 
 // Bounded message sizes and keepalive for a server: it pings idle clients, accepts their
-// pings down to half of kKeepaliveTimeMs apart, even between calls.
+// pings down to half of kKeepaliveTimeMs apart, even between calls. The server also answers the
+// standard health service (grpc.health.v1.Health, no token needed): SERVING until it drains.
 void ConfigureServerBuilder(grpc::ServerBuilder& builder, int max_message_bytes);
 
 // Marks a server's error as back-pressure (the tracker's queue is full: fetch results, then

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -292,6 +293,11 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::Insert(absl::Span<const Record> 
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat("record ", i, ": ", s.message()));
     configs.push_back(&it->second);
   }
+  // Write latency as callers see it: waiting for the writer, the transaction and the commit.
+  const absl::Time started = absl::Now();
+  absl::Cleanup observe = [&] {
+    insert_latency_.Observe(absl::ToDoubleSeconds(absl::Now() - started));
+  };
   absl::MutexLock lock(&write_mu_);
   if (writer_ == nullptr) return absl::FailedPreconditionError("tuning log opened read-only");
   if (records.empty()) return std::vector<int64_t>();

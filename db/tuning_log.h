@@ -25,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "common/metrics.h"
 #include "db/record.h"
 #include "db/sqlite.h"
 
@@ -153,6 +154,10 @@ class TuningLog {
   // Unavailable: the write lock stayed busy past the busy timeout; nothing is written.
   absl::StatusOr<std::vector<int64_t>> Insert(absl::Span<const Record> records);
 
+  // How long each Insert took from validation done to commit (seconds: waiting for the writer
+  // lock and SQLite's, and the transaction), for /metrics.
+  const Histogram& insert_latency() const { return insert_latency_; }
+
   // ---- Queries (any thread, concurrently) ----
 
   // The k best distinct configs of exactly this workload on a target (optionally one device
@@ -202,6 +207,9 @@ class TuningLog {
 
  private:
   class ReaderLease;
+
+  // Insert's latency (thread-safe itself).
+  Histogram insert_latency_{Histogram::LatencyBoundsSeconds()};
 
   TuningLog(std::string path, const TuningLogOptions& options, std::unique_ptr<Connection> writer);
 

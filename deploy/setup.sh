@@ -35,6 +35,7 @@ PACKAGES=(
   clang-16               # libFuzzer targets, coverage-guided (bazel run --config=fuzz)
   libclang-rt-16-dev     # libFuzzer's runtime, linked by every fuzz target
   libonnx-dev            # ONNX 1.12: model protobufs, checker and shape inference (graph/)
+  libcpp-httplib-dev     # HTTP server of the dashboard and /metrics (serve/tracker --http)
 )
 
 # Only the test suite and the benchmarks need these (the README's test command installs them).

@@ -2,10 +2,7 @@
 
 #include <unistd.h>
 
-#include <fstream>
-
-#include "absl/strings/match.h"
-#include "absl/strings/strip.h"
+#include "common/host_cpu.h"
 #include "rpc_server/cost_stats.h"
 
 namespace tunefarm {
@@ -15,21 +12,10 @@ namespace {
 constexpr absl::Duration kSpawnSlack = absl::Milliseconds(500);
 constexpr int kCalibrationRepeats = 30;
 
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (absl::StartsWith(line, "model name")) {
-      return std::string(absl::StripAsciiWhitespace(line.substr(line.find(':') + 1)));
-    }
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 void CpuBackend::Describe(v1::DeviceDescription* device) const {
-  device->set_cpu_model(CpuModel());
+  device->set_cpu_model(HostCpuModel());
   device->set_cores(static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN)));
   device->set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
 }

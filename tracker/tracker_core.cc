@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/random/random.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/content_hash.h"
@@ -19,6 +20,15 @@ constexpr absl::Duration kMaxWait = absl::Seconds(30);
 constexpr int kDefaultTimeoutMs = 10000;
 // Window of the throughput figure in Summary.
 constexpr absl::Duration kThroughputWindow = absl::Minutes(1);
+
+// Events per second of `times` (ascending) over the last kThroughputWindow before `now`, or over
+// the time since `since` when that is shorter.
+double RateOver(const std::deque<absl::Time>& times, absl::Time now, absl::Time since) {
+  const auto first = std::lower_bound(times.begin(), times.end(), now - kThroughputWindow);
+  const double window =
+      std::min(absl::ToDoubleSeconds(now - since), absl::ToDoubleSeconds(kThroughputWindow));
+  return window > 0 ? static_cast<double>(times.end() - first) / window : 0;
+}
 
 absl::Duration ClampWait(int wait_ms) {
   return std::min(absl::Milliseconds(std::max(wait_ms, 0)), kMaxWait);
@@ -82,7 +92,9 @@ absl::StatusOr<v1::RegisterResponse> TrackerCore::Register(const v1::RegisterReq
     workers_.erase(it);
     it = workers_.end();
   }
-  Worker& worker = it == workers_.end() ? workers_[request.worker_id()] : it->second;
+  const bool fresh = it == workers_.end();
+  Worker& worker = fresh ? workers_[request.worker_id()] : it->second;
+  if (fresh) worker.registered = clock_->Now();
   // The holder of the key renews its registration and keeps the key; anyone else taking a free
   // or lost id gets a new one, so a key learnt before is worth nothing.
   if (!holds_key || worker.session_key.empty()) worker.session_key = RandomToken();
@@ -187,6 +199,7 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
       if (id.empty()) break;
       Task& task = tasks_.at(id);
       ++task.attempts;
+      dispatch_latency_.Observe(absl::ToDoubleSeconds(now - task.queued_at));
       task.worker_id = request.worker_id();
       task.holders.insert(holder);
       int timeout_ms =
@@ -411,6 +424,7 @@ absl::StatusOr<v1::SubmitResponse> TrackerCore::Submit(const v1::SubmitRequest& 
     }
     task.job_id = request.job_id();
     task.key = request.device_key();
+    task.queued_at = job.last_call;
     if (!r->has_build()) RefArtifactLocked(r->artifact());
     if (r->has_reference_artifact()) RefArtifactLocked(r->reference_artifact());
     job_queue->queued.push_back(r->request_id());
@@ -548,6 +562,9 @@ void TrackerCore::AcceptResultLocked(const std::string& worker_id, const std::st
   }
   if (auto w = workers_.find(worker_id); w != workers_.end()) {
     ++w->second.completed;
+    const absl::Time now = clock_->Now();
+    w->second.recent.push_back(now);
+    while (w->second.recent.front() < now - kThroughputWindow) w->second.recent.pop_front();
     if (result.device_key().empty()) result.set_device_key(w->second.device.key());
   }
   if (result.worker_id().empty()) result.set_worker_id(worker_id);
@@ -568,6 +585,7 @@ void TrackerCore::CompleteLocked(const std::string& request_id, v1::MeasureResul
   auto it = tasks_.find(request_id);
   Task& task = it->second;
   ReleaseTaskArtifactsLocked(task);
+  results_by_class_.Add(absl::AsciiStrToLower(v1::ErrorClass_Name(result.error())));
   auto job = jobs_.find(task.job_id);
   if (job != jobs_.end()) {
     --job->second.pending;
@@ -608,6 +626,7 @@ void TrackerCore::RequeueLocked(const std::string& request_id, bool count_attemp
     return;
   }
   JobQueueLocked(queue, task.job_id).queued.push_front(request_id);
+  task.queued_at = clock_->Now();
   ++queue.queued;
   WakeLeasesLocked(queue, 1);
 }
@@ -749,6 +768,7 @@ v1::FarmSummary TrackerCore::Summary() const {
     status->set_leased(static_cast<int32_t>(worker.leased.size()));
     status->set_noise_cv(worker.noise_cv);
     status->set_completed(worker.completed);
+    status->set_results_per_second(RateOver(worker.recent, now, worker.registered));
     status->set_seconds_since_heartbeat(absl::ToDoubleSeconds(now - worker.last_heartbeat));
     if (!worker.lost) ++live[worker.device.key()];
   }
@@ -766,11 +786,7 @@ v1::FarmSummary TrackerCore::Summary() const {
     for (const auto& [id, jq] : queue.jobs) jobs += jq.queued.empty() ? 0 : 1;
     q->set_jobs(jobs);
   }
-  int64_t recent = 0;
-  for (absl::Time t : recent_completions_) recent += t >= now - kThroughputWindow ? 1 : 0;
-  double window =
-      std::min(absl::ToDoubleSeconds(now - started_), absl::ToDoubleSeconds(kThroughputWindow));
-  summary.set_results_per_second(window > 0 ? recent / window : 0);
+  summary.set_results_per_second(RateOver(recent_completions_, now, started_));
   summary.set_results_total(results_total_);
   summary.set_results_refused(results_refused_);
   summary.set_draining(draining_);

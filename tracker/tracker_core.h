@@ -40,6 +40,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/metrics.h"
 #include "proto/tracker.pb.h"
 
 namespace tunefarm {
@@ -150,6 +151,12 @@ class TrackerCore {
   // Lease calls of workers of `key` waiting for work now (for tests and status).
   int WaitingLeases(const std::string& key) const;
 
+  // For /metrics: how long each lease's request had waited in its queue (seconds, from its
+  // Submit or re-queue), and finished requests by error class (lower-case ErrorClass names,
+  // "error_none" for a measurement).
+  const Histogram& dispatch_latency() const { return dispatch_latency_; }
+  const LabeledCounter& results_by_class() const { return results_by_class_; }
+
   // Marks silent workers lost, re-queues expired leases and forgets idle finished jobs. Call
   // periodically.
   void CheckLiveness();
@@ -172,6 +179,9 @@ class TrackerCore {
     std::string worker_id;  // empty while queued
     // When the current lease expires (request timeout + lease_grace).
     absl::Time deadline;
+    // When it last entered a queue (submitted or re-queued): its dispatch latency ends at the
+    // lease.
+    absl::Time queued_at;
     // Every registration (HolderId) this request was ever leased to.
     absl::flat_hash_set<std::string> holders;
   };
@@ -218,6 +228,8 @@ class TrackerCore {
     // Liveness: silent past heartbeat_timeout means lost (its leases re-queued); lost workers
     // are forgotten after forget_lost_after.
     absl::Time last_heartbeat;
+    // When this id first registered (the start of its rate's window).
+    absl::Time registered;
     // The end of the Lease long poll it is waiting in (InfinitePast when none): a worker
     // waiting for work is connected and counts as alive until then.
     absl::Time polling_until = absl::InfinitePast();
@@ -230,8 +242,10 @@ class TrackerCore {
     // once per registration).
     absl::flat_hash_set<std::string> leased;
     absl::flat_hash_set<std::string> artifacts_sent;
-    // Results it reported that counted.
+    // Results it reported that counted, and when those of the last minute came (its rate in
+    // Summary).
     int64_t completed = 0;
+    std::deque<absl::Time> recent;
   };
   // An artifact's bytes, held while any unfinished request references its hash.
   struct StoredArtifact {
@@ -326,6 +340,9 @@ class TrackerCore {
   int64_t results_total_ ABSL_GUARDED_BY(mu_) = 0;
   // Results dropped because their worker was never leased the request.
   int64_t results_refused_ ABSL_GUARDED_BY(mu_) = 0;
+  // Metrics (thread-safe themselves; updated under mu_, read without it).
+  Histogram dispatch_latency_{Histogram::LatencyBoundsSeconds()};
+  LabeledCounter results_by_class_;
 };
 
 }  // namespace tunefarm

@@ -265,6 +265,37 @@ TEST_F(TrackerCoreTest, LeaseAndReport_OneRequest_OneResult) {
   EXPECT_EQ(Fetch("j"), std::vector<std::string>{"a"});
 }
 
+// /metrics and the dashboard: the queue wait of each lease, results by error class, and each
+// device's results per second.
+TEST_F(TrackerCoreTest, Metrics_DispatchLatencyResultsByClassAndDeviceRate) {
+  Register("w1");
+  clock_.Advance(absl::Seconds(10));
+  ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());
+  clock_.Advance(absl::Milliseconds(30));
+  ASSERT_EQ(Lease("w1", 2)->tasks_size(), 2);
+  Histogram::Snapshot waited = core_.dispatch_latency().Read();
+  EXPECT_EQ(waited.count, 2u);
+  EXPECT_NEAR(waited.sum, 0.06, 1e-9);
+  v1::LeaseRequest report;
+  report.set_worker_id("w1");
+  report.set_incarnation("i1");
+  report.set_session_key(keys_["w1"]);
+  report.add_results()->set_request_id("a");
+  report.mutable_results(0)->add_costs_s(1e-3);
+  report.add_results()->set_request_id("b");
+  report.mutable_results(1)->set_error(v1::WRONG_ANSWER);
+  ASSERT_TRUE(core_.Lease(report).ok());
+  std::map<std::string, double> by_class = core_.results_by_class().Read();
+  EXPECT_EQ(by_class["error_none"], 1);
+  EXPECT_EQ(by_class["wrong_answer"], 1);
+  v1::FarmSummary summary = core_.Summary();
+  ASSERT_EQ(summary.device_status_size(), 1);
+  // Two results in the 10.03 s since w1 registered.
+  EXPECT_NEAR(summary.device_status(0).results_per_second(), 2 / 10.03, 1e-6);
+  clock_.Advance(absl::Minutes(2));
+  EXPECT_EQ(core_.Summary().device_status(0).results_per_second(), 0);
+}
+
 TEST_F(TrackerCoreTest, FetchResults_ReplyLost_SentAgainUntilAcknowledged) {
   Register("w1");
   ASSERT_TRUE(Submit("j", 0, {"a", "b"}).ok());

@@ -132,6 +132,9 @@ std::string TrackerServer::address() const {
 
 bool TrackerServer::Drain(absl::Duration timeout) {
   core_->StartDrain();
+  // Health checks now say NOT_SERVING, so load balancers and readiness probes send no new
+  // clients while queued work finishes.
+  if (server_ != nullptr) server_->GetHealthCheckService()->SetServingStatus(false);
   const absl::Time until = clock_->Now() + timeout;
   while (!core_->Drained()) {
     if (clock_->Now() > until) return false;

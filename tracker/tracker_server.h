@@ -69,9 +69,10 @@ class TrackerServer {
   // The core itself, for callers in the same process (the local farm, tests, benchmarks).
   TrackerCore& core() { return *core_; }
 
-  // Stops accepting submissions and waits up to `timeout` for queued and leased work to finish
-  // and its results to be fetched. Returns true when fully drained. Submissions stay refused
-  // either way. `timeout` is on the server's clock, looked at every 50 ms of real time.
+  // Stops accepting submissions (and its health service says NOT_SERVING) and waits up to
+  // `timeout` for queued and leased work to finish and its results to be fetched. Returns true when
+  // fully drained. Submissions stay refused either way. `timeout` is on the server's clock, looked
+  // at every 50 ms of real time.
   bool Drain(absl::Duration timeout);
 
   // Stops serving: ends the liveness thread, wakes long polls, gives in-flight calls up to 2 s

@@ -201,6 +201,7 @@ JobServer::~JobServer() { Shutdown(); }
 
 void JobServer::Shutdown() {
   if (server_ != nullptr) {
+    server_->GetHealthCheckService()->SetServingStatus(false);
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     server_.reset();
   }
