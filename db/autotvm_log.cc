@@ -1,5 +1,6 @@
 #include "db/autotvm_log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -12,25 +13,13 @@
 namespace tunefarm::db {
 namespace {
 
-using google::protobuf::ListValue;
 using google::protobuf::Value;
 
-// TVM task names per template; the first one is what a template exports as.
-struct TaskMapping {
-  const char* template_name;
-  const char* tasks[4];
-};
-constexpr TaskMapping kTaskTable[] = {
-    {"dense", {"dense_nopack.x86", "dense_pack.x86", "dense_small_batch.gpu", "dense.cuda"}},
-    {"conv2d", {"conv2d_NCHWc.x86", "conv2d_nchw.x86", "conv2d_nchw.cuda", nullptr}},
-    {"batch_matmul", {"batch_matmul.x86", "batch_matmul.cuda", nullptr, nullptr}},
-    {"depthwise",
-     {"depthwise_conv2d_NCHWc.x86", "depthwise_conv2d_nchw.x86", "depthwise_conv2d_nchw.cuda",
-      nullptr}},
-};
-
-// Config JSON key that keeps a non-default TVM task name.
+// Config JSON keys that keep what a TVM -> tunefarm -> TVM trip needs (see the header).
 constexpr char kTaskKey[] = "_autotvm_task";
+constexpr char kIndexKey[] = "_autotvm_index";
+constexpr char kEntityKey[] = "_autotvm_entity";
+constexpr char kUntranslatedKey[] = "_autotvm_untranslated";
 // Extra top-level key TVM ignores.
 constexpr char kExtraKey[] = "tunefarm";
 // TVM writes this cost for failed measurements.
@@ -81,27 +70,10 @@ absl::StatusOr<ErrorClass> ErrorFromTvm(double error_no) {
   return kFromTvm[static_cast<int>(error_no)];
 }
 
-Value Str(absl::string_view s) {
-  Value v;
-  v.set_string_value(std::string(s));
-  return v;
-}
-Value Num(double d) {
-  Value v;
-  v.set_number_value(d);
-  return v;
-}
-Value Null() {
-  Value v;
-  v.set_null_value(google::protobuf::NULL_VALUE);
-  return v;
-}
-Value List(std::vector<Value> items) {
-  Value v;
-  ListValue* list = v.mutable_list_value();
-  for (Value& item : items) *list->add_values() = std::move(item);
-  return v;
-}
+Value Str(absl::string_view s) { return JsonString(s); }
+Value Num(double d) { return JsonNumber(d); }
+Value Null() { return JsonNull(); }
+Value List(std::vector<Value> items) { return JsonList(std::move(items)); }
 Value NumList(const std::vector<double>& xs) {
   std::vector<Value> items;
   for (double x : xs) items.push_back(Num(x));
@@ -121,49 +93,26 @@ bool IsNumber(const Value* v) { return v != nullptr && v->kind_case() == Value::
 bool IsString(const Value* v) { return v != nullptr && v->kind_case() == Value::kStringValue; }
 bool IsList(const Value* v) { return v != nullptr && v->has_list_value(); }
 
-// Dense: our [M,N,K,dtype] <-> TVM [["TENSOR",[M,K],dt],["TENSOR",[N,K],dt],null,dt].
-bool DenseToTvm(const Value& args, Value* out) {
-  const auto& a = args.list_value().values();
-  if (a.size() != 4) return false;
-  for (int i = 0; i < 3; ++i) {
-    if (a[i].kind_case() != Value::kNumberValue) return false;
-  }
-  if (a[3].kind_case() != Value::kStringValue) return false;
-  const Value& dt = a[3];
-  *out = List({List({Str("TENSOR"), List({a[0], a[2]}), dt}),
-               List({Str("TENSOR"), List({a[1], a[2]}), dt}), Null(), dt});
-  return true;
+bool IsReservedKey(const std::string& key) {
+  return key == kTaskKey || key == kIndexKey || key == kEntityKey || key == kUntranslatedKey;
 }
 
-bool DenseFromTvm(const Value& tvm_args, Value* out, double* flop) {
-  if (!tvm_args.has_list_value()) return false;
-  const auto& a = tvm_args.list_value().values();
-  if (a.size() != 4) return false;
-  auto tensor2d = [](const Value& t, double* rows, double* cols, std::string* dtype) {
-    if (!t.has_list_value() || t.list_value().values_size() != 3) return false;
-    const auto& f = t.list_value().values();
-    if (f[0].string_value() != "TENSOR" || !f[1].has_list_value() ||
-        f[1].list_value().values_size() != 2 || f[2].kind_case() != Value::kStringValue) {
-      return false;
-    }
-    const auto& shape = f[1].list_value().values();
-    if (shape[0].kind_case() != Value::kNumberValue || shape[1].kind_case() != Value::kNumberValue)
-      return false;
-    *rows = shape[0].number_value();
-    *cols = shape[1].number_value();
-    *dtype = f[2].string_value();
-    return true;
-  };
-  double m, k, n, k2;
-  std::string dt_a, dt_b;
-  if (!tensor2d(a[0], &m, &k, &dt_a) || !tensor2d(a[1], &n, &k2, &dt_b)) return false;
-  if (k != k2 || dt_a != dt_b || a[2].kind_case() != Value::kNullValue ||
-      a[3].kind_case() != Value::kStringValue) {
-    return false;
+// {name: value} of TVM's entity, canonical.
+std::string KnobsOfEntity(const Value& entity) {
+  Value knobs = JsonObject();
+  for (const Value& e : entity.list_value().values()) {
+    (*knobs.mutable_struct_value()->mutable_fields())[e.list_value().values(0).string_value()] =
+        e.list_value().values(2);
   }
-  *out = List({Num(m), Num(n), Num(k), a[3]});
-  *flop = 2 * m * n * k;
-  return true;
+  return CanonicalJson(knobs);
+}
+
+// One line of a report: "line N: why", on one line and at most kMaxProblemChars long.
+std::string ReportLine(int64_t line_no, absl::string_view why) {
+  std::string text(why);
+  absl::StrReplaceAll({{"\n", " "}}, &text);
+  if (text.size() > kMaxProblemChars) text = absl::StrCat(text.substr(0, kMaxProblemChars), "...");
+  return absl::StrCat("line ", line_no, ": ", text);
 }
 
 // TVM knob type of a config value (see header).
@@ -232,27 +181,116 @@ absl::Status ApplyExtra(const Value& extra, Record* r) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> TemplateForAutotvmTask(absl::string_view task_name) {
-  for (const TaskMapping& m : kTaskTable) {
-    for (const char* task : m.tasks) {
-      if (task != nullptr && task_name == task) return std::string(m.template_name);
+// Sets the record's workload and config from TVM's task, args and knobs (no "tunefarm" extra):
+// converted args and a translated config where there are, else TVM's own.
+absl::Status ConvertTvmRecord(const std::string& task, const Value& tvm_args, int64_t tvm_index,
+                              const Value& entity, const AutotvmImportOptions& options, Record* r,
+                              AutotvmLineInfo* info) {
+  absl::StatusOr<AutotvmWorkload> w = ConvertAutotvmArgs(task, tvm_args);
+  if (!w.ok()) return w.status();
+  r->workload.template_name = w->template_name;
+  r->workload.args = w->args;
+  r->workload.flop = w->flop;
+  info->converted = w->converted;
+  absl::StatusOr<Value> tvm_knobs = ParseJson(KnobsOfEntity(entity));
+  if (!tvm_knobs.ok()) return tvm_knobs.status();
+  Value config = *tvm_knobs;
+  auto* fields = config.mutable_struct_value()->mutable_fields();
+  absl::StatusOr<std::string> default_task = AutotvmTaskFor(w->template_name, r->target);
+  const bool keep_task = !default_task.ok() || *default_task != task;
+  if (!w->converted) {
+    // Raw: TVM's args, index and knobs, as before any conversion existed.
+    info->note = absl::StrCat(task, " args kept as TVM's: ", w->why_raw);
+    r->config_index = tvm_index;
+    if (keep_task) (*fields)[kTaskKey] = Str(task);
+    r->config_json = CanonicalJson(config);
+    return absl::OkStatus();
+  }
+  // Translated into the template's space, or kept as TVM's knobs.
+  absl::Status why = absl::OkStatus();
+  absl::StatusOr<AutotvmTranslation> translated = TranslateAutotvmConfig(task, *w, *tvm_knobs);
+  if (!translated.ok()) {
+    why = translated.status();
+  } else if (!options.resolve) {
+    why = absl::FailedPreconditionError("no config space to resolve the translated config in");
+  } else {
+    absl::StatusOr<ResolvedConfig> resolved =
+        options.resolve(r->workload, r->target, CanonicalJson(translated->knobs));
+    if (!resolved.ok()) {
+      why = resolved.status();
+    } else {
+      absl::StatusOr<Value> ours = ParseJson(resolved->config_json);
+      if (!ours.ok() || !ours->has_struct_value()) {
+        why = absl::InternalError("the resolver's config is not a JSON object");
+      } else {
+        auto* of = ours->mutable_struct_value()->mutable_fields();
+        (*of)[kIndexKey] = Num(static_cast<double>(tvm_index));
+        if (keep_task) (*of)[kTaskKey] = Str(task);
+        // Keep TVM's entity when exporting the translation would not give it back.
+        absl::StatusOr<Value> back = AutotvmEntityFor(task, w->args, *ours);
+        if (!back.ok() || KnobsOfEntity(*back) != CanonicalJson(*tvm_knobs)) {
+          (*of)[kEntityKey] = entity;
+        }
+        r->config_index = resolved->index;
+        r->config_json = CanonicalJson(*ours);
+        info->translated = true;
+        info->approximate = translated->approximate;
+        if (translated->approximate) {
+          info->note = absl::StrCat(task, " config ", tvm_index,
+                                    " translated approximately (TVM's middle tiling levels have "
+                                    "no knob in ",
+                                    w->template_name, ")");
+        }
+        return absl::OkStatus();
+      }
     }
   }
-  return absl::NotFoundError(absl::StrCat("unknown AutoTVM task '", task_name, "'"));
+  info->note = absl::StrCat(task, " config ", tvm_index, " kept as TVM's: ", why.message());
+  r->config_index = -1 - tvm_index;
+  (*fields)[kIndexKey] = Num(static_cast<double>(tvm_index));
+  (*fields)[kUntranslatedKey] = JsonBool(true);
+  if (keep_task) (*fields)[kTaskKey] = Str(task);
+  r->config_json = CanonicalJson(config);
+  return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> AutotvmTaskForTemplate(absl::string_view template_name) {
-  for (const TaskMapping& m : kTaskTable) {
-    if (template_name == m.template_name) return std::string(m.tasks[0]);
+// TVM's entity for a record's config: the kept entity, TVM's own knobs (untranslated and raw
+// records), or the translation of the template's knobs back. Also says the TVM config index.
+Value EntityOf(const Record& r, const std::string& task, const Value& knobs, int64_t* index) {
+  const Value* kept_index = Field(knobs, kIndexKey);
+  *index = IsNumber(kept_index) ? static_cast<int64_t>(kept_index->number_value()) : r.config_index;
+  if (const Value* kept = Field(knobs, kEntityKey); IsList(kept)) return *kept;
+  if (Field(knobs, kUntranslatedKey) == nullptr) {
+    absl::StatusOr<Value> back = AutotvmEntityFor(task, r.workload.args, knobs);
+    if (back.ok()) return *back;
   }
-  return absl::NotFoundError(
-      absl::StrCat("template '", template_name, "' has no AutoTVM task name"));
+  // TVM's knobs (or ours, where no translation exists), types inferred, in name order.
+  std::vector<std::pair<std::string, const Value*>> sorted;
+  const bool ours = Field(knobs, kUntranslatedKey) == nullptr;
+  for (const auto& [name, value] : knobs.struct_value().fields()) {
+    if (IsReservedKey(name) || (ours && name == "index")) continue;
+    sorted.emplace_back(name, &value);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<Value> entity;
+  for (const auto& [name, value] : sorted) {
+    entity.push_back(List({Str(name), Str(KnobType(*value)), *value}));
+  }
+  return List(std::move(entity));
 }
 
-absl::StatusOr<Record> ParseAutotvmLine(absl::string_view line,
-                                        const AutotvmImportOptions& options) {
+}  // namespace
+
+bool IsAutotvmCommentOrBlank(absl::string_view line) {
+  absl::string_view s = absl::StripLeadingAsciiWhitespace(line);
+  return s.empty() || s[0] == '#';
+}
+
+absl::StatusOr<Record> ParseAutotvmLine(absl::string_view line, const AutotvmImportOptions& options,
+                                        AutotvmLineInfo* info) {
+  AutotvmLineInfo local_info;
+  if (info == nullptr) info = &local_info;
+  *info = AutotvmLineInfo();
   absl::StatusOr<Value> root = ParseJson(line);
   if (!root.ok()) return root.status();
   if (!root->has_struct_value()) return Malformed("not a JSON object");
@@ -282,19 +320,17 @@ absl::StatusOr<Record> ParseAutotvmLine(absl::string_view line,
   // Config: index and entity.
   const Value* index = Field(*config, "index");
   const Value* entity = Field(*config, "entity");
-  if (!IsNumber(index) || index->number_value() != std::trunc(index->number_value())) {
+  if (!IsNumber(index) || index->number_value() != std::trunc(index->number_value()) ||
+      std::fabs(index->number_value()) > 9.0e15) {
     return Malformed("config.index: expected an integer");
   }
-  r.config_index = static_cast<int64_t>(index->number_value());
+  const int64_t tvm_index = static_cast<int64_t>(index->number_value());
   if (!IsList(entity)) return Malformed("config.entity: expected a list");
-  Value knobs;
-  auto* fields = knobs.mutable_struct_value()->mutable_fields();
   for (const Value& knob : entity->list_value().values()) {
     if (!knob.has_list_value() || knob.list_value().values_size() != 3 ||
         knob.list_value().values(0).kind_case() != Value::kStringValue) {
       return Malformed("config.entity: expected [name, type, value] items");
     }
-    (*fields)[knob.list_value().values(0).string_value()] = knob.list_value().values(2);
   }
 
   // Result: costs, error number, timestamp.
@@ -315,29 +351,39 @@ absl::StatusOr<Record> ParseAutotvmLine(absl::string_view line,
   }
   if (r.error != ErrorClass::kOk) r.costs.clear();
 
-  // Workload: template from the task name (or the extra), args converted for dense.
   const Value* extra = Field(*root, kExtraKey);
   if (extra != nullptr && !extra->has_struct_value()) return Malformed("tunefarm: expected object");
-  absl::StatusOr<std::string> template_name = TemplateForAutotvmTask(in[1].string_value());
-  if (template_name.ok()) {
-    r.workload.template_name = *template_name;
-    absl::StatusOr<std::string> default_task = AutotvmTaskForTemplate(*template_name);
-    if (default_task.ok() && *default_task != in[1].string_value()) {
-      (*fields)[kTaskKey] = Str(in[1].string_value());
-    }
-  } else if (extra == nullptr || Field(*extra, "template") == nullptr) {
-    return template_name.status();
-  }
-  Value args;
-  if (r.workload.template_name == "dense" && DenseFromTvm(in[2], &args, &r.workload.flop)) {
-    r.workload.args = CanonicalJson(args);
-  } else {
+  const Value* extra_config = extra != nullptr ? Field(*extra, "config") : nullptr;
+  const Value* extra_index = extra != nullptr ? Field(*extra, "config_index") : nullptr;
+  if (extra_config != nullptr && IsNumber(extra_index) && extra_config->has_struct_value()) {
+    // Our own export: the config as it was recorded.
+    r.config_index = static_cast<int64_t>(extra_index->number_value());
+    r.config_json = CanonicalJson(*extra_config);
+    absl::StatusOr<std::string> template_name = TemplateForAutotvmTask(in[1].string_value());
+    if (template_name.ok()) r.workload.template_name = *template_name;
     r.workload.args = CanonicalJson(in[2]);
+    info->converted = info->translated = r.config_index >= 0;
+  } else {
+    absl::Status s =
+        ConvertTvmRecord(in[1].string_value(), in[2], tvm_index, *entity, options, &r, info);
+    if (absl::IsNotFound(s) && extra != nullptr && Field(*extra, "template") != nullptr) {
+      // A task TVM has no name for, exported by us: the extra names the template.
+      Value knobs = JsonObject();
+      for (const Value& knob : entity->list_value().values()) {
+        (*knobs.mutable_struct_value()
+              ->mutable_fields())[knob.list_value().values(0).string_value()] =
+            knob.list_value().values(2);
+      }
+      r.config_index = tvm_index;
+      r.config_json = CanonicalJson(knobs);
+      r.workload.args = CanonicalJson(in[2]);
+    } else if (!s.ok()) {
+      return s;
+    }
   }
   if (extra != nullptr) {
     if (absl::Status s = ApplyExtra(*extra, &r); !s.ok()) return s;
   }
-  r.config_json = CanonicalJson(knobs);
   if (absl::Status s = ValidateRecord(r); !s.ok()) return Malformed(s.message());
   return r;
 }
@@ -347,40 +393,32 @@ absl::StatusOr<std::string> FormatAutotvmLine(const Record& r) {
   if (!knobs.ok() || !knobs->has_struct_value()) {
     return absl::InvalidArgumentError(absl::StrCat("record ", r.id, ": config is not an object"));
   }
-  absl::StatusOr<std::string> task = AutotvmTaskForTemplate(r.workload.template_name);
-  if (!task.ok()) return task.status();
   absl::StatusOr<Value> args = ParseJson(r.workload.args);
   if (!args.ok() || !args->has_list_value()) {
     return absl::InvalidArgumentError(absl::StrCat("record ", r.id, ": args are not an array"));
   }
-
-  // Entity in knob-name order (canonical), the TVM task override pulled out.
-  std::vector<std::pair<std::string, const Value*>> sorted;
-  for (const auto& [name, value] : knobs->struct_value().fields()) {
-    if (name == kTaskKey) {
-      if (value.kind_case() == Value::kStringValue) *task = value.string_value();
-      continue;
-    }
-    sorted.emplace_back(name, &value);
+  std::string task;
+  if (const Value* kept = Field(*knobs, kTaskKey); IsString(kept)) {
+    task = kept->string_value();
+  } else {
+    absl::StatusOr<std::string> t = AutotvmTaskFor(r.workload.template_name, r.target);
+    if (!t.ok()) return t.status();
+    task = *t;
   }
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<Value> entity;
-  for (const auto& [name, value] : sorted) {
-    entity.push_back(List({Str(name), Str(KnobType(*value)), *value}));
-  }
-  Value tvm_args;
-  if (r.workload.template_name != "dense" || !DenseToTvm(*args, &tvm_args)) tvm_args = *args;
+  // The template's args in the task's layout; raw records already hold TVM's list.
+  absl::StatusOr<Value> tvm_args = AutotvmArgsFor(task, r.workload.args);
+  if (!tvm_args.ok()) tvm_args = *args;
+  int64_t tvm_index = 0;
+  Value entity = EntityOf(r, task, *knobs, &tvm_index);
 
   Value root;
   auto* f = root.mutable_struct_value()->mutable_fields();
-  Value kwargs;
-  kwargs.mutable_struct_value();
-  (*f)["input"] = List({Str(r.target), Str(*task), tvm_args, kwargs});
+  (*f)["input"] = List({Str(r.target), Str(task), *tvm_args, JsonObject()});
   Value config;
   auto* cf = config.mutable_struct_value()->mutable_fields();
-  (*cf)["index"] = Num(static_cast<double>(r.config_index));
+  (*cf)["index"] = Num(static_cast<double>(tvm_index));
   (*cf)["code_hash"] = Null();
-  (*cf)["entity"] = List(std::move(entity));
+  (*cf)["entity"] = std::move(entity);
   (*f)["config"] = std::move(config);
   double all_cost = 0;
   for (double c : r.costs) all_cost += c;
@@ -394,6 +432,8 @@ absl::StatusOr<std::string> FormatAutotvmLine(const Record& r) {
   (*ef)["template"] = Str(r.workload.template_name);
   (*ef)["args"] = *args;
   (*ef)["flop"] = Num(r.workload.flop);
+  (*ef)["config"] = *knobs;
+  (*ef)["config_index"] = Num(static_cast<double>(r.config_index));
   (*ef)["device_key"] = Str(r.device_key);
   (*ef)["error"] = Str(ErrorClassName(r.error));
   (*ef)["error_message"] = Str(r.error_message);
@@ -425,8 +465,13 @@ absl::StatusOr<AutotvmImportReport> ImportAutotvmLog(std::istream& in, TuningLog
   while (std::getline(in, line)) {
     ++line_no;
     if (absl::StripAsciiWhitespace(line).empty()) continue;
+    if (IsAutotvmCommentOrBlank(line)) {
+      ++report.comments;
+      continue;
+    }
     ++report.lines;
-    absl::StatusOr<Record> record = ParseAutotvmLine(line, options);
+    AutotvmLineInfo info;
+    absl::StatusOr<Record> record = ParseAutotvmLine(line, options, &info);
     if (!record.ok()) {
       if (absl::IsNotFound(record.status())) {
         ++report.unknown_template;
@@ -434,14 +479,24 @@ absl::StatusOr<AutotvmImportReport> ImportAutotvmLog(std::istream& in, TuningLog
         ++report.malformed;
       }
       if (static_cast<int>(report.problems.size()) < AutotvmImportReport::kMaxProblems) {
-        // One line per problem: parser messages may span lines and quote the whole input.
-        std::string why(record.status().message());
-        absl::StrReplaceAll({{"\n", " "}}, &why);
-        if (why.size() > kMaxProblemChars)
-          why = absl::StrCat(why.substr(0, kMaxProblemChars), "...");
-        report.problems.push_back(absl::StrCat("line ", line_no, ": ", why));
+        report.problems.push_back(ReportLine(line_no, record.status().message()));
       }
       continue;
+    }
+    if (!info.converted) {
+      ++report.raw_args;
+    } else {
+      ++report.converted;
+      if (info.translated) {
+        ++report.translated;
+        if (info.approximate) ++report.approximate;
+      } else {
+        ++report.untranslated;
+      }
+    }
+    if (!info.note.empty() &&
+        static_cast<int>(report.notes.size()) < AutotvmImportReport::kMaxProblems) {
+      report.notes.push_back(ReportLine(line_no, info.note));
     }
     batch.push_back(*std::move(record));
     if (static_cast<int>(batch.size()) >= options.batch_size) {

@@ -1,11 +1,13 @@
 // AutoTVM JSON-lines interop: round trip of our export, and a hand-made TVM log.
 #include "db/autotvm_log.h"
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "db/json.h"
 #include "db/test_records.h"
 #include "db/tuning_log.h"
 #include "gtest/gtest.h"
@@ -44,32 +46,79 @@ constexpr char kTvmDenseLine[] =
     R"( "result": [[0.0123, 0.0125], 0, 1.53, 1700000000.1], "version": 0.2,)"
     R"( "tvm_version": "0.8.0"})";
 
-TEST(ParseAutotvmLine, TvmDenseLine_DenseWorkloadWithKnobs) {
-  absl::StatusOr<Record> r = ParseAutotvmLine(kTvmDenseLine);
+// A resolver standing in for the tuner's (tuner/tuning/autotvm_seed.h): every translated
+// config resolves, to an index derived from its text.
+AutotvmConfigResolver FakeResolver() {
+  return [](const Workload&, const std::string&,
+            const std::string& knobs_json) -> absl::StatusOr<ResolvedConfig> {
+    return ResolvedConfig{static_cast<int64_t>(Fnv1a64(knobs_json) % 100000), knobs_json};
+  };
+}
+
+AutotvmImportOptions WithFakeResolver() {
+  AutotvmImportOptions o;
+  o.resolve = FakeResolver();
+  return o;
+}
+
+TEST(ParseAutotvmLine, TvmDenseLine_DenseWorkloadUntranslatedWithoutTileK) {
+  AutotvmLineInfo info;
+  absl::StatusOr<Record> r = ParseAutotvmLine(kTvmDenseLine, WithFakeResolver(), &info);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->workload.template_name, "dense");
   EXPECT_EQ(r->workload.args, R"([1024,1024,1024,"float32"])");
   EXPECT_EQ(r->workload.flop, 2.0 * 1024 * 1024 * 1024);
   EXPECT_EQ(r->target, "llvm -mcpu=znver4");
   EXPECT_EQ(r->device_key, "autotvm");
-  EXPECT_EQ(r->config_index, 123);
-  EXPECT_EQ(r->config_json, R"({"tile_x":[-1,32],"tile_y":[-1,16]})");
+  EXPECT_TRUE(info.converted);
+  EXPECT_FALSE(info.translated);
+  EXPECT_NE(info.note.find("knob tile_k missing"), std::string::npos) << info.note;
+  // Untranslated: TVM's knobs, an index no space holds, TVM's index and task kept.
+  EXPECT_EQ(r->config_index, -1 - 123);
+  EXPECT_EQ(r->config_json, R"({"_autotvm_index":123,"_autotvm_task":"dense_nopack.x86",)"
+                            R"("_autotvm_untranslated":true,"tile_x":[-1,32],"tile_y":[-1,16]})");
   EXPECT_EQ(r->costs, (std::vector<double>{0.0123, 0.0125}));
   EXPECT_EQ(r->error, ErrorClass::kOk);
   EXPECT_EQ(r->timestamp, 1700000000.1);
 }
 
-TEST(ParseAutotvmLine, NonDefaultTask_KeptInConfig) {
+TEST(ParseAutotvmLine, DenseNopackAllKnobs_TranslatedToGemmKnobs) {
   std::string line = kTvmDenseLine;
-  line.replace(line.find("dense_nopack"), 12, "dense_pack");
-  absl::StatusOr<Record> r = ParseAutotvmLine(line);
+  line.replace(line.find(R"(["tile_x", "sp", [-1, 32]])"), 26,
+               R"(["tile_x", "sp", [-1, 32]], ["tile_k", "sp", [-1, 4]])");
+  AutotvmLineInfo info;
+  absl::StatusOr<Record> r = ParseAutotvmLine(line, WithFakeResolver(), &info);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->config_json,
-            R"({"_autotvm_task":"dense_pack.x86","tile_x":[-1,32],"tile_y":[-1,16]})");
-  absl::StatusOr<std::string> back = FormatAutotvmLine(*r);
-  ASSERT_TRUE(back.ok());
-  EXPECT_NE(back->find(R"("dense_pack.x86")"), std::string::npos) << *back;
-  EXPECT_NE(back->find(R"(["tile_x","sp",[-1,32]])"), std::string::npos) << *back;
+  EXPECT_TRUE(info.translated);
+  EXPECT_FALSE(info.approximate);
+  EXPECT_GE(r->config_index, 0);
+  EXPECT_EQ(
+      r->config_json,
+      R"({"_autotvm_index":123,"_autotvm_task":"dense_nopack.x86","order":[1,0],)"
+      R"("parallel":1,"tile_k":[-1,4],"tile_x":[-1,32],"tile_y":[-1,16],"unroll_k":"unroll"})");
+  // Without a resolver (no spaces known) the same config stays TVM's.
+  AutotvmLineInfo plain;
+  absl::StatusOr<Record> u = ParseAutotvmLine(line, {}, &plain);
+  ASSERT_TRUE(u.ok());
+  EXPECT_FALSE(plain.translated);
+  EXPECT_EQ(u->config_index, -124);
+}
+
+TEST(ParseAutotvmLine, ResolverRefuses_UntranslatedWithItsReason) {
+  AutotvmImportOptions o;
+  o.resolve = [](const Workload&, const std::string&,
+                 const std::string&) -> absl::StatusOr<ResolvedConfig> {
+    return absl::NotFoundError("tile_x [-1,32] is not a choice of the template's space");
+  };
+  std::string line = kTvmDenseLine;
+  line.replace(line.find(R"(["tile_x", "sp", [-1, 32]])"), 26,
+               R"(["tile_x", "sp", [-1, 32]], ["tile_k", "sp", [-1, 4]])");
+  AutotvmLineInfo info;
+  absl::StatusOr<Record> r = ParseAutotvmLine(line, o, &info);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(info.translated);
+  EXPECT_NE(info.note.find("not a choice"), std::string::npos) << info.note;
+  EXPECT_LT(r->config_index, 0);
 }
 
 TEST(ParseAutotvmLine, UnknownTask_NotFound) {
@@ -162,17 +211,487 @@ TEST(ImportAutotvmLog, MixedFile_ImportsValidAndReportsRest) {
   q.target = "llvm -mcpu=znver4";
   auto best = log->BestK(q);
   ASSERT_TRUE(best.ok()) << best.status();
-  ASSERT_EQ(best->size(), 1u);  // the failed record never wins
-  EXPECT_EQ((*best)[0].record.config_index, 123);
+  ASSERT_EQ(best->size(), 1u);                      // the failed record never wins
+  EXPECT_EQ((*best)[0].record.config_index, -124);  // untranslated: TVM's config 123
+  EXPECT_EQ(report->converted, 2);                  // the two dense lines
+  EXPECT_EQ(report->raw_args, 1);                   // conv2d_NCHWc.x86 given dense's args
+  EXPECT_EQ(report->untranslated, 2);
+  ASSERT_EQ(report->notes.size(), 3u);
+  EXPECT_NE(report->notes[1].find("line 5: conv2d_NCHWc.x86 args kept as TVM's"), std::string::npos)
+      << report->notes[1];
 }
 
 TEST(TemplateForAutotvmTask, Table_MapsBothWays) {
   EXPECT_EQ(*TemplateForAutotvmTask("dense_pack.x86"), "dense");
-  EXPECT_EQ(*TemplateForAutotvmTask("conv2d_nchw.x86"), "conv2d");
+  EXPECT_EQ(*TemplateForAutotvmTask("dense_small_batch.gpu"), "dense");
+  EXPECT_EQ(*TemplateForAutotvmTask("conv2d_NCHWc.x86"), "conv2d_nchwc");
+  EXPECT_EQ(*TemplateForAutotvmTask("conv2d_nchw.cuda"), "conv2d");
   EXPECT_EQ(*TemplateForAutotvmTask("batch_matmul.x86"), "batch_matmul");
-  EXPECT_EQ(*TemplateForAutotvmTask("depthwise_conv2d_NCHWc.x86"), "depthwise");
-  EXPECT_EQ(*AutotvmTaskForTemplate("conv2d"), "conv2d_NCHWc.x86");
-  EXPECT_EQ(AutotvmTaskForTemplate("softmax").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(*TemplateForAutotvmTask("depthwise_conv2d_NCHWc.x86"), "depthwise_conv2d");
+  EXPECT_EQ(TemplateForAutotvmTask("pool2d.x86").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(*AutotvmTaskFor("conv2d_nchwc", "llvm"), "conv2d_NCHWc.x86");
+  EXPECT_EQ(*AutotvmTaskFor("dense", "llvm -mcpu=znver4"), "dense_pack.x86");
+  EXPECT_EQ(*AutotvmTaskFor("dense", "cuda -arch=sm_90"), "dense.cuda");
+  EXPECT_EQ(*AutotvmTaskFor("depthwise_conv2d", "cuda"), "depthwise_conv2d_nchw.cuda");
+  EXPECT_EQ(AutotvmTaskFor("conv2d_nchwc", "cuda").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(AutotvmTaskFor("softmax", "llvm").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(ImportAutotvmLog, CommentsAndBlankLines_SkippedNotMalformed) {
+  std::stringstream file;
+  file << "# AutoTVM log of resnet-18, tophub style\n"
+       << "   # an indented comment\n"
+       << "\n"
+       << kTvmDenseLine << "\n"
+       << "#{\"input\": this would be malformed but is a comment}\n";
+  auto log = OpenFresh("comments.db");
+  absl::StatusOr<AutotvmImportReport> report = ImportAutotvmLog(file, *log);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->comments, 3);
+  EXPECT_EQ(report->lines, 1);
+  EXPECT_EQ(report->imported, 1);
+  EXPECT_EQ(report->malformed, 0);
+  EXPECT_TRUE(IsAutotvmCommentOrBlank("  \t"));
+  EXPECT_TRUE(IsAutotvmCommentOrBlank(" # x"));
+  EXPECT_FALSE(IsAutotvmCommentOrBlank("{}"));
+  EXPECT_EQ(ParseAutotvmLine("# a comment").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// ---- Argument conversion, task by task.
+
+google::protobuf::Value Json(absl::string_view text) {
+  absl::StatusOr<google::protobuf::Value> v = ParseJson(text);
+  EXPECT_TRUE(v.ok()) << text;
+  return *v;
+}
+
+struct ArgsCase {
+  const char* task;
+  const char* tvm_args;
+  const char* template_name;
+  const char* args;
+  double flop;
+};
+
+TEST(ConvertAutotvmArgs, EveryTask_TemplateWorkloadAndFlop) {
+  const double conv_flop = 2.0 * 64 * 56 * 56 * 64 * 9;
+  const ArgsCase cases[] = {
+      {"conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,1],[1,1,1,1],)"
+       R"([1,1],"NCHW","NCHW","float32"])",
+       "conv2d_nchwc", R"([1,64,56,56,64,3,3,1,1,"float32"])", conv_flop},
+      // Older spellings: one stride, [pad_h, pad_w], dilation 1 as an integer.
+      {"conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,3,224,224],"float32"],["TENSOR",[64,3,7,7],"float32"],2,[3,3],1,)"
+       R"("NCHW","NCHW","float32"])",
+       "conv2d_nchwc", R"([1,3,224,224,64,7,7,2,3,"float32"])", 2.0 * 64 * 112 * 112 * 3 * 49},
+      {"conv2d_nchw.cuda",
+       R"([["TENSOR",[1,64,56,56],"float16"],["TENSOR",[64,64,3,3],"float16"],[1,1],[1,1,1,1],)"
+       R"([1,1],"float32"])",
+       "conv2d", R"([1,64,56,56,64,3,3,1,1,"float16"])", conv_flop},
+      {"conv2d_nchw.x86",
+       R"([["TENSOR",[2,64,56,56],"float32"],["TENSOR",[128,64,1,1],"float32"],[2,2],0,[1,1],)"
+       R"("float32"])",
+       "conv2d", R"([2,64,56,56,128,1,1,2,0,"float32"])", 2.0 * 2 * 128 * 28 * 28 * 64},
+      {"depthwise_conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,32,112,112],"float32"],["TENSOR",[32,1,3,3],"float32"],[1,1],)"
+       R"([1,1,1,1],[1,1],"NCHW","NCHW","float32"])",
+       "depthwise_conv2d", R"([1,32,112,112,3,3,1,1,"float32"])", 2.0 * 32 * 112 * 112 * 9},
+      {"depthwise_conv2d_nchw.cuda",
+       R"([["TENSOR",[1,96,112,112],"float32"],["TENSOR",[96,1,3,3],"float32"],[2,2],)"
+       R"([1,1,1,1],[1,1],"float32"])",
+       "depthwise_conv2d", R"([1,96,112,112,3,3,2,1,"float32"])", 2.0 * 96 * 56 * 56 * 9},
+      {"dense_pack.x86",
+       R"([["TENSOR",[1,2048],"float32"],["TENSOR",[1000,2048],"float32"],null,)"
+       R"("float32"])",
+       "dense", R"([1,1000,2048,"float32"])", 2.0 * 1000 * 2048},
+      {"dense_small_batch.gpu",
+       R"([["TENSOR",[16,768],"float16"],["TENSOR",[3072,768],"float16"],null,"float32"])", "dense",
+       R"([16,3072,768,"float16"])", 2.0 * 16 * 3072 * 768},
+      {"batch_matmul.x86",
+       R"([["TENSOR",[12,128,64],"float32"],["TENSOR",[12,128,64],"float32"],null,"float32",)"
+       R"(false,true])",
+       "batch_matmul", R"([12,128,128,64,"float32"])", 2.0 * 12 * 128 * 128 * 64},
+      // TVM 0.7's three arguments, and an explicit out_shape.
+      {"batch_matmul.cuda",
+       R"([["TENSOR",[4,32,16],"float32"],["TENSOR",[4,8,16],"float32"],[4,32,8]])", "batch_matmul",
+       R"([4,32,8,16,"float32"])", 2.0 * 4 * 32 * 8 * 16},
+  };
+  for (const ArgsCase& c : cases) {
+    absl::StatusOr<AutotvmWorkload> w = ConvertAutotvmArgs(c.task, Json(c.tvm_args));
+    ASSERT_TRUE(w.ok()) << w.status();
+    EXPECT_TRUE(w->converted) << c.task << " " << c.tvm_args << ": " << w->why_raw;
+    EXPECT_EQ(w->template_name, c.template_name);
+    EXPECT_EQ(w->args, c.args) << c.task;
+    EXPECT_EQ(w->flop, c.flop) << c.task;
+    // And back: the task's argument list converts to the same workload.
+    absl::StatusOr<google::protobuf::Value> back = AutotvmArgsFor(c.task, w->args);
+    ASSERT_TRUE(back.ok()) << back.status();
+    absl::StatusOr<AutotvmWorkload> again = ConvertAutotvmArgs(c.task, *back);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->args, w->args) << CanonicalJson(*back);
+  }
+}
+
+struct RawCase {
+  const char* task;
+  const char* tvm_args;
+  const char* why;  // a piece of the reason
+};
+
+TEST(ConvertAutotvmArgs, NoTunefarmEquivalent_KeptRawWithReason) {
+  const RawCase cases[] = {
+      {"conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,1],[2,2,2,2],)"
+       R"([2,2],"NCHW","NCHW","float32"])",
+       "dilation 2"},
+      {"conv2d_nchw.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,16,3,3],"float32"],[1,1],[1,1,1,1],)"
+       R"([1,1],"float32"])",
+       "grouped"},
+      {"conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,8,56,56,8],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,1],)"
+       R"([1,1,1,1],[1,1],"NCHW8c","NCHW8c","float32"])",
+       "rank 5"},
+      {"conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,1],[1,1,1,1],)"
+       R"([1,1],"NHWC","NCHW","float32"])",
+       "layout"},
+      {"conv2d_nchw.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,1],[0,0,1,1],)"
+       R"([1,1],"float32"])",
+       "differs per side"},
+      {"conv2d_nchw.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,2],[1,1,1,1],)"
+       R"([1,1],"float32"])",
+       "strides"},
+      {"conv2d_nchw.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,1,1],"float32"],[1,1],[1,1,1,1],)"
+       R"([1,1],"float32"])",
+       "not smaller than the kernel"},
+      {"conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,64,56,56],"float16"],["TENSOR",[64,64,3,3],"float16"],[1,1],[1,1,1,1],)"
+       R"([1,1],"NCHW","NCHW","float32"])",
+       "float32 only"},
+      {"conv2d_nchw.x86",
+       R"([["TENSOR",[1,64,56,56],"int8"],["TENSOR",[64,64,3,3],"int8"],[1,1],[1,1,1,1],)"
+       R"([1,1],"int32"])",
+       "dtype int8"},
+      {"depthwise_conv2d_nchw.x86",
+       R"([["TENSOR",[1,32,112,112],"float32"],["TENSOR",[32,2,3,3],"float32"],[1,1],)"
+       R"([1,1,1,1],[1,1],"float32"])",
+       "multiplier"},
+      {"dense_pack.x86",
+       R"([["TENSOR",[64,64],"float32"],["TENSOR",[64,64],"float32"],["TENSOR",[64],"float32"],)"
+       R"("float32"])",
+       "bias"},
+      {"dense_nopack.x86",
+       R"([["TENSOR",[64,32],"float32"],["TENSOR",[64,64],"float32"],null,)"
+       R"("float32"])",
+       "disagree on K"},
+      {"batch_matmul.x86",
+       R"([["TENSOR",[8,64,32],"float32"],["TENSOR",[1,48,32],"float32"],null,"float32",false,)"
+       R"(true])",
+       "batch"},
+      {"batch_matmul.x86",
+       R"([["TENSOR",[8,32,64],"float32"],["TENSOR",[8,48,32],"float32"],null,"float32",true,)"
+       R"(true])",
+       "transpose_a"},
+  };
+  for (const RawCase& c : cases) {
+    absl::StatusOr<AutotvmWorkload> w = ConvertAutotvmArgs(c.task, Json(c.tvm_args));
+    ASSERT_TRUE(w.ok()) << w.status();
+    EXPECT_FALSE(w->converted) << c.task << " " << c.tvm_args;
+    EXPECT_NE(w->why_raw.find(c.why), std::string::npos) << c.why << " vs " << w->why_raw;
+    EXPECT_EQ(w->args, CanonicalJson(Json(c.tvm_args)));
+    EXPECT_EQ(w->flop, 0);
+  }
+}
+
+// Every argument position of every task replaced by junk: never a crash, never converted.
+TEST(ConvertAutotvmArgs, MalformedArgs_NeverCrashNeverConverted) {
+  const std::pair<const char*, const char*> valid[] = {
+      {"conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,1],[1,1,1,1],)"
+       R"([1,1],"NCHW","NCHW","float32"])"},
+      {"depthwise_conv2d_nchw.cuda",
+       R"([["TENSOR",[1,32,112,112],"float32"],["TENSOR",[32,1,3,3],"float32"],[1,1],)"
+       R"([1,1,1,1],[1,1],"float32"])"},
+      {"dense_nopack.x86",
+       R"([["TENSOR",[64,64],"float32"],["TENSOR",[64,64],"float32"],null,"float32"])"},
+      {"batch_matmul.x86",
+       R"([["TENSOR",[8,64,32],"float32"],["TENSOR",[8,48,32],"float32"],null,"float32",false,)"
+       R"(true])"},
+  };
+  const char* junk[] = {"null",
+                        R"("x")",
+                        "[]",
+                        "{}",
+                        "-1",
+                        "1e300",
+                        "0.5",
+                        R"(["TENSOR",[-3,2],"float32"])",
+                        "[[[]]]",
+                        R"(["TENSOR",["a",2],"float32"])",
+                        R"(["TENSOR",[1e30,1],"x"])",
+                        "true"};
+  int tried = 0;
+  for (const auto& [task, args] : valid) {
+    google::protobuf::Value base = Json(args);
+    ASSERT_TRUE(ConvertAutotvmArgs(task, base)->converted) << task;
+    for (int i = 0; i < base.list_value().values_size(); ++i) {
+      for (const char* j : junk) {
+        google::protobuf::Value bad = base;
+        *bad.mutable_list_value()->mutable_values(i) = Json(j);
+        absl::StatusOr<AutotvmWorkload> w = ConvertAutotvmArgs(task, bad);
+        ASSERT_TRUE(w.ok());
+        // A few junk values are valid spellings (null out_dtype, an int stride); the rest fail.
+        if (w->converted) {
+          EXPECT_TRUE(std::string(j) == "null" || std::string(j) == "true" ||
+                      std::string(j) == R"("x")" || std::string(j) == "-1" ||
+                      std::string(j) == "1e300" || std::string(j) == "0.5")
+              << task << " arg " << i << " = " << j;
+        }
+        ++tried;
+      }
+    }
+    for (const char* whole : {"null", "{}", R"("args")", "[]", "[1,2,3]"}) {
+      absl::StatusOr<AutotvmWorkload> w = ConvertAutotvmArgs(task, Json(whole));
+      ASSERT_TRUE(w.ok());
+      EXPECT_FALSE(w->converted) << whole;
+    }
+  }
+  EXPECT_GT(tried, 200);
+  EXPECT_EQ(ConvertAutotvmArgs("winograd.x86", Json("[]")).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+// ---- Knob translation.
+
+AutotvmWorkload Converted(const char* task, const char* tvm_args) {
+  absl::StatusOr<AutotvmWorkload> w = ConvertAutotvmArgs(task, Json(tvm_args));
+  EXPECT_TRUE(w.ok() && w->converted) << tvm_args;
+  return *w;
+}
+
+constexpr char kConv3x3[] =
+    R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[64,64,3,3],"float32"],[1,1],[1,1,1,1],)"
+    R"([1,1],"NCHW","NCHW","float32"])";
+constexpr char kConv1x1[] =
+    R"([["TENSOR",[1,64,56,56],"float32"],["TENSOR",[256,64,1,1],"float32"],[1,1],0,[1,1],)"
+    R"("NCHW","NCHW","float32"])";
+constexpr char kDense64[] =
+    R"([["TENSOR",[64,64],"float32"],["TENSOR",[64,64],"float32"],null,"float32"])";
+constexpr char kBmm[] =
+    R"([["TENSOR",[8,64,32],"float32"],["TENSOR",[8,48,32],"float32"],null,"float32",false,true])";
+
+struct KnobCase {
+  const char* task;
+  const char* tvm_args;
+  const char* tvm_knobs;
+  const char* ours;
+  bool approximate;
+};
+
+TEST(TranslateAutotvmConfig, CorrespondingKnobs_TemplateKnobsAndBack) {
+  const KnobCase cases[] = {
+      {"conv2d_NCHWc.x86", kConv3x3,
+       R"({"tile_ic":[-1,8],"tile_oc":[-1,16],"tile_ow":[-1,8],"unroll_kw":true})",
+       R"({"parallel":1,"tile_ic":[-1,8],"tile_oc":[-1,16],"tile_ocb":[-1,1],"tile_ow":[-1,8],)"
+       R"("unroll_kernel":"unroll"})",
+       false},
+      {"conv2d_NCHWc.x86", kConv3x3,
+       R"({"tile_ic":[-1,16],"tile_oc":[-1,32],"tile_ow":[-1,14],"unroll_kw":false})",
+       R"({"parallel":1,"tile_ic":[-1,16],"tile_oc":[-1,32],"tile_ocb":[-1,1],"tile_ow":[-1,14],)"
+       R"("unroll_kernel":"none"})",
+       false},
+      {"conv2d_NCHWc.x86", kConv1x1,
+       R"({"tile_ic":[-1,16],"tile_oc":[-1,32],"tile_oh":1,"tile_ow":[-1,8]})",
+       R"({"parallel":1,"tile_ic":[-1,16],"tile_oc":[-1,32],"tile_ocb":[-1,1],"tile_ow":[-1,8],)"
+       R"("unroll_kernel":"none"})",
+       false},
+      {"dense_pack.x86", kDense64,
+       R"({"tile_inner":[-1,1],"tile_k":[-1,4],"tile_x":[-1,1,16],"tile_y":[-1,1,8]})",
+       R"({"order":[0,1],"parallel":1,"tile_k":[-1,4],"tile_x":[-1,16],"tile_y":[-1,8],)"
+       R"("unroll_k":"unroll"})",
+       false},
+      {"dense_pack.x86", kDense64,
+       R"({"tile_inner":[-1,2],"tile_k":[-1,8],"tile_x":[-1,2,32],"tile_y":[-1,2,4]})",
+       R"({"order":[0,1],"parallel":1,"tile_k":[-1,8],"tile_x":[-1,32],"tile_y":[-1,4],)"
+       R"("unroll_k":"unroll"})",
+       true},
+      {"dense_nopack.x86", kDense64, R"({"tile_k":[-1,8],"tile_x":[-1,16],"tile_y":[-1,4]})",
+       R"({"order":[1,0],"parallel":1,"tile_k":[-1,8],"tile_x":[-1,16],"tile_y":[-1,4],)"
+       R"("unroll_k":"unroll"})",
+       false},
+      {"batch_matmul.x86", kBmm, R"({"tile_k":[-1,8],"tile_x":[-1,16],"tile_y":[-1,8]})",
+       R"({"order":[1,0],"parallel":1,"tile_k":[-1,8],"tile_x":[-1,16],"tile_y":[-1,8],)"
+       R"("unroll_k":"unroll"})",
+       false},
+  };
+  for (const KnobCase& c : cases) {
+    AutotvmWorkload w = Converted(c.task, c.tvm_args);
+    absl::StatusOr<AutotvmTranslation> t = TranslateAutotvmConfig(c.task, w, Json(c.tvm_knobs));
+    ASSERT_TRUE(t.ok()) << c.task << " " << c.tvm_knobs << ": " << t.status();
+    EXPECT_EQ(CanonicalJson(t->knobs), c.ours) << c.tvm_knobs;
+    EXPECT_EQ(t->approximate, c.approximate) << c.tvm_knobs;
+    // Back to TVM's entity: TVM's own knobs again, unless the translation was approximate.
+    absl::StatusOr<google::protobuf::Value> entity = AutotvmEntityFor(c.task, w.args, t->knobs);
+    ASSERT_TRUE(entity.ok()) << entity.status();
+    google::protobuf::Value knobs = JsonObject();
+    for (const google::protobuf::Value& e : entity->list_value().values()) {
+      ASSERT_EQ(e.list_value().values_size(), 3);
+      const std::string type = e.list_value().values(1).string_value();
+      EXPECT_TRUE(type == "sp" || type == "ot") << type;
+      (*knobs.mutable_struct_value()->mutable_fields())[e.list_value().values(0).string_value()] =
+          e.list_value().values(2);
+    }
+    if (!c.approximate) EXPECT_EQ(CanonicalJson(knobs), c.tvm_knobs);
+  }
+}
+
+TEST(TranslateAutotvmConfig, NoFaithfulTranslation_FailedPrecondition) {
+  const KnobCase cases[] = {
+      // A task whose knobs tunefarm's template does not have.
+      {"depthwise_conv2d_NCHWc.x86",
+       R"([["TENSOR",[1,32,112,112],"float32"],["TENSOR",[32,1,3,3],"float32"],[1,1],)"
+       R"([1,1,1,1],[1,1],"NCHW","NCHW","float32"])",
+       R"({"tile_ic":[-1,8],"tile_oc":[-1,8],"tile_ow":[-1,16],"unroll_kw":true})", "counterpart",
+       false},
+      // Two output rows per block (1x1 kernels): conv2d_nchwc has one.
+      {"conv2d_NCHWc.x86", kConv1x1,
+       R"({"tile_ic":[-1,16],"tile_oc":[-1,32],"tile_oh":2,"tile_ow":[-1,8]})", "tile_oh", false},
+      {"conv2d_NCHWc.x86", kConv3x3, R"({"tile_ic":[-1,8],"tile_oc":[-1,16],"unroll_kw":true})",
+       "tile_ow missing", false},
+      {"conv2d_NCHWc.x86", kConv3x3,
+       R"({"tile_ic":[-1,8],"tile_oc":[-1,16],"tile_ow":[-1,8],"unroll_kw":true,"extra":1})",
+       "unexpected knob extra", false},
+      {"conv2d_NCHWc.x86", kConv3x3,
+       R"({"tile_ic":[-1,8],"tile_oc":[-1,16],"tile_ow":[-1,8],"unroll_kw":"yes"})", "boolean",
+       false},
+      {"dense_pack.x86", kDense64, R"({"tile_k":[-1,4],"tile_x":[-1,16],"tile_y":[-1,8]})",
+       "3-way split", false},
+      {"dense_nopack.x86", kDense64, R"({"tile_k":[-1,0],"tile_x":[-1,16],"tile_y":[-1,4]})",
+       "factor", false},
+      {"batch_matmul.x86", kBmm, R"({"tile_k":[-1,8],"tile_x":true,"tile_y":[-1,8]})", "split",
+       false},
+  };
+  for (const KnobCase& c : cases) {
+    AutotvmWorkload w = Converted(c.task, c.tvm_args);
+    absl::StatusOr<AutotvmTranslation> t = TranslateAutotvmConfig(c.task, w, Json(c.tvm_knobs));
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kFailedPrecondition) << c.tvm_knobs;
+    EXPECT_NE(t.status().message().find(c.ours), std::string::npos) << t.status();
+  }
+  AutotvmWorkload raw;
+  raw.converted = false;
+  EXPECT_EQ(TranslateAutotvmConfig("dense_pack.x86", raw, JsonObject()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// ---- The test log in TVM's format, through import and export.
+
+constexpr char kTestLog[] = "tests/testdata/autotvm/tvm_x86.log";
+
+std::vector<std::string> TestLogLines() {
+  std::ifstream in(kTestLog);
+  EXPECT_TRUE(in.good()) << kTestLog;
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!IsAutotvmCommentOrBlank(line)) lines.push_back(line);
+  }
+  return lines;
+}
+
+// What TVM reads of a line: target, task, args, config index, entity as {name: [type, value]},
+// costs, error number and timestamp.
+std::string TvmView(const std::string& line) {
+  google::protobuf::Value v = Json(line);
+  const auto& f = v.struct_value().fields();
+  google::protobuf::Value entity = JsonObject();
+  for (const auto& e : f.at("config").struct_value().fields().at("entity").list_value().values()) {
+    (*entity.mutable_struct_value()->mutable_fields())[e.list_value().values(0).string_value()] =
+        JsonList({e.list_value().values(1), e.list_value().values(2)});
+  }
+  const auto& result = f.at("result").list_value().values();
+  return absl::StrCat(CanonicalJson(f.at("input")), " #",
+                      CanonicalJson(f.at("config").struct_value().fields().at("index")), " ",
+                      CanonicalJson(entity), " ", CanonicalJson(result[0]), " ",
+                      CanonicalJson(result[1]), " ", CanonicalJson(result[3]));
+}
+
+TEST(ImportAutotvmLog, TestLog_ReportCountsEveryKind) {
+  std::ifstream in(kTestLog);
+  auto log = OpenFresh("testlog.db");
+  absl::StatusOr<AutotvmImportReport> report = ImportAutotvmLog(in, *log, WithFakeResolver());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->comments, 3);
+  EXPECT_EQ(report->lines, 16);
+  EXPECT_EQ(report->imported, 16);
+  EXPECT_EQ(report->malformed + report->unknown_template, 0);
+  EXPECT_EQ(report->raw_args, 3);
+  EXPECT_EQ(report->converted, 13);
+  // The fake resolver accepts every translation (the real spaces refuse tile_ow 28: see
+  // tuner/tuning:autotvm_seed_test); depthwise has none.
+  EXPECT_EQ(report->translated, 12);
+  EXPECT_EQ(report->approximate, 1);
+  EXPECT_EQ(report->untranslated, 1);
+  EXPECT_EQ(report->notes.size(), 5u);  // 3 raw, 1 untranslated, 1 approximate
+  // Records are found under tunefarm's workload names.
+  BestQuery q;
+  q.workload = *Workload::Make("conv2d_nchwc", R"([1,64,56,56,64,3,3,1,1,"float32"])", 0);
+  q.target = "llvm -keys=cpu -link-params=0 -mcpu=skylake-avx512";
+  q.k = 5;
+  absl::StatusOr<std::vector<BestRecord>> best = log->BestK(q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 3u);  // the failed one never wins
+  EXPECT_NEAR((*best)[0].gflops, 2.0 * 64 * 56 * 56 * 64 * 9 / 0.0019 / 1e9, 1e-6);
+}
+
+TEST(ExportAutotvmLog, TestLog_RoundTripGivesTvmsLinesBack) {
+  const std::vector<std::string> lines = TestLogLines();
+  std::stringstream text;
+  for (const std::string& l : lines) text << l << "\n";
+  auto log = OpenFresh("tvm_roundtrip.db");
+  ASSERT_TRUE(ImportAutotvmLog(text, *log, WithFakeResolver()).ok());
+  std::stringstream out;
+  absl::StatusOr<int64_t> written = ExportAutotvmLog(*log, {}, out);
+  ASSERT_TRUE(written.ok()) << written.status();
+  ASSERT_EQ(*written, static_cast<int64_t>(lines.size()));
+  std::string line;
+  for (size_t i = 0; std::getline(out, line); ++i) {
+    ASSERT_LT(i, lines.size());
+    EXPECT_EQ(TvmView(line), TvmView(lines[i])) << "line " << i;
+  }
+  // And our export imports back to identical records.
+  out.clear();
+  out.seekg(0);
+  auto copy = OpenFresh("tvm_roundtrip_copy.db");
+  ASSERT_TRUE(ImportAutotvmLog(out, *copy).ok());
+  std::vector<Record> a = AllRecords(*log), b = AllRecords(*copy);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    b[i].id = a[i].id;
+    EXPECT_EQ(a[i], b[i]) << "record " << i;
+  }
+}
+
+TEST(FormatAutotvmLine, OwnDenseRecord_DensePackArgsAndKnobs) {
+  Record r = MakeRecord(DenseWorkload(64, 32, 16), 7, 1e-5);
+  r.config_json =
+      R"({"index":7,"order":[0,1],"parallel":1,"tile_k":[-1,4],"tile_x":[-1,16],"tile_y":[-1,8],)"
+      R"("unroll_k":"unroll"})";
+  absl::StatusOr<std::string> line = FormatAutotvmLine(r);
+  ASSERT_TRUE(line.ok()) << line.status();
+  google::protobuf::Value v = Json(*line);
+  const auto& input = v.struct_value().fields().at("input").list_value().values();
+  EXPECT_EQ(input[1].string_value(), "dense_pack.x86");
+  EXPECT_EQ(CanonicalJson(input[2]),
+            R"([["TENSOR",[64,16],"float32"],["TENSOR",[32,16],"float32"],null,"float32"])");
+  EXPECT_EQ(
+      CanonicalJson(v.struct_value().fields().at("config").struct_value().fields().at("entity")),
+      R"([["tile_y","sp",[-1,1,8]],["tile_x","sp",[-1,1,16]],["tile_k","sp",[-1,4]],)"
+      R"(["tile_inner","sp",[-1,1]]])");
 }
 
 }  // namespace

@@ -157,4 +157,41 @@ absl::StatusOr<std::vector<double>> ParseJsonNumberArray(absl::string_view text)
   return out;
 }
 
+google::protobuf::Value JsonString(absl::string_view s) {
+  google::protobuf::Value v;
+  v.set_string_value(std::string(s));
+  return v;
+}
+
+google::protobuf::Value JsonNumber(double x) {
+  google::protobuf::Value v;
+  v.set_number_value(x);
+  return v;
+}
+
+google::protobuf::Value JsonBool(bool b) {
+  google::protobuf::Value v;
+  v.set_bool_value(b);
+  return v;
+}
+
+google::protobuf::Value JsonNull() {
+  google::protobuf::Value v;
+  v.set_null_value(google::protobuf::NULL_VALUE);
+  return v;
+}
+
+google::protobuf::Value JsonList(std::vector<google::protobuf::Value> items) {
+  google::protobuf::Value v;
+  google::protobuf::ListValue* list = v.mutable_list_value();
+  for (google::protobuf::Value& item : items) *list->add_values() = std::move(item);
+  return v;
+}
+
+google::protobuf::Value JsonObject() {
+  google::protobuf::Value v;
+  v.mutable_struct_value();
+  return v;
+}
+
 }  // namespace tunefarm::db

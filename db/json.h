@@ -36,6 +36,15 @@ std::string JsonNumberArray(const std::vector<double>& values);
 // InvalidArgument: not an array, or an element is not a number.
 absl::StatusOr<std::vector<double>> ParseJsonNumberArray(absl::string_view text);
 
+// Builders of google.protobuf.Value, for code that assembles JSON (AutoTVM lines).
+google::protobuf::Value JsonString(absl::string_view s);
+google::protobuf::Value JsonNumber(double x);
+google::protobuf::Value JsonBool(bool b);
+google::protobuf::Value JsonNull();
+google::protobuf::Value JsonList(std::vector<google::protobuf::Value> items);
+// An object with no fields.
+google::protobuf::Value JsonObject();
+
 }  // namespace tunefarm::db
 
 #endif  // TUNEFARM_DB_JSON_H_

@@ -366,6 +366,8 @@ void JobManager::Run(Job* job) {
     }
     to.db_job_id = log_job_id;
     to.clock = options_.clock;
+    if (options_.seed_configs)
+      to.seed_configs = options_.seed_configs(job->tasks[i], to.batch_size);
     auto session =
         TuningSession::Start(job->tasks[i], strategy->get(), &measurer, options_.log, to);
     if (!session.ok()) return fail(session.status());

@@ -54,6 +54,9 @@ struct JobManagerOptions {
   std::string builder_key;
   // Used for jobs that name no device key (e.g. the embedded local farm's key).
   std::string default_device_key;
+  // Configs each task measures first (TuneOptions::seed_configs), given the task and its
+  // batch size; unset: none. `tune --seed-from-log` takes them from an AutoTVM log.
+  std::function<std::vector<int64_t>(const TuneTask& task, int batch_size)> seed_configs;
   v1::TimingOptions timing;
   int measure_timeout_ms = 10000;
   // Bounds on what the network may ask for.

@@ -59,7 +59,11 @@ TransferHistory LoadHistory(const TuneTask& task, db::TuningLog* log, size_t fea
       it = tasks.emplace(r.workload.args, other).first;
       groups.emplace(r.workload.args, static_cast<int>(groups.size()) + 1);
     }
-    if (!it->second.has_value() || r.config_index >= it->second->space->size()) continue;
+    // A negative index is no point of the space (an untranslated AutoTVM config).
+    if (!it->second.has_value() || r.config_index < 0 ||
+        r.config_index >= it->second->space->size()) {
+      continue;
+    }
     auto x = ConfigFeaturesOf(*it->second, r.config_index);
     if (!x.ok() || x->size() != feature_len) continue;
     h.x.push_back(*std::move(x));

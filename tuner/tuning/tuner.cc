@@ -124,6 +124,19 @@ ResultSink TuningSession::RecordInto(const std::vector<int64_t>& indices) {
   };
 }
 
+std::vector<int64_t> TuningSession::TakeSeeds(int n) {
+  std::vector<int64_t> seeds;
+  if (seeds_taken_) return seeds;
+  seeds_taken_ = true;
+  std::set<int64_t> taken;
+  for (int64_t index : options_.seed_configs) {
+    if (static_cast<int>(seeds.size()) >= n) break;
+    if (index < 0 || index >= task_.space->size() || seen_.count(index) > 0) continue;
+    if (taken.insert(index).second) seeds.push_back(index);
+  }
+  return seeds;
+}
+
 bool TuningSession::done() const {
   return result_.trials >= options_.trials || result_.exhausted ||
          (options_.early_stopping > 0 && since_improvement_ >= options_.early_stopping &&
@@ -134,7 +147,11 @@ absl::Status TuningSession::Step() {
   if (done()) return absl::OkStatus();
   int n = std::min(options_.batch_size, options_.trials - result_.trials);
   Stopwatch search_watch(options_.clock);
-  auto batch = strategy_->NextBatch(n);
+  // The first round measures the seed configs, if any; the strategy learns them as any other.
+  std::vector<int64_t> seeds = TakeSeeds(n);
+  if (!seeds.empty()) result_.seeded = static_cast<int>(seeds.size());
+  absl::StatusOr<std::vector<int64_t>> batch =
+      seeds.empty() ? strategy_->NextBatch(n) : absl::StatusOr<std::vector<int64_t>>(seeds);
   result_.time.search_s += search_watch.Seconds();
   if (!batch.ok()) return batch.status();
   if (batch->empty()) {

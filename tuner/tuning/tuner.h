@@ -50,6 +50,10 @@ struct TuneOptions {
   std::string tuner_version = kTunerVersion;
   // Load earlier records of this workload/target/device key from the log (never re-measure).
   bool resume = true;
+  // Configs measured first, as the first round, before the strategy proposes any (e.g. the
+  // translated picks of an AutoTVM log: tune --seed-from-log). Indices outside the space,
+  // repeats and configs already measured (resumed) are skipped; at most one batch is used.
+  std::vector<int64_t> seed_configs;
   // Source of every time the session reads: records' timestamps, elapsed time and ETA, and the
   // split of time between phases. Must outlive the session.
   const Clock* clock = RealClock::Get();
@@ -94,6 +98,8 @@ struct TuneResult {
   int measured = 0;
   // Trials whose config failed.
   int errors = 0;
+  // Configs of TuneOptions::seed_configs measured as the first round.
+  int seeded = 0;
   // The winner after the top-k re-measurement (-1: no valid config): index, knobs as JSON, cost
   // in seconds and rate.
   int64_t best_index = -1;
@@ -150,6 +156,8 @@ class TuningSession {
   // it arrives; empty without a log. `indices` must outlive the Measure call.
   ResultSink RecordInto(const std::vector<int64_t>& indices);
   double Gflops(double cost) const;
+  // The seed configs still to measure (at most `n`), once: empty after the first call.
+  std::vector<int64_t> TakeSeeds(int n);
 
   // As given to Start.
   TuneTask task_;
@@ -169,6 +177,8 @@ class TuningSession {
   std::map<int64_t, Seen> seen_;
   // Trials since the best last improved (early stopping).
   int since_improvement_ = 0;
+  // Whether the seed configs were taken (they make the first round only).
+  bool seeds_taken_ = false;
   // When Start ran, on options_.clock.
   absl::Time start_;
 };

@@ -167,6 +167,37 @@ TEST(Tune, ClearLeader_WinsOverSmallerIndex) {
   EXPECT_NEAR(r->best_gflops, task.workload.flop / 0.4e-3 * 1e-9, 1e-6);
 }
 
+// Records which indices each batch measured.
+class BatchRecorder : public FakeMeasurer {
+ public:
+  std::vector<std::vector<int64_t>> batches;
+  MeasuredBatch Measure(const std::vector<BuildResult>& builds, const BuildResult& ref,
+                        const std::vector<std::string>& prefer, const ResultSink& sink) override {
+    batches.emplace_back();
+    for (const BuildResult& b : builds) batches.back().push_back(b.index);
+    return FakeMeasurer::Measure(builds, ref, prefer, sink);
+  }
+};
+
+TEST(Tune, SeedConfigs_MeasuredFirstOnceThenStrategy) {
+  TuneTask task = SmallTask();
+  ASSERT_GE(task.space->size(), 8);
+  BatchRecorder m;
+  Sequential s(task.space->size());
+  TuneOptions o;
+  o.trials = 8;
+  o.batch_size = 4;
+  o.top_k = 0;
+  // Out of the space, repeated and beyond one batch: skipped.
+  o.seed_configs = {7, -1, 5, 7, task.space->size(), 6, 3, 2};
+  auto r = Tune(task, s, m, nullptr, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->seeded, 4);
+  ASSERT_EQ(m.batches.size(), 2u);
+  EXPECT_EQ(m.batches[0], (std::vector<int64_t>{7, 5, 6, 3}));
+  EXPECT_EQ(m.batches[1], (std::vector<int64_t>{0, 1, 2, 3}));  // the strategy's own
+}
+
 TEST(Tune, EarlyStopping_StopsAfterNoImprovement) {
   TuneTask task = SmallTask();
   FakeMeasurer m;
