@@ -4,6 +4,7 @@ farm (one worker) and a fresh tuning log, guarded by a token, started once per s
 The binary is $TUNEFARM_BIN (Bazel's //python:pytest_test sets it), else bazel-bin/cli/tunefarm
 of this checkout."""
 
+import contextlib
 import os
 import re
 import subprocess
@@ -41,16 +42,15 @@ def _binary():
     return path
 
 
-@pytest.fixture(scope="session")
-def service(tmp_path_factory):
-    log_dir = str(tmp_path_factory.mktemp("serve"))
+@contextlib.contextmanager
+def serve(log_dir, *flags, env=None):
+    """Runs `tunefarm serve --port 0` (one local worker, a tuning log in `log_dir`, extra
+    `flags`) until the block ends; yields its Service."""
     out_path = os.path.join(log_dir, "serve.out")
-    # The token through the environment, as an operator would keep it off the command line.
-    env = dict(os.environ, TUNEFARM_TOKEN=TOKEN)
     with open(out_path, "w") as out, open(os.path.join(log_dir, "serve.err"), "w") as err:
         proc = subprocess.Popen(
             [_binary(), "serve", "--port", "0", "--host", "127.0.0.1", "--workers", "1",
-             "--db", os.path.join(log_dir, "tuning.db"), "--min_repeat_ms", "1"],
+             "--db", os.path.join(log_dir, "tuning.db"), "--min_repeat_ms", "1", *flags],
             stdout=out, stderr=err, env=env)
     try:
         port = None
@@ -73,6 +73,20 @@ def service(tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def service(tmp_path_factory):
+    # The token through the environment, as an operator would keep it off the command line.
+    env = dict(os.environ, TUNEFARM_TOKEN=TOKEN)
+    with serve(str(tmp_path_factory.mktemp("serve")), env=env) as s:
+        yield s
+
+
+@pytest.fixture(scope="session")
+def start_service():
+    """`serve`, for a test that needs a service of its own (other flags, such as TLS)."""
+    return serve
 
 
 @pytest.fixture

@@ -1,9 +1,12 @@
 """The Python client against a real `tunefarm serve` (conftest.py): submit and watch a small
-job, query and export its best config, list and cancel jobs, and the documented error codes.
+job, query and export its best config, list and cancel jobs, programs and multi-task jobs, TLS,
+and the documented error codes.
 No test depends on how fast the machine tunes: every wait is bounded and generous."""
 
 import ctypes
 import io
+import shutil
+import subprocess
 import sys
 
 import grpc
@@ -128,6 +131,17 @@ def test_Submit_Program_TunesGeneratedSpace(client):
     assert client.best(task)[0].gflops > 0
 
 
+def test_Submit_TwoTasks_BothTunedAndExported(client, tmp_path):
+    job = client.submit(tasks=[tunefarm.Task(template="dense", args=[16, 16, 16]),
+                               tunefarm.Task(template="dense", args=[16, 32, 16], weight=2)],
+                        trials=4, batch_size=2, strategy="random")
+    final = job.wait(progress=False, timeout=JOB_TIMEOUT_S)
+    assert final.state == tunefarm.SUCCEEDED, final.error
+    assert [t.spec.args for t in final.tasks] == [[16, 16, 16], [16, 32, 16]]
+    lib = ctypes.CDLL(client.export(job, path=tmp_path / "libtwo.so"))
+    assert hasattr(lib, "dense_16_16_16_float32") and hasattr(lib, "dense_16_32_16_float32")
+
+
 def test_Submit_UnknownTemplate_InvalidArgument(client):
     with pytest.raises(tunefarm.Error) as e:
         client.submit(template="no_such_operator", args=[8, 8, 8], trials=4)
@@ -166,6 +180,26 @@ def test_UnknownJob_NotFound(client):
         with pytest.raises(tunefarm.Error) as e:
             call("job-does-not-exist")
         assert e.value.code == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl to make a certificate")
+def test_Tls_CaFile_CallsSucceed_PlaintextClientUnavailable(start_service, tmp_path):
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem",
+         "-out", "cert.pem", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        cwd=tmp_path, check=True, capture_output=True)
+    with start_service(str(tmp_path), "--tls_cert", str(tmp_path / "cert.pem"),
+               "--tls_key", str(tmp_path / "key.pem")) as tls_service:
+        with tunefarm.Client(tls_service.address, tls=str(tmp_path / "cert.pem")) as c:
+            assert c.jobs() == []
+            with pytest.raises(tunefarm.Error) as e:
+                c.get("job-1")
+            assert e.value.code == grpc.StatusCode.NOT_FOUND
+        with tunefarm.Client(tls_service.address, timeout=10) as plain:
+            with pytest.raises(tunefarm.Error) as e:
+                plain.jobs()
+            assert e.value.code == grpc.StatusCode.UNAVAILABLE
 
 
 def test_Watch_ProgressTrue_DrawsLineOnStderr(client, tuned, monkeypatch):
