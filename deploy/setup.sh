@@ -46,7 +46,14 @@ TEST_PACKAGES=(
   python3-grpcio         # the Python client (python/tunefarm) and its tests: gRPC 1.51
   python3-protobuf       # the Python client's generated messages (protobuf 3.21)
   python3-pytest         # runs python/tests (//python:pytest_test)
+  python3-yaml           # tests/k8s_manifests_test.sh reads the rendered Kubernetes manifests
 )
+# kubectl for the offline check of deploy/k8s (tests/k8s_manifests_test.sh): Debian's
+# kubernetes-client, unless some kubectl is installed already (another package's
+# /usr/bin/kubectl would conflict with it, and any kubectl serves the check).
+if ! command -v kubectl >/dev/null; then
+  TEST_PACKAGES+=(kubernetes-client)
+fi
 
 for arg in "$@"; do
   if [[ "$arg" == "--tests" ]]; then
