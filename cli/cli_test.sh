@@ -85,7 +85,7 @@ line() {  # line TASK INDEX COSTS ERRNO
   echo '{"input": truncated'
 } >"$tmp/tvm.log"
 expect 0 "imported 3 of 5 lines .*1 malformed, 1 unknown template" -- import-log --db "$tmp/t.db" "$tmp/tvm.log"
-expect 0 "#2 .*tile_x" -- best --db "$tmp/t.db" -k 3
+expect 0 "#-3 .*tile_x" -- best --db "$tmp/t.db" -k 3
 expect 0 "214\.7" -- best --db "$tmp/t.db" --workload dense --target "llvm -mcpu=znver4"
 expect 0 "NEAREST" -- best --db "$tmp/t.db" --workload 'dense:[1000,1024,1024,"float32"]' --target "llvm -mcpu=znver4"
 expect 0 "wrote .*curve.svg" -- history --db "$tmp/t.db" --job 1 --plot "$tmp/curve.svg"

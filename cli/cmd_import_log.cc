@@ -1,5 +1,7 @@
-// `tunefarm import-log FILE`: loads an AutoTVM JSON-lines log into the tuning log. Bad lines
-// are counted and reported, never fatal.
+// `tunefarm import-log FILE`: loads an AutoTVM JSON-lines log into the tuning log. TVM's tasks
+// become tunefarm workloads and their configs the templates' (db/autotvm_log.h); what has no
+// tunefarm equivalent is kept as TVM wrote it and reported. Bad lines are counted and
+// reported, never fatal.
 #include <fstream>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "cli/log_flags.h"
 #include "cli/subcommand.h"
 #include "db/autotvm_log.h"
+#include "tuner/tuning/autotvm_seed.h"
 
 ABSL_FLAG(std::string, tvm_device_key, "autotvm",
           "Device key given to imported TVM records (TVM logs do not name a device).");
@@ -33,6 +36,7 @@ int RunImportLog(const std::vector<std::string>& positional) {
   }
   db::AutotvmImportOptions options;
   options.device_key = absl::GetFlag(FLAGS_tvm_device_key);
+  options.resolve = tuner::MakeAutotvmConfigResolver();
   absl::StatusOr<db::AutotvmImportReport> report = db::ImportAutotvmLog(in, **log, options);
   if (!report.ok()) {
     absl::FPrintF(stderr, "tunefarm import-log: %s\n", report.status().ToString());
@@ -45,6 +49,19 @@ int RunImportLog(const std::vector<std::string>& positional) {
   int64_t unlisted =
       report->malformed + report->unknown_template - static_cast<int64_t>(report->problems.size());
   if (unlisted > 0) absl::PrintF("  ... and %d more\n", unlisted);
+  if (report->comments > 0) absl::PrintF("skipped %d '#' comment lines\n", report->comments);
+  absl::PrintF(
+      "workloads: %d converted to tunefarm templates (with FLOPs), %d kept in TVM's "
+      "arguments\n",
+      report->converted, report->raw_args);
+  absl::PrintF(
+      "configs: %d translated to the template's knobs (%d approximately), %d kept as "
+      "TVM's (shown by best, not re-measurable)\n",
+      report->translated, report->approximate, report->untranslated);
+  for (const std::string& n : report->notes) absl::PrintF("  %s\n", n);
+  int64_t unnoted = report->raw_args + report->untranslated + report->approximate -
+                    static_cast<int64_t>(report->notes.size());
+  if (unnoted > 0) absl::PrintF("  ... and %d more\n", unnoted);
   return kExitOk;
 }
 

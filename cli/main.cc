@@ -24,6 +24,7 @@ constexpr absl::string_view kLogFilter[] = {"workload", "device_key"};
 constexpr absl::string_view kTune[] = {"shape",  "expr",     "space", "dtype",
                                        "trials", "strategy", "batch", "early_stopping",
                                        "seed",   "top_k",    "name"};
+constexpr absl::string_view kSeed[] = {"seed_from_log"};
 constexpr absl::string_view kTracker[] = {
     "max_queue", "heartbeat_timeout_s", "noise_threshold", "max_message_mb",
     "keys",      "drain_timeout_s"};
@@ -48,7 +49,7 @@ constexpr Subcommand kSubcommands[] = {
     {"tune",
      "Tune an operator on a farm (embedded local farm without --tracker).",
      "OPERATOR | --expr FILE",
-     {kTune, kSetup, kFarm, kDevice, kLog},
+     {kTune, kSeed, kSetup, kFarm, kDevice, kLog},
      RunTune,
      ""},
     {"import-model",

@@ -131,8 +131,16 @@ int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv) {
   // Check every flag against the subcommand's own before Abseil sees them, so a stray flag is
   // a usage error (exit 2) that names the subcommand, not a generic parse failure.
   std::vector<const absl::CommandLineFlag*> own = FlagsOf(*cmd);
+  // Hyphens in a flag's name read as underscores: --seed-from-log is --seed_from_log.
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (std::string& a : args) {
+    if (a == "--") break;
+    if (a.size() < 3 || a[0] != '-' || a[1] != '-') continue;
+    const size_t end = std::min(a.find('='), a.size());
+    std::replace(a.begin() + 2, a.begin() + static_cast<std::ptrdiff_t>(end), '-', '_');
+  }
   for (int i = 2; i < argc; ++i) {
-    absl::string_view arg = argv[i];
+    absl::string_view arg = args[i - 2];
     if (arg == "--") break;
     if (arg.size() < 2 || arg[0] != '-') continue;
     absl::string_view name = FlagName(arg);
@@ -151,7 +159,7 @@ int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv) {
   std::string program = absl::StrCat(argv[0], " ", cmd->name);
   std::vector<char*> sub_argv;
   sub_argv.push_back(program.data());
-  for (int i = 2; i < argc; ++i) sub_argv.push_back(argv[i]);
+  for (std::string& a : args) sub_argv.push_back(a.data());
   std::vector<char*> rest =
       absl::ParseCommandLine(static_cast<int>(sub_argv.size()), sub_argv.data());
   std::vector<std::string> positional(rest.begin() + 1, rest.end());

@@ -3,15 +3,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "cli/farm_flags.h"
 #include "cli/model_flags.h"
 #include "common/transport.h"
+#include "tuner/tuning/autotvm_seed.h"
 #include "tuner/tuning/strategy_factory.h"
 
 ABSL_DECLARE_FLAG(std::string, db);
@@ -34,6 +38,9 @@ ABSL_FLAG(std::string, model_dir, "",
           "serve: the directory whose ONNX models jobs may name by relative path (default: none; "
           "models come as bytes).");
 ABSL_FLAG(int, max_model_mb, 256, "serve: the largest ONNX model a job may send, in MiB.");
+ABSL_FLAG(std::string, seed_from_log, "",
+          "tune: an AutoTVM log (TVM's JSON lines) whose translated configs of the tuned workload "
+          "are measured first, best first, as the first round (at most --batch of them).");
 
 namespace tunefarm::cli {
 
@@ -85,6 +92,27 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs)
     return ExpandModel(model, target, model_dir);
   };
   mo.max_model_bytes = int64_t{absl::GetFlag(FLAGS_max_model_mb)} << 20;
+  const std::string seed_path = absl::GetFlag(FLAGS_seed_from_log);
+  if (!seed_path.empty()) {
+    std::ifstream in(UserPath(seed_path), std::ios::binary);
+    if (!in) return absl::NotFoundError(absl::StrCat("--seed_from_log: cannot read ", seed_path));
+    std::stringstream text;
+    text << in.rdbuf();
+    mo.seed_configs = [text = text.str(), seed_path](const tuner::TuneTask& task, int batch_size) {
+      std::istringstream log(text);
+      absl::StatusOr<tuner::AutotvmSeeds> seeds = tuner::SeedsFromAutotvmLog(log, task, batch_size);
+      if (!seeds.ok()) {
+        absl::PrintF("not seeded from %s: %s\n", seed_path, seeds.status().ToString());
+        return std::vector<int64_t>();
+      }
+      absl::PrintF(
+          "seeded %d configs of %s from %s (its records of this workload: %d, of which %d have "
+          "no translated config)\n",
+          seeds->indices.size(), task.workload.ToString(), seed_path, seeds->matching,
+          seeds->untranslated);
+      return seeds->indices;
+    };
+  }
   stack->manager = std::make_unique<tuner::JobManager>(mo);
   return stack;
 }

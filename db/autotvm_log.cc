@@ -15,11 +15,14 @@ namespace {
 
 using google::protobuf::Value;
 
-// Config JSON keys that keep what a TVM -> tunefarm -> TVM trip needs (see the header).
-constexpr char kTaskKey[] = "_autotvm_task";
-constexpr char kIndexKey[] = "_autotvm_index";
-constexpr char kEntityKey[] = "_autotvm_entity";
-constexpr char kUntranslatedKey[] = "_autotvm_untranslated";
+// Config JSON keys that keep what a TVM -> tunefarm -> TVM trip needs (see the header). They
+// sort after most knob names, so a config's knobs come first where it is shown shortened.
+constexpr char kTaskKey[] = "tvm_task";
+constexpr char kIndexKey[] = "tvm_index";
+constexpr char kEntityKey[] = "tvm_entity";
+constexpr char kUntranslatedKey[] = "tvm_untranslated";
+// What tunefarm 0.1 called kTaskKey (read on export).
+constexpr char kLegacyTaskKey[] = "_autotvm_task";
 // Extra top-level key TVM ignores.
 constexpr char kExtraKey[] = "tunefarm";
 // TVM writes this cost for failed measurements.
@@ -94,7 +97,8 @@ bool IsString(const Value* v) { return v != nullptr && v->kind_case() == Value::
 bool IsList(const Value* v) { return v != nullptr && v->has_list_value(); }
 
 bool IsReservedKey(const std::string& key) {
-  return key == kTaskKey || key == kIndexKey || key == kEntityKey || key == kUntranslatedKey;
+  return key == kTaskKey || key == kIndexKey || key == kEntityKey || key == kUntranslatedKey ||
+         key == kLegacyTaskKey;
 }
 
 // {name: value} of TVM's entity, canonical.
@@ -117,7 +121,8 @@ std::string ReportLine(int64_t line_no, absl::string_view why) {
 
 // TVM knob type of a config value (see header).
 const char* KnobType(const Value& v) {
-  if (v.kind_case() == Value::kStringValue) return "an";
+  if (v.kind_case() == Value::kStringValue)
+    return "ot";  // one option of a list (TVM's "an" values are lists)
   if (!v.has_list_value()) return "ot";
   const auto& items = v.list_value().values();
   bool all_numbers = !items.empty();
@@ -400,6 +405,8 @@ absl::StatusOr<std::string> FormatAutotvmLine(const Record& r) {
   std::string task;
   if (const Value* kept = Field(*knobs, kTaskKey); IsString(kept)) {
     task = kept->string_value();
+  } else if (const Value* legacy = Field(*knobs, kLegacyTaskKey); IsString(legacy)) {
+    task = legacy->string_value();
   } else {
     absl::StatusOr<std::string> t = AutotvmTaskFor(r.workload.template_name, r.target);
     if (!t.ok()) return t.status();

@@ -23,10 +23,10 @@
 //     (`tune --seed-from-log`). Otherwise the config stays TVM's ("untranslated"): shown by
 //     `best`, never re-measured, with a negative config index (-1 - TVM's index) that no
 //     space contains.
-//   * Reserved config keys keep what a TVM -> tunefarm -> TVM trip needs: "_autotvm_task" (a
-//     task that is not the template's export task), "_autotvm_index" (TVM's config index),
-//     "_autotvm_entity" (TVM's entity, when the translation was approximate) and
-//     "_autotvm_untranslated" (true: the knobs are TVM's).
+//   * Reserved config keys keep what a TVM -> tunefarm -> TVM trip needs: "tvm_task" (a task
+//     that is not the template's export task; "_autotvm_task" before), "tvm_index" (TVM's
+//     config index), "tvm_entity" (TVM's entity, when the translation was approximate) and
+//     "tvm_untranslated" (true: the knobs are TVM's).
 //   * Export writes the task's argument list and the TVM knob names and types back.
 //   * ERROR_NO <-> ErrorClass (TVM's MeasureErrorNo 0..8). Failed records export cost [1e9].
 //   * What TVM has no field for (device key and fingerprint, job, exact error class and

@@ -75,8 +75,8 @@ TEST(ParseAutotvmLine, TvmDenseLine_DenseWorkloadUntranslatedWithoutTileK) {
   EXPECT_NE(info.note.find("knob tile_k missing"), std::string::npos) << info.note;
   // Untranslated: TVM's knobs, an index no space holds, TVM's index and task kept.
   EXPECT_EQ(r->config_index, -1 - 123);
-  EXPECT_EQ(r->config_json, R"({"_autotvm_index":123,"_autotvm_task":"dense_nopack.x86",)"
-                            R"("_autotvm_untranslated":true,"tile_x":[-1,32],"tile_y":[-1,16]})");
+  EXPECT_EQ(r->config_json, R"({"tile_x":[-1,32],"tile_y":[-1,16],"tvm_index":123,)"
+                            R"("tvm_task":"dense_nopack.x86","tvm_untranslated":true})");
   EXPECT_EQ(r->costs, (std::vector<double>{0.0123, 0.0125}));
   EXPECT_EQ(r->error, ErrorClass::kOk);
   EXPECT_EQ(r->timestamp, 1700000000.1);
@@ -92,10 +92,9 @@ TEST(ParseAutotvmLine, DenseNopackAllKnobs_TranslatedToGemmKnobs) {
   EXPECT_TRUE(info.translated);
   EXPECT_FALSE(info.approximate);
   EXPECT_GE(r->config_index, 0);
-  EXPECT_EQ(
-      r->config_json,
-      R"({"_autotvm_index":123,"_autotvm_task":"dense_nopack.x86","order":[1,0],)"
-      R"("parallel":1,"tile_k":[-1,4],"tile_x":[-1,32],"tile_y":[-1,16],"unroll_k":"unroll"})");
+  EXPECT_EQ(r->config_json,
+            R"({"order":[1,0],"parallel":1,"tile_k":[-1,4],"tile_x":[-1,32],"tile_y":[-1,16],)"
+            R"("tvm_index":123,"tvm_task":"dense_nopack.x86","unroll_k":"unroll"})");
   // Without a resolver (no spaces known) the same config stays TVM's.
   AutotvmLineInfo plain;
   absl::StatusOr<Record> u = ParseAutotvmLine(line, {}, &plain);

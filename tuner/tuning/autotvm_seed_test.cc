@@ -117,7 +117,7 @@ TEST(Resolver, Conv2dNchwcLine_KnobsOfTheTemplate) {
     EXPECT_EQ(r->workload.flop, 2.0 * 64 * 56 * 56 * 64 * 9);
     EXPECT_NE(r->config_json.find(R"("tile_ic":[-1,8])"), std::string::npos) << r->config_json;
     EXPECT_NE(r->config_json.find(R"("unroll_kernel":"unroll")"), std::string::npos);
-    EXPECT_NE(r->config_json.find(R"("_autotvm_index":3004)"), std::string::npos);
+    EXPECT_NE(r->config_json.find(R"("tvm_index":3004)"), std::string::npos);
     return;
   }
   FAIL() << "line with index 3004 not found";
