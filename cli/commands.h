@@ -19,6 +19,7 @@ int RunServer(const std::vector<std::string>& positional);
 
 // `tunefarm status`: prints the farm's devices, queues and throughput (cmd_status.cc).
 int RunStatus(const std::vector<std::string>& positional);
+int RunHealth(const std::vector<std::string>& positional);
 
 // Tuning-log commands (issue 7): cmd_best.cc, cmd_history.cc, cmd_import_log.cc,
 // cmd_export_log.cc; shared flags in log_flags.{h,cc} and log_filter_flags.cc.

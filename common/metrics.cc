@@ -122,9 +122,12 @@ void PrometheusText::Histogram(absl::string_view name, absl::string_view help,
 
 void PrometheusText::Counter(absl::string_view name, absl::string_view help,
                              absl::string_view label, const LabeledCounter& counter) {
-  Family(name, "counter", help);
+  // In the text format a counter's HELP and TYPE lines name the sample itself, _total included
+  // (parsers that group samples by family look for exactly that name).
+  const std::string total_name = absl::StrCat(name, "_total");
+  Family(total_name, "counter", help);
   for (const auto& [value, total] : counter.Read()) {
-    Sample(absl::StrCat(name, "_total"), {{std::string(label), value}}, total);
+    Sample(total_name, {{std::string(label), value}}, total);
   }
 }
 

@@ -70,7 +70,8 @@ class PrometheusText {
   // A whole histogram family: _bucket samples (cumulative, with le="+Inf"), _sum and _count.
   void Histogram(absl::string_view name, absl::string_view help,
                  const tunefarm::Histogram::Snapshot& snapshot);
-  // A counter family with one sample per label value of `counter`, labelled `label`.
+  // A counter family `name`_total with one sample per label value of `counter`, labelled
+  // `label`.
   void Counter(absl::string_view name, absl::string_view help, absl::string_view label,
                const LabeledCounter& counter);
 

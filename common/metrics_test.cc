@@ -54,7 +54,7 @@ TEST(PrometheusTextTest, Counter_OneTotalPerLabelValue) {
   text.Counter("results", "Results.", "error_class", c);
   EXPECT_TRUE(absl::StrContains(text.text(), "results_total{error_class=\"ok\"} 4\n"));
   EXPECT_TRUE(absl::StrContains(text.text(), "results_total{error_class=\"wrong_answer\"} 1\n"));
-  EXPECT_TRUE(absl::StrContains(text.text(), "# TYPE results counter\n"));
+  EXPECT_TRUE(absl::StrContains(text.text(), "# TYPE results_total counter\n"));
 }
 
 }  // namespace

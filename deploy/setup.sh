@@ -47,6 +47,9 @@ TEST_PACKAGES=(
   python3-protobuf       # the Python client's generated messages (protobuf 3.21)
   python3-pytest         # runs python/tests (//python:pytest_test)
   python3-yaml           # tests/k8s_manifests_test.sh reads the rendered Kubernetes manifests
+  chromium               # tests/dashboard_browser_test.sh loads the dashboard headless
+  python3-prometheus-client # the same test parses /metrics with Prometheus' own parser
+  curl                   # the same test fetches the JSON endpoints and /metrics
 )
 # kubectl for the offline check of deploy/k8s (tests/k8s_manifests_test.sh): Debian's
 # kubernetes-client, unless some kubectl is installed already (another package's
