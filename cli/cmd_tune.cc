@@ -27,6 +27,7 @@
 
 ABSL_DECLARE_FLAG(std::string, target);
 ABSL_DECLARE_FLAG(std::string, key);
+ABSL_DECLARE_FLAG(std::string, seed_from_log);
 ABSL_FLAG(std::string, shape, "",
           "Shape arguments, comma-separated: dense M,N,K; batch_matmul B,M,N,K; conv2d "
           "N,C,H,W,K,R,S,stride,pad; depthwise_conv2d N,C,H,W,R,S,stride,pad; softmax M,N; "
@@ -126,6 +127,13 @@ int RunTune(const std::vector<std::string>& positional) {
   auto spec = SpecFromFlags(positional);
   if (!spec.ok()) {
     absl::FPrintF(stderr, "tunefarm tune: %s\n", spec.status().message());
+    return kExitUsage;
+  }
+  if (!absl::GetFlag(FLAGS_seed_from_log).empty() && !ServiceAddress().empty()) {
+    // The seeds are picked where the job runs; a job service does not read this machine's files.
+    absl::FPrintF(stderr,
+                  "tunefarm tune: --seed-from-log needs the job to run here (the "
+                  "embedded farm or --tracker), not on --service\n");
     return kExitUsage;
   }
   return RunJob(*spec, "tunefarm tune");

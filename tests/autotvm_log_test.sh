@@ -67,4 +67,11 @@ rc=$?
 set -e
 [[ $rc == 1 ]] || { cat missing.out; fail "missing seed log: exit $rc"; }
 want missing.out "cannot read missing.log"
+set +e
+"$bin" tune dense --shape 64,64,64 --trials 1 --service 127.0.0.1:1 --seed-from-log "$tvm_log" \
+  > remote.out 2>&1
+rc=$?
+set -e
+[[ $rc == 2 ]] || { cat remote.out; fail "seed log with --service: exit $rc"; }
+want remote.out "needs the job to run here"
 echo "autotvm_log_test: ok"
