@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/abi/kernel_abi.h"
@@ -23,7 +24,14 @@ absl::StatusOr<std::string> KnobValues(absl::string_view config_json) {
   absl::StatusOr<google::protobuf::Value> v = db::ParseJson(config_json);
   if (!v.ok()) return v.status();
   if (!v->has_struct_value()) return absl::InvalidArgumentError("config: not a JSON object");
-  v->mutable_struct_value()->mutable_fields()->erase("index");
+  auto* fields = v->mutable_struct_value()->mutable_fields();
+  fields->erase("index");
+  // Provenance of a config imported from an AutoTVM log (tvm_index, tvm_task, ...: see
+  // db/autotvm_tasks.h), not knobs.
+  for (auto it = fields->begin(); it != fields->end();) {
+    it = absl::StartsWith(it->first, "tvm_") || it->first == "_autotvm_task" ? fields->erase(it)
+                                                                             : std::next(it);
+  }
   return db::CanonicalJson(*v);
 }
 
@@ -118,6 +126,18 @@ absl::StatusOr<std::optional<int64_t>> IndexToRebuild(const TuneTask& task,
     // transplanted (a split that divides that shape need not divide this one): the kernel
     // is the unscheduled program, and the header and table say it is untuned.
     return std::optional<int64_t>();
+  }
+  if (index.has_value() && *index < 0) {
+    // An AutoTVM record whose knobs have no counterpart in the template (db/autotvm_tasks.h):
+    // its timing is TVM's schedule, which tunefarm cannot rebuild.
+    const db::Workload w = task.DbWorkload();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the best record of ", w.template_name, " ", w.args,
+        " was imported from an AutoTVM log and its schedule has no counterpart in tunefarm's "
+        "template (untranslated; config ",
+        b.record.config_json,
+        "). Tune the workload here (tunefarm tune ... --db) or export with --device_key of the "
+        "devices tunefarm measured on"));
   }
   if (index.has_value()) {
     // A record indexes the space as it was when it was measured: a space that has changed

@@ -120,6 +120,10 @@ TEST(ExportLibrary, RecordWithKnobsOnly_MatchingTodaysSpace_Exports) {
   auto knobs = db::ParseJson(r.config_json);
   ASSERT_TRUE(knobs.ok()) << knobs.status();
   knobs->mutable_struct_value()->mutable_fields()->erase("index");
+  // What import-log keeps of TVM's record beside the translated knobs (db/autotvm_tasks.h).
+  (*knobs->mutable_struct_value()->mutable_fields())["tvm_index"].set_number_value(1234);
+  (*knobs->mutable_struct_value()->mutable_fields())["tvm_task"].set_string_value(
+      "dense_nopack.x86");
   r.config_json = db::CanonicalJson(*knobs);
   ASSERT_TRUE((*log)->Insert({r}).ok());
   ExportOptions options;
@@ -129,6 +133,33 @@ TEST(ExportLibrary, RecordWithKnobsOnly_MatchingTodaysSpace_Exports) {
   auto exported = ExportLibrary(**log, {r.workload}, options);
   ASSERT_TRUE(exported.ok()) << exported.status();
   EXPECT_EQ(exported->size(), 1u);
+}
+
+// An imported AutoTVM record whose knobs have no counterpart here (stored with a negative
+// index) cannot be rebuilt: FailedPrecondition that says so.
+TEST(ExportLibrary, UntranslatedAutotvmRecord_FailedPreconditionSaysWhy) {
+  const std::string dir = ::testing::TempDir();
+  const std::string db_path = absl::StrCat(dir, "/untranslated_export.db");
+  std::remove(db_path.c_str());
+  auto log = db::TuningLog::Open(db_path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  auto task = MakeTask("dense", {64, 64, 32}, "float32", "llvm", "cpu-test");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config = task->space->Get(0);
+  ASSERT_TRUE(config.ok());
+  db::Record r = MeasuredRecord(*task, *config);
+  r.config_index = -1 - 77;
+  r.config_json = R"({"tvm_index":77,"tvm_task":"dense_pack.x86","tvm_untranslated":true})";
+  ASSERT_TRUE((*log)->Insert({r}).ok());
+  ExportOptions options;
+  options.target = "llvm";
+  options.library_path = absl::StrCat(dir, "/libuntranslated.so");
+  options.header_path = absl::StrCat(dir, "/untranslated.h");
+  auto exported = ExportLibrary(**log, {r.workload}, options);
+  ASSERT_FALSE(exported.ok());
+  EXPECT_EQ(exported.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(exported.status().message(), "imported from an AutoTVM log"))
+      << exported.status();
 }
 
 TEST(ExportLibrary, WeightPackedAheadOfTime_PackFunctionExportedAndResultMatches) {
