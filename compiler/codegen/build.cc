@@ -178,11 +178,10 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
 
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
                                                const Target& target, OptPipeline pipeline) {
-  if (!target.IsHost()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("shared libraries are linked for this machine's architecture only; for '",
-                     target.str, "' use BuildObject and link with that platform's toolchain"));
-  }
+  // Another architecture links against Debian's cross toolchain for it (fails early, before the
+  // kernel is compiled, when that is missing or unknown).
+  absl::StatusOr<std::string> gnu = GnuTripleOf(target.IsHost() ? "" : target.triple);
+  if (!gnu.ok()) return gnu.status();
   auto obj = BuildObject(funcs, target, pipeline);
   if (!obj.ok()) return obj.status();
   TempDir dir;
@@ -190,7 +189,11 @@ absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredF
   std::string obj_path = dir.File("kernel.o");
   std::string so_path = dir.File("kernel.so");
   if (absl::Status s = WriteFile(obj_path, *obj); !s.ok()) return s;
-  if (absl::Status s = LinkSharedLibrary({obj_path}, so_path); !s.ok()) return s;
+  if (absl::Status s = LinkSharedLibrary({obj_path}, so_path, LinkerKind::kInProcess,
+                                         target.IsHost() ? "" : target.triple);
+      !s.ok()) {
+    return s;
+  }
   return ReadFile(so_path);
 }
 

@@ -55,8 +55,9 @@ absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>&
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target);
 
-// A shared library's bytes: the object linked against libgomp and libm (linker.h). Only for
-// the host's architecture. Errors: LinkSharedLibrary's.
+// A shared library's bytes: the object linked against libgomp and libm (linker.h), for the
+// host or, with Debian's cross toolchain installed, another Linux architecture (a board's).
+// Errors: LinkSharedLibrary's.
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
                                                const Target& target,
                                                OptPipeline pipeline = OptPipeline::kO3);

@@ -17,17 +17,19 @@
 #include "lld/Common/Driver.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
 
 extern char** environ;
 
 namespace tunefarm::codegen {
 namespace {
 
-// Runs the system C compiler driver with `args` (after "cc"); `what` names the step and
-// `out_path` the file it makes (its log is kept beside it while it runs).
+// Runs the C compiler driver `driver` (the system's `cc`, or a cross compiler such as
+// `aarch64-linux-gnu-gcc`) with `args`; `what` names the step and `out_path` the file it makes
+// (its log is kept beside it while it runs).
 absl::Status RunCompilerDriver(std::vector<std::string> args, const std::string& out_path,
-                               const std::string& what) {
-  std::vector<std::string> argv = {"cc"};
+                               const std::string& what, const std::string& driver = "cc") {
+  std::vector<std::string> argv = {driver};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string log_path = out_path + ".log";
   posix_spawn_file_actions_t actions;
@@ -39,12 +41,12 @@ absl::Status RunCompilerDriver(std::vector<std::string> args, const std::string&
   for (std::string& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   pid_t pid;
-  int rc = posix_spawnp(&pid, "cc", &actions, nullptr, cargv.data(), environ);
+  int rc = posix_spawnp(&pid, driver.c_str(), &actions, nullptr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     unlink(log_path.c_str());
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot run the system C compiler driver `cc` to ", what, " (install gcc)"));
+    return absl::FailedPreconditionError(absl::StrCat("cannot run the C compiler driver `", driver,
+                                                      "` to ", what, " (install gcc)"));
   }
   int wstatus = 0;
   waitpid(pid, &wstatus, 0);
@@ -75,36 +77,50 @@ std::string LoadedLibraryPath(const char* soname) {
   return path;
 }
 
-#if defined(__x86_64__)
-constexpr char kGnuTriple[] = "x86_64-linux-gnu";
-#elif defined(__aarch64__)
-constexpr char kGnuTriple[] = "aarch64-linux-gnu";
-#else
-constexpr char kGnuTriple[] = "unknown";
-#endif
-
-// libgcc's archive (helpers such as half-precision conversions for older CPUs), as `cc`
-// links it; empty when gcc is not installed.
-std::string LibgccArchive() {
+// libgcc's archive under `dir`/<gcc version>/ (helpers such as half-precision conversions
+// for older CPUs), as `cc` links it; empty when that gcc is not installed.
+std::string LibgccArchive(const std::string& dir) {
   for (const char* version : {"14", "13", "12", "11", "10"}) {
-    std::string path = absl::StrCat("/usr/lib/gcc/", kGnuTriple, "/", version, "/libgcc.a");
+    std::string path = absl::StrCat(dir, "/", version, "/libgcc.a");
     if (access(path.c_str(), R_OK) == 0) return path;
   }
   return "";
 }
 
-// The libraries every kernel library is linked against, found once per process.
-const std::vector<std::string>& RuntimeInputs() {
+// The libraries every host kernel library is linked against, found once per process: the
+// ones this process runs with.
+const std::vector<std::string>& HostRuntimeInputs() {
   static const std::vector<std::string>* inputs = [] {
     auto* v = new std::vector<std::string>;
     for (const std::string& path :
-         {LibgccArchive(), LoadedLibraryPath("libgomp.so.1"), LoadedLibraryPath("libm.so.6"),
+         {LibgccArchive(absl::StrCat("/usr/lib/gcc/", HostGnuTriple())),
+          LoadedLibraryPath("libgomp.so.1"), LoadedLibraryPath("libm.so.6"),
           LoadedLibraryPath("libc.so.6")}) {
       if (!path.empty()) v->push_back(path);
     }
     return v;
   }();
   return *inputs;
+}
+
+// The same for another architecture, from Debian's cross toolchain for it (e.g.
+// g++-aarch64-linux-gnu: libraries in /usr/aarch64-linux-gnu/lib, libgcc in
+// /usr/lib/gcc-cross/aarch64-linux-gnu/12). FailedPrecondition: that toolchain is missing.
+absl::StatusOr<std::vector<std::string>> CrossRuntimeInputs(const std::string& gnu_triple) {
+  std::vector<std::string> inputs = {
+      LibgccArchive(absl::StrCat("/usr/lib/gcc-cross/", gnu_triple))};
+  for (const char* lib : {"libgomp.so.1", "libm.so.6", "libc.so.6"}) {
+    inputs.push_back(absl::StrCat("/usr/", gnu_triple, "/lib/", lib));
+  }
+  for (const std::string& path : inputs) {
+    if (path.empty() || access(path.c_str(), R_OK) != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "linking kernels for ", gnu_triple, " needs Debian's cross toolchain for it (",
+          path.empty() ? "libgcc.a" : path, " is missing): apt-get install g++-", gnu_triple,
+          " (deploy/setup.sh --arm64)"));
+    }
+  }
+  return inputs;
 }
 
 // lld keeps its state in globals: one link at a time per process.
@@ -115,12 +131,13 @@ bool lld_unusable ABSL_GUARDED_BY(lld_mu) = false;
 // Links with lld in this process. Unavailable: lld cannot be used (any more) here, so the
 // caller links with `cc` instead.
 absl::Status LinkInProcess(const std::vector<std::string>& object_paths,
-                           const std::string& out_path) {
+                           const std::string& out_path,
+                           const std::vector<std::string>& runtime_inputs) {
   std::vector<const char*> args = {"ld.lld",      "--build-id",       "--eh-frame-hdr", "-z",
                                    "noexecstack", "--hash-style=gnu", "--as-needed",    "-shared",
                                    "-o",          out_path.c_str()};
   for (const std::string& o : object_paths) args.push_back(o.c_str());
-  for (const std::string& lib : RuntimeInputs()) args.push_back(lib.c_str());
+  for (const std::string& lib : runtime_inputs) args.push_back(lib.c_str());
   std::string messages;
   llvm::raw_string_ostream err(messages);
   absl::MutexLock lock(&lld_mu);
@@ -146,16 +163,59 @@ absl::Status LinkInProcess(const std::vector<std::string>& object_paths,
 
 }  // namespace
 
+std::string HostGnuTriple() {
+#if defined(__x86_64__)
+  return "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+  return "aarch64-linux-gnu";
+#else
+  return "unknown";
+#endif
+}
+
+absl::StatusOr<std::string> GnuTripleOf(const std::string& llvm_triple) {
+  if (llvm_triple.empty()) return HostGnuTriple();
+  llvm::Triple t(llvm::Triple::normalize(llvm_triple));
+  if (t.getOS() != llvm::Triple::Linux) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernels link for Linux only; target triple '", llvm_triple, "'"));
+  }
+  switch (t.getArch()) {
+    case llvm::Triple::x86_64:
+      return std::string("x86_64-linux-gnu");
+    case llvm::Triple::aarch64:
+      return std::string("aarch64-linux-gnu");
+    case llvm::Triple::arm:
+      return std::string("arm-linux-gnueabihf");
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("no Debian toolchain is known for target triple '", llvm_triple,
+                       "' (x86_64, aarch64 and arm hard-float Linux are)"));
+  }
+}
+
 absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
-                               const std::string& out_path, LinkerKind kind) {
+                               const std::string& out_path, LinkerKind kind,
+                               const std::string& triple) {
+  absl::StatusOr<std::string> gnu = GnuTripleOf(triple);
+  if (!gnu.ok()) return gnu.status();
+  const bool host = *gnu == HostGnuTriple();
+  std::vector<std::string> cross_inputs;
+  if (!host) {
+    absl::StatusOr<std::vector<std::string>> inputs = CrossRuntimeInputs(*gnu);
+    if (!inputs.ok()) return inputs.status();
+    cross_inputs = *std::move(inputs);
+  }
   if (kind == LinkerKind::kInProcess) {
-    absl::Status s = LinkInProcess(object_paths, out_path);
+    absl::Status s =
+        LinkInProcess(object_paths, out_path, host ? HostRuntimeInputs() : cross_inputs);
     if (!absl::IsUnavailable(s)) return s;
   }
   std::vector<std::string> args = {"-shared", "-o", out_path};
   args.insert(args.end(), object_paths.begin(), object_paths.end());
   args.insert(args.end(), {"-lgomp", "-lm"});
-  return RunCompilerDriver(args, out_path, "link a shared library");
+  return RunCompilerDriver(args, out_path, "link a shared library",
+                           host ? "cc" : absl::StrCat(*gnu, "-gcc"));
 }
 
 absl::Status CompileCSource(const std::string& source_path, const std::string& object_path) {

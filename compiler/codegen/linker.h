@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace tunefarm::codegen {
 
@@ -23,13 +24,25 @@ enum class LinkerKind {
   kDriver,     // the system C compiler driver `cc` in a child process
 };
 
-// Links host-architecture object files into a shared library at `out_path`, with the kernels'
-// runtime libraries (libgomp, libm). Thread-safe (in-process links run one at a time).
+// Links object files of the architecture of `triple` (an LLVM target triple; empty: this
+// machine's) into a shared library at `out_path`, with the kernels' runtime libraries (libgomp,
+// libm, libc, libgcc): this process's own for the host, Debian's cross toolchain's for another
+// architecture (a board's, e.g. g++-aarch64-linux-gnu's /usr/aarch64-linux-gnu/lib).
+// Thread-safe (in-process links run one at a time).
 // Internal: the linker failed (its message is included). FailedPrecondition: kDriver and no
-// `cc` on PATH.
+// `cc` on PATH, or no cross toolchain for `triple`. InvalidArgument: `triple` is not Linux on
+// x86_64, aarch64 or arm.
 absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
                                const std::string& out_path,
-                               LinkerKind kind = LinkerKind::kInProcess);
+                               LinkerKind kind = LinkerKind::kInProcess,
+                               const std::string& triple = "");
+
+// Debian's multiarch name of this machine ("x86_64-linux-gnu").
+std::string HostGnuTriple();
+
+// Debian's multiarch name of an LLVM triple (empty: this machine's), e.g. "aarch64-linux-gnu"
+// for "aarch64-unknown-linux-gnu". InvalidArgument: not Linux, or no known Debian toolchain.
+absl::StatusOr<std::string> GnuTripleOf(const std::string& llvm_triple);
 
 // Compiles a generated C11 source file (a compiled model's runner, graph/emit_runner.h) into a
 // position-independent object at `object_path`, with the system C compiler driver.

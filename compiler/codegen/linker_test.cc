@@ -5,7 +5,9 @@
 #include <link.h>
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -27,7 +29,8 @@ using te::Tensor;
 
 // y[i] = 2·x[i] + 1 over n elements, its loop parallel (so the object calls into libgomp)
 // or not.
-absl::StatusOr<std::string> AxpyObject(const std::string& name, int n, bool parallel) {
+absl::StatusOr<std::string> AxpyObject(const std::string& name, int n, bool parallel,
+                                       const Target& target = HostTarget()) {
   Tensor X = te::Placeholder({n}, DataType::Float(32), "X");
   Tensor Y = *te::Compute(
       {n}, [&](const std::vector<Var>& i) { return X(i[0]) * 2.0f + 1.0f; }, "Y");
@@ -38,7 +41,7 @@ absl::StatusOr<std::string> AxpyObject(const std::string& name, int n, bool para
   }
   auto f = lower::Lower(*sch, {X, Y}, name);
   if (!f.ok()) return f.status();
-  return BuildObject({*f}, HostTarget());
+  return BuildObject({*f}, target);
 }
 
 std::string WriteTemp(const std::string& name, const std::string& bytes) {
@@ -115,6 +118,44 @@ TEST(Linker, GarbageInput_IsInternalErrorAndLinkerStaysUsable) {
   const std::string so_path = ::testing::TempDir() + "/axpy_after.so";
   ASSERT_TRUE(LinkSharedLibrary({WriteTemp("axpy_after.o", *obj)}, so_path).ok());
   ExpectKernelRuns(so_path, "axpy_after", 64);
+}
+
+TEST(Linker, GnuTripleOf_MapsLinuxTriples_RefusesOthers) {
+  EXPECT_EQ(*GnuTripleOf(""), HostGnuTriple());
+  EXPECT_EQ(*GnuTripleOf("aarch64-unknown-linux-gnu"), "aarch64-linux-gnu");
+  EXPECT_EQ(*GnuTripleOf("aarch64-linux-gnu"), "aarch64-linux-gnu");
+  EXPECT_EQ(*GnuTripleOf("armv7a-linux-gnueabihf"), "arm-linux-gnueabihf");
+  EXPECT_EQ(GnuTripleOf("x86_64-pc-windows-msvc").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GnuTripleOf("riscv64-unknown-linux-gnu").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A board's kernel links on this machine against Debian's aarch64 cross toolchain (which the
+// test command installs: deploy/setup.sh --tests): an aarch64 shared object that needs the
+// same runtime libraries by soname as a host kernel, loadable on the board.
+TEST(Linker, Aarch64Kernel_LinksAgainstCrossToolchain) {
+  auto target = ParseTarget("llvm -mtriple=aarch64-linux-gnu -mattr=+neon");
+  ASSERT_TRUE(target.ok()) << target.status();
+  auto obj = AxpyObject("axpy_arm", 256, /*parallel=*/true, *target);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string so_path = ::testing::TempDir() + "/axpy_arm.so";
+  absl::Status linked = LinkSharedLibrary({WriteTemp("axpy_arm.o", *obj)}, so_path,
+                                          LinkerKind::kInProcess, target->triple);
+  ASSERT_TRUE(linked.ok()) << linked << " (run deploy/setup.sh --tests, which installs it)";
+  std::ifstream in(so_path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GE(bytes.size(), sizeof(Elf64_Ehdr));
+  Elf64_Ehdr header;
+  memcpy(&header, bytes.data(), sizeof(header));
+  EXPECT_EQ(header.e_machine, EM_AARCH64);
+  EXPECT_EQ(header.e_type, ET_DYN);
+  EXPECT_NE(bytes.find("libgomp.so.1"), std::string::npos);  // DT_NEEDED by soname
+  // The driver route (aarch64-linux-gnu-gcc) makes the same kind of file.
+  const std::string driver_path = ::testing::TempDir() + "/axpy_arm_driver.so";
+  ASSERT_TRUE(LinkSharedLibrary({WriteTemp("axpy_arm.o", *obj)}, driver_path, LinkerKind::kDriver,
+                                target->triple)
+                  .ok());
 }
 
 // Builds from several threads at once (the builder pool) all link correctly.
