@@ -573,6 +573,21 @@ if p.returncode == 0:
     print(f"runtime packages: {' '.join(packages)}")
 report("runtime_packages.sh maps the built binaries' libraries to installed Debian packages", errors)
 
+# The runtime stage's apt-get install, simulated on a system with nothing installed, from the
+# apt lists on this machine (offline); skipped, and said, where there are none.
+policy = run(["apt-cache", "policy", "libc6"]).stdout
+if packages and re.search(r"Candidate: (?!\(none\))", policy):
+    empty = os.path.join(TMP, "empty-dpkg-status")
+    open(empty, "w").close()
+    p = run(["apt-get", "install", "-s", "--no-install-recommends",
+             f"-o=Dir::State::status={empty}"] + packages)
+    made = re.search(r"(\d+) newly installed", p.stdout)
+    report("the runtime packages install from Debian's archive on a bare system (apt-get -s)",
+           [] if p.returncode == 0 and made else
+           [f"apt-get -s install fails: {(p.stderr or p.stdout).strip()[-600:]}"])
+else:
+    print("note: no apt package lists here: the runtime stage's install was not simulated")
+
 
 # ---------------------------------------------------------------- every check can fail
 def find(docs, kind, sub):
