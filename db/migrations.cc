@@ -115,8 +115,15 @@ CREATE TABLE programs(
 );
 )sql";
 
+// Version 6: devices that ran under emulation (an aarch64 board emulated by qemu-user on an
+// x86-64 machine) are marked, so their timings, which say little about the real board, never
+// rank against real ones (TuningLog::BestK). Existing devices were real.
+constexpr char kSchemaV6[] = R"sql(
+ALTER TABLE devices ADD COLUMN emulated INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}, {6, kSchemaV6},
 };
 static_assert(std::size(kMigrations) == kCurrentSchemaVersion, "one migration per schema version");
 

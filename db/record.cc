@@ -55,14 +55,16 @@ uint64_t Workload::Hash() const { return Fnv1a64(CanonicalString()); }
 
 std::string DeviceFingerprint::CanonicalString() const {
   return absl::StrCat("cpu=", cpu_model, ";gpu=", gpu_model, ";cores=", cores,
-                      ";driver=", driver_version, ";compiler=", compiler_version);
+                      ";driver=", driver_version, ";compiler=", compiler_version,
+                      emulated ? ";emulated=1" : "");
 }
 
 uint64_t DeviceFingerprint::Hash() const { return Fnv1a64(CanonicalString()); }
 
 bool DeviceFingerprint::operator==(const DeviceFingerprint& o) const {
   return cpu_model == o.cpu_model && gpu_model == o.gpu_model && cores == o.cores &&
-         driver_version == o.driver_version && compiler_version == o.compiler_version;
+         driver_version == o.driver_version && compiler_version == o.compiler_version &&
+         emulated == o.emulated;
 }
 
 absl::string_view ErrorClassName(ErrorClass e) {

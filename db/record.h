@@ -53,8 +53,12 @@ struct DeviceFingerprint {
   std::string driver_version;
   // Compiler toolchain that built the kernel, e.g. "LLVM 16.0.6".
   std::string compiler_version;
+  // The device ran under emulation (e.g. an aarch64 server under qemu-user on an x86-64
+  // machine): its timings are not the hardware's, and never rank against real ones.
+  bool emulated = false;
 
-  // Canonical "cpu=...;gpu=...;cores=...;driver=...;compiler=..." text.
+  // Canonical "cpu=...;gpu=...;cores=...;driver=...;compiler=..." text, with ";emulated=1"
+  // appended for an emulated device (real devices' text, and so their rows, are unchanged).
   std::string CanonicalString() const;
   // FNV-1a 64 of CanonicalString().
   uint64_t Hash() const;

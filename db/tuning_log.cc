@@ -21,16 +21,16 @@ namespace {
   "COALESCE(d.driver_version, ''), COALESCE(d.compiler_version, ''), "             \
   "COALESCE(r.job_id, 0), r.config_index, r.config_json, r.costs, r.error_class, " \
   "r.error_message, r.tuner_version, r.timestamp, r.mean_cost, "                   \
-  "COALESCE(r.request_id, '') "                                                    \
+  "COALESCE(r.request_id, ''), COALESCE(d.emulated, 0) "                           \
   "FROM records r JOIN workloads w ON w.id = r.workload_id "                       \
   "JOIN targets t ON t.id = r.target_id LEFT JOIN devices d ON d.id = r.device_id "
 
 constexpr char kBestAnyDevice[] = TF_RECORD_SELECT
     "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.mean_cost IS NOT NULL "
-    "ORDER BY r.mean_cost, r.id";
+    "ORDER BY COALESCE(d.emulated, 0), r.mean_cost, r.id";
 constexpr char kBestOneDevice[] = TF_RECORD_SELECT
     "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.device_key = ?3 "
-    "AND r.mean_cost IS NOT NULL ORDER BY r.mean_cost, r.id";
+    "AND r.mean_cost IS NOT NULL ORDER BY COALESCE(d.emulated, 0), r.mean_cost, r.id";
 constexpr char kJobHistory[] = TF_RECORD_SELECT "WHERE r.job_id = ?1 ORDER BY r.id";
 constexpr char kTemplateHistory[] = TF_RECORD_SELECT
     "WHERE r.device_key = ?1 AND w.template = ?2 AND (?3 = '' OR t.target = ?3) "
@@ -62,7 +62,7 @@ constexpr char kUpsertTarget[] =
     "INSERT INTO targets(target) VALUES (?1) ON CONFLICT(target) DO NOTHING";
 constexpr char kUpsertDevice[] =
     "INSERT INTO devices(key, fingerprint, cpu_model, gpu_model, cores, driver_version, "
-    "compiler_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+    "compiler_version, emulated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
     "ON CONFLICT(key, fingerprint) DO NOTHING";
 constexpr char kSelectDevice[] = "SELECT id FROM devices WHERE key = ?1 AND fingerprint = ?2";
 constexpr char kInsertRecord[] =
@@ -118,6 +118,7 @@ absl::StatusOr<Record> ReadRecord(const Statement& s) {
   r.tuner_version = s.ColumnText(17);
   r.timestamp = s.ColumnDouble(18);
   r.request_id = s.ColumnText(20);
+  r.device.emulated = s.ColumnInt(21) != 0;
   return r;
 }
 
@@ -156,10 +157,15 @@ absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_i
   s->BindInt(1, workload_id).BindInt(2, target_id);
   if (!device_key.empty()) s->BindText(3, device_key);
   absl::flat_hash_set<int64_t> seen_configs;
+  // Rows come real devices first: with any real measurement the answer is real ones only, else
+  // emulated ones only; the two never rank together.
+  std::optional<int64_t> emulated;
   while (static_cast<int>(out->size()) < k) {
     absl::StatusOr<bool> row = s->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
+    if (!emulated.has_value()) emulated = s->ColumnInt(21);
+    if (s->ColumnInt(21) != *emulated) break;
     if (!seen_configs.insert(s->ColumnInt(12)).second) continue;
     absl::StatusOr<Record> record = ReadRecord(*s);
     if (!record.ok()) return record.status();
@@ -425,7 +431,8 @@ absl::StatusOr<int64_t> TuningLog::DeviceId(const std::string& key, const Device
       .BindText(4, fp.gpu_model)
       .BindInt(5, fp.cores)
       .BindText(6, fp.driver_version)
-      .BindText(7, fp.compiler_version);
+      .BindText(7, fp.compiler_version)
+      .BindInt(8, fp.emulated ? 1 : 0);
   if (absl::Status s = upsert->Run(); !s.ok()) return s;
   absl::StatusOr<Statement> select = writer_->Prepare(kSelectDevice);
   if (!select.ok()) return select.status();

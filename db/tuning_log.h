@@ -162,7 +162,9 @@ class TuningLog {
 
   // The k best distinct configs of exactly this workload on a target (optionally one device
   // key); all exact=true. Invalid records never appear. Ties on mean cost go to the earlier
-  // record. InvalidArgument: k < 1, empty target/template, or nearest_on_miss set (nearest
+  // record. Emulated devices' records (DeviceFingerprint::emulated) never rank with real ones:
+  // the answer is real measurements when there is any, else emulated ones (each record says
+  // which). InvalidArgument: k < 1, empty target/template, or nearest_on_miss set (nearest
   // shapes are db::QueryBest's). NotFound: no valid record.
   absl::StatusOr<std::vector<BestRecord>> BestK(const BestQuery& query) const;
 

@@ -103,6 +103,27 @@ TEST_F(TuningLogTest, BestK_DeviceKey_FiltersOtherDevices) {
   EXPECT_EQ((*best)[0].record.config_index, 1);
 }
 
+// Timings of an emulated board (qemu-user) and of real hardware never rank together: real
+// ones answer when there are any, else the emulated ones, each record saying which it is.
+TEST_F(TuningLogTest, BestK_EmulatedDevices_NeverMixedWithReal) {
+  Workload w = DenseWorkload(64, 64, 64);
+  Record emulated_fast = MakeRecord(w, 7, 0.00001);
+  emulated_fast.device.emulated = true;
+  emulated_fast.device.cpu_model = "emulated aarch64";
+  InsertOk({emulated_fast});
+  auto only_emulated = log_->BestK(Query(w, 5));
+  ASSERT_TRUE(only_emulated.ok()) << only_emulated.status();
+  ASSERT_EQ(only_emulated->size(), 1u);
+  EXPECT_TRUE((*only_emulated)[0].record.device.emulated);
+  InsertOk({MakeRecord(w, 1, 0.01), MakeRecord(w, 2, 0.02)});
+  auto best = log_->BestK(Query(w, 5));
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 2u);  // the faster emulated timing is not among them
+  EXPECT_EQ((*best)[0].record.config_index, 1);
+  EXPECT_FALSE((*best)[0].record.device.emulated);
+  EXPECT_FALSE((*best)[1].record.device.emulated);
+}
+
 TEST_F(TuningLogTest, BestK_NearestOnMiss_InvalidArgument_ItIsQueryBests) {
   InsertOk({MakeRecord(DenseWorkload(512, 512, 512), 1, 0.01)});
   BestQuery q = Query(DenseWorkload(1024, 1024, 1024), 5);
