@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
-#include "cli/dashboard/http_front.h"
 #include "cli/dashboard/service_source.h"
+#include "cli/dashboard_flags.h"
 #include "cli/farm_flags.h"
 #include "cli/subcommand.h"
 #include "cli/tuning_setup.h"
@@ -20,8 +20,6 @@
 
 ABSL_DECLARE_FLAG(std::string, host);
 ABSL_DECLARE_FLAG(int, port);
-ABSL_DECLARE_FLAG(int, http);
-ABSL_DECLARE_FLAG(std::string, http_host);
 
 namespace tunefarm::cli {
 
@@ -33,7 +31,7 @@ int RunServe(const std::vector<std::string>& positional) {
   BlockTerminationSignals();
   // The dashboard's peak: one core's, as the embedded farm runs each kernel on one core. It is
   // measured before the farm's workers start, which would share the cores with it.
-  const double core_peak_gflops = absl::GetFlag(FLAGS_http) >= 0 ? MeasureFmaPeakGflops(1) : 0;
+  const double core_peak_gflops = DashboardRequested() ? MeasureFmaPeakGflops(1) : 0;
   auto stack = StartTuningStack(/*persist_jobs=*/true);
   if (!stack.ok()) {
     absl::FPrintF(stderr, "tunefarm serve: %s\n", stack.status().ToString());
@@ -61,22 +59,17 @@ int RunServe(const std::vector<std::string>& positional) {
                (*stack)->farm->local != nullptr ? "embedded local farm" : "remote tracker",
                (*stack)->log->path(), *resumed);
   std::unique_ptr<ServiceSource> source;
-  std::unique_ptr<HttpFront> dashboard;
-  if (absl::GetFlag(FLAGS_http) >= 0) {
+  if (DashboardRequested()) {
     ServiceSourceOptions options;
     options.core_peak_gflops = core_peak_gflops;
     options.host_cpu_model = HostCpuModel();
     source = std::make_unique<ServiceSource>((*stack)->manager.get(), (*stack)->log.get(),
                                              (*stack)->farm.get(), options);
-    auto front = HttpFront::Start(
-        source.get(), HttpFrontOptions{absl::GetFlag(FLAGS_http_host), absl::GetFlag(FLAGS_http)});
-    if (!front.ok()) {
-      absl::FPrintF(stderr, "tunefarm serve: %s\n", front.status().ToString());
-      return kExitFailure;
-    }
-    dashboard = *std::move(front);
-    absl::PrintF("dashboard on http://%s:%d/ (metrics: /metrics)\n", absl::GetFlag(FLAGS_http_host),
-                 dashboard->port());
+  }
+  auto dashboard = StartDashboardFromFlags(source.get());
+  if (!dashboard.ok()) {
+    absl::FPrintF(stderr, "tunefarm serve: %s\n", dashboard.status().ToString());
+    return kExitFailure;
   }
   fflush(stdout);
   int sig = WaitForTerminationSignal();
@@ -84,7 +77,7 @@ int RunServe(const std::vector<std::string>& positional) {
                 "signal %d: stopping after the current round (unfinished jobs resume when the "
                 "service starts again on the same --db)\n",
                 sig);
-  dashboard.reset();
+  dashboard->reset();
   (*server)->Shutdown();
   return kExitOk;
 }

@@ -8,16 +8,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
-#include "cli/dashboard/http_front.h"
 #include "cli/dashboard/tracker_source.h"
+#include "cli/dashboard_flags.h"
 #include "cli/farm_flags.h"
 #include "cli/subcommand.h"
 #include "tracker/tracker_server.h"
 
 ABSL_DECLARE_FLAG(std::string, host);
 ABSL_DECLARE_FLAG(int, port);
-ABSL_DECLARE_FLAG(int, http);
-ABSL_DECLARE_FLAG(std::string, http_host);
 ABSL_FLAG(int, max_queue, 100000, "Queued requests per device key before Submit is refused.");
 ABSL_FLAG(double, heartbeat_timeout_s, 10, "Seconds of silence after which a worker is lost.");
 ABSL_FLAG(double, noise_threshold, 0.10,
@@ -71,24 +69,17 @@ int RunTracker(const std::vector<std::string>& positional) {
                   options.worker_token.empty() ? "worker" : "client");
   }
   TrackerSource source(&(*server)->core());
-  std::unique_ptr<HttpFront> dashboard;
-  if (absl::GetFlag(FLAGS_http) >= 0) {
-    auto front = HttpFront::Start(
-        &source, HttpFrontOptions{absl::GetFlag(FLAGS_http_host), absl::GetFlag(FLAGS_http)});
-    if (!front.ok()) {
-      absl::FPrintF(stderr, "tunefarm tracker: %s\n", front.status().ToString());
-      return kExitFailure;
-    }
-    dashboard = *std::move(front);
-    absl::PrintF("dashboard on http://%s:%d/ (metrics: /metrics)\n", absl::GetFlag(FLAGS_http_host),
-                 dashboard->port());
+  auto dashboard = StartDashboardFromFlags(&source);
+  if (!dashboard.ok()) {
+    absl::FPrintF(stderr, "tunefarm tracker: %s\n", dashboard.status().ToString());
+    return kExitFailure;
   }
   std::fflush(stdout);
   int sig = WaitForTerminationSignal();
   absl::PrintF("tunefarm tracker: signal %d, draining\n", sig);
   std::fflush(stdout);
   bool drained = (*server)->Drain(absl::Seconds(absl::GetFlag(FLAGS_drain_timeout_s)));
-  dashboard.reset();
+  dashboard->reset();
   (*server)->Shutdown();
   absl::PrintF("tunefarm tracker: stopped (%s)\n", drained ? "drained" : "drain timed out");
   return kExitOk;

@@ -21,18 +21,6 @@ for tool in chromium "$py"; do
   command -v "$tool" >/dev/null || { echo "missing $tool: run deploy/setup.sh --tests" >&2; exit 1; }
 done
 
-# http_port OUTFILE: the port of the "dashboard on http://H:P/" line, waiting up to 10 s.
-http_port() {
-  local p=""
-  for _ in $(seq 1 100); do
-    p=$(sed -nE 's|.*dashboard on http://[0-9.]+:([0-9]+)/.*|\1|p' "$1")
-    [[ -n "$p" ]] && break
-    sleep 0.1
-  done
-  [[ -n "$p" ]] || { echo "no dashboard: $1 says" >&2; cat "$1" >&2; return 1; }
-  echo "$p"
-}
-
 # chrome ARGS... URL: headless Chromium, bounded. The page polls the API, so the virtual-time
 # budget lets its first fetches finish before the DOM is dumped or the picture taken.
 chrome() {

@@ -1,18 +1,25 @@
 # Shell helpers shared by the tests that start real `tunefarm` processes. Source it from the
 # runfiles root: `source tests/test_lib.sh`.
 
-# listening_port OUTFILE: the port a tracker or job service printed ("listening on H:P") to
-# OUTFILE, waiting up to 10 s; on failure prints OUTFILE to stderr and returns 1.
-listening_port() {
+# printed_port OUTFILE SED_REGEX WHAT: the port OUTFILE's line matching SED_REGEX (an extended
+# sed expression whose group 1 is the port) names, waiting up to 10 s; on failure says "no WHAT",
+# prints OUTFILE to stderr and returns 1.
+printed_port() {
   local p=""
   for _ in $(seq 1 100); do
-    p=$(sed -nE 's/.*listening on [0-9.]+:([0-9]+).*/\1/p' "$1")
+    p=$(sed -nE "s/$2/\\1/p" "$1" | head -1)
     [[ -n "$p" ]] && break
     sleep 0.1
   done
-  [[ -n "$p" ]] || { echo "nothing listens: $1 says" >&2; cat "$1" >&2; return 1; }
+  [[ -n "$p" ]] || { echo "no $3: $1 says" >&2; cat "$1" >&2; return 1; }
   echo "$p"
 }
+
+# listening_port OUTFILE: the port a tracker or job service printed ("listening on H:P").
+listening_port() { printed_port "$1" '.*listening on [0-9.]+:([0-9]+).*' "gRPC listener"; }
+
+# http_port OUTFILE: the port of the dashboard they printed ("dashboard on http://H:P/").
+http_port() { printed_port "$1" '.*dashboard on http:\/\/[0-9.]+:([0-9]+)\/.*' "dashboard"; }
 
 # expect_fail CODE PATTERN CMD...: CMD exits with CODE and its output says PATTERN (uses $tmp);
 # otherwise prints what it said and exits 1.

@@ -111,10 +111,7 @@ class JobServer::Service final : public v1::JobService::Service {
   grpc::Status QueryBest(grpc::ServerContext* ctx, const v1::QueryBestRequest* req,
                          v1::QueryBestResponse* resp) override {
     if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
-    if (log_ == nullptr) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "this job service runs without a tuning log (--db)");
-    }
+    if (grpc::Status s = NeedLog(); !s.ok()) return s;
     db::BestQuery query = FromProto(*req);
     // The log stores normalized targets ("llvm" is recorded as "llvm -mcpu=<host cpu>"); a
     // target this machine cannot parse is looked up as given.
@@ -130,10 +127,7 @@ class JobServer::Service final : public v1::JobService::Service {
   grpc::Status ExportLibrary(grpc::ServerContext* ctx, const v1::ExportLibraryRequest* req,
                              v1::ExportLibraryResponse* resp) override {
     if (grpc::Status s = CheckToken(*ctx, {token_}); !s.ok()) return s;
-    if (log_ == nullptr) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "this job service runs without a tuning log (--db)");
-    }
+    if (grpc::Status s = NeedLog(); !s.ok()) return s;
     CallSlot slot(&exports_, max_exports_);
     if (!slot.held()) {
       return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -169,6 +163,13 @@ class JobServer::Service final : public v1::JobService::Service {
   }
 
  private:
+  // FailedPrecondition for the calls that read the tuning log when the service has none.
+  grpc::Status NeedLog() const {
+    if (log_ != nullptr) return grpc::Status::OK;
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "this job service runs without a tuning log (--db)");
+  }
+
   JobManager* manager_;
   const db::TuningLog* log_;
   std::string token_;
