@@ -8,8 +8,10 @@
 #     on the way (a misspelt or unknown field is). Server-side OpenAPI validation
 #     (`--validate=strict`, `apply --dry-run`) needs an API server and is not done.
 #  3. Structural facts, asserted on the rendered objects: resources on every container, gRPC
-#     probes on the port the tracker and the job service listen on (TCP probes with TLS, which
-#     kubelet's gRPC probe cannot speak), GPU requests, the device-key node selector, the
+#     probes on the port the tracker and the job service listen on (with TLS, which kubelet's
+#     gRPC probe cannot speak, exec probes running the image's `tunefarm health` on that port
+#     with --tls_ca in the mounted Secret, a --tls_server_name of the pod's Service and every
+#     flag one of `tunefarm health --help`), GPU requests, the device-key node selector, the
 #     tuning log on a volumeClaimTemplate, every flag a real flag of that `tunefarm`
 #     subcommand (from the built binary's help) with a value of its type, every TUNEFARM_*
 #     variable one the binary reads, Secrets and keys the examples define, TLS files inside
@@ -88,7 +90,7 @@ def flags_of(sub):
     return SUBCOMMANDS[sub]
 
 
-for sub in ("tracker", "serve", "server"):
+for sub in ("tracker", "serve", "server", "health"):
     assert flags_of(sub), f"tunefarm {sub} --help failed"
 assert {"TUNEFARM_WORKER_TOKEN", "TUNEFARM_CLIENT_TOKEN"} <= ENV_VARS, ENV_VARS
 assert DEFAULT_PORTS.get("tracker") and DEFAULT_PORTS.get("serve"), DEFAULT_PORTS
@@ -114,6 +116,47 @@ def parse_args(args):
         flags[name] = value
         i += 1
     return sub, flags, None
+
+
+def parse_command(args, known):
+    """(positionals, {flag: value}, problem) of a command line after its subcommand; `known`
+    is the subcommand's {flag: default}: a flag whose default is not a bool takes a value
+    (`--f=v` or `--f v`)."""
+    positional, flags, i = [], {}, 0
+    while i < len(args):
+        a = args[i]
+        if not a.startswith("-"):
+            positional.append(a)
+            i += 1
+            continue
+        name, eq, value = a.lstrip("-").partition("=")
+        if not eq:
+            if known.get(name) in ("true", "false"):
+                value = "true"
+            elif i + 1 < len(args):
+                value, i = args[i + 1], i + 1
+            else:
+                return positional, flags, f"--{name} without a value"
+        if name in flags:
+            return positional, flags, f"--{name} given twice"
+        flags[name] = value
+        i += 1
+    return positional, flags, None
+
+
+def image_binary(containerfile_text):
+    """The image's tunefarm (the final stage's ENTRYPOINT[0]), or None."""
+    entry = None
+    for line in containerfile_text.splitlines():
+        if line.startswith("ENTRYPOINT "):
+            try:
+                entry = json.loads(line[len("ENTRYPOINT "):])
+            except json.JSONDecodeError:
+                entry = None
+    return entry[0] if isinstance(entry, list) and entry else None
+
+
+HEALTH_DEADLINE_S = 5  # cli/cmd_health.cc: the Check's own deadline
 
 
 def is_number(s):
@@ -258,11 +301,9 @@ def check(docs, secrets):
             for m in mounts:
                 if m["name"] not in volumes and m["name"] not in claims:
                     err(f"{cname}: mount {m['name']} has no volume")
-            for f in ("tls_cert", "tls_key", "tls_ca", "tls_client_ca", "tls_client_cert",
-                      "tls_client_key"):
-                if f not in flags:
-                    continue
-                path, found = flags[f], False
+
+            def in_mounted_secret(path):
+                found = False
                 for m in mounts:
                     v = volumes.get(m["name"], {})
                     if "secret" not in v or not path.startswith(m["mountPath"].rstrip("/") + "/"):
@@ -273,8 +314,12 @@ def check(docs, secrets):
                             {k: k for k in secrets.get(v["secret"]["secretName"], ())})
                     if rel in keys and keys[rel] in secrets.get(v["secret"]["secretName"], ()):
                         found = True
-                if not found:
-                    err(f"{cname}: --{f}={path} is not a key of a mounted Secret")
+                return found
+
+            for f in ("tls_cert", "tls_key", "tls_ca", "tls_client_ca", "tls_client_cert",
+                      "tls_client_key"):
+                if f in flags and not in_mounted_secret(flags[f]):
+                    err(f"{cname}: --{f}={flags[f]} is not a key of a mounted Secret")
             roles.setdefault(sub, []).append((d, c, flags))
             # Probes.
             probes = {p: c.get(p) for p in ("readinessProbe", "livenessProbe", "startupProbe")}
@@ -283,19 +328,67 @@ def check(docs, secrets):
                 port = int(flags.get("port", DEFAULT_PORTS[sub]))
                 if port not in [p.get("containerPort") for p in c.get("ports", [])]:
                     err(f"{cname}: listens on {port} (--port), which is not a containerPort")
+                if flags.get("host", "0.0.0.0") not in ("0.0.0.0", "::", "127.0.0.1", "localhost"):
+                    err(f"{cname}: --host={flags['host']}: probes dial 127.0.0.1, where it "
+                        "does not listen")
+                pod_labels = d["spec"]["template"]["metadata"].get("labels", {})
+                own_services = [s["metadata"]["name"] for s in services
+                                if s["spec"].get("selector") and
+                                all(pod_labels.get(k) == v
+                                    for k, v in s["spec"]["selector"].items())]
                 for p in ("readinessProbe", "livenessProbe"):
                     probe = probes[p] or {}
-                    kind = "tcpSocket" if tls else "grpc"
-                    if kind not in probe:
-                        why = (" (kubelet's gRPC probe cannot speak TLS)" if tls else
-                               " on the grpc.health.v1 service")
-                        err(f"{cname}: {p} is not a {kind} probe{why}")
-                    elif probe[kind].get("port") != port:
-                        err(f"{cname}: {p} asks port {probe[kind].get('port')}, "
-                            f"but it listens on {port}")
+                    if not tls:
+                        if "grpc" not in probe:
+                            err(f"{cname}: {p} is not a grpc probe on the grpc.health.v1 service")
+                        elif probe["grpc"].get("port") != port:
+                            err(f"{cname}: {p} asks port {probe['grpc'].get('port')}, "
+                                f"but it listens on {port}")
+                        continue
+                    # TLS: kubelet's gRPC probe speaks plaintext only; the image's
+                    # `tunefarm health` asks grpc.health.v1 over TLS.
+                    command = (probe.get("exec") or {}).get("command") or []
+                    if command[:2] != [IMAGE_BINARY, "health"]:
+                        err(f"{cname}: {p} is not an exec probe running `{IMAGE_BINARY} "
+                            f"health` (kubelet's gRPC probe cannot speak TLS): {probe}")
+                        continue
+                    known_h = flags_of("health")
+                    positional, hflags, problem = parse_command(command[2:], known_h)
+                    if problem:
+                        err(f"{cname}: {p}: {problem}")
+                    for f in hflags:
+                        if f not in known_h:
+                            err(f"{cname}: {p}: --{f} is not a flag of `tunefarm health`")
+                    if len(positional) != 1:
+                        err(f"{cname}: {p}: `tunefarm health` wants one HOST:PORT, "
+                            f"got {positional}")
+                    else:
+                        host, _, hport = positional[0].rpartition(":")
+                        if host not in ("127.0.0.1", "localhost", "[::1]"):
+                            err(f"{cname}: {p} dials {host}, not the pod's own loopback")
+                        if hport != str(port):
+                            err(f"{cname}: {p} asks port {hport}, but it listens on {port}")
+                    if "tls_ca" not in hflags:
+                        err(f"{cname}: {p}: no --tls_ca: `tunefarm health` would speak "
+                            "plaintext to a TLS server")
+                    elif not in_mounted_secret(hflags["tls_ca"]):
+                        err(f"{cname}: {p}: --tls_ca={hflags['tls_ca']} is not a key of a "
+                            "mounted Secret")
+                    name = hflags.get("tls_server_name", "")
+                    if not name:
+                        err(f"{cname}: {p}: no --tls_server_name: the certificate does not "
+                            "name 127.0.0.1")
+                    elif name.split(".")[0] not in own_services:
+                        err(f"{cname}: {p}: --tls_server_name={name} is not a Service of "
+                            f"this pod ({own_services}), the names its certificate holds")
+                    timeout = probe.get("timeoutSeconds", 1)
+                    if timeout <= HEALTH_DEADLINE_S:
+                        err(f"{cname}: {p} timeoutSeconds {timeout}: not above the "
+                            f"command's own {HEALTH_DEADLINE_S} s deadline")
             elif sub == "server":
                 for p, probe in probes.items():
-                    if probe and any(k in probe for k in ("grpc", "httpGet", "tcpSocket")):
+                    if probe and (any(k in probe for k in ("grpc", "httpGet", "tcpSocket")) or
+                                  "health" in (probe.get("exec") or {}).get("command", [])):
                         err(f"{cname}: {p} asks a port; a device server listens on none")
                 limits = res.get("limits", {})
                 gpus = limits.get("nvidia.com/gpu")
@@ -440,6 +533,9 @@ for f in ("secret-tokens.example.yaml", "secret-tls.example.yaml"):
         examples += load_all(fh.read())
 SECRETS = secret_keys(examples)
 
+IMAGE_BINARY = image_binary(open(os.path.join(K8S, "Containerfile")).read())
+if not IMAGE_BINARY:
+    sys.exit("FAIL: the Containerfile has no ENTRYPOINT [\"/path/tunefarm\", ...]")
 variants = {"plaintext": kustomize(K8S), "tls": kustomize(os.path.join(K8S, "tls"))}
 for tag, docs in variants.items():
     kinds = sorted(f"{d['kind']}/{d['metadata']['name']}" for d in docs)
@@ -715,6 +811,66 @@ def m_tls_key_not_in_items(docs):
     set_arg(find(docs, "DaemonSet", "server")[1], "tls_client_key", "/etc/tunefarm/tls/tls.key")
 
 
+def health_probe(docs, kind, sub, probe):
+    return find(docs, kind, sub)[1][probe]["exec"]["command"]
+
+
+def m_tls_tcp_probe(docs):
+    find(docs, "StatefulSet", "serve")[1]["readinessProbe"] = {"tcpSocket": {"port": 9191}}
+
+
+def m_tls_health_wrong_port(docs):
+    cmd = health_probe(docs, "Deployment", "tracker", "readinessProbe")
+    cmd[2] = "127.0.0.1:9191"
+
+
+def m_tls_health_not_loopback(docs):
+    cmd = health_probe(docs, "StatefulSet", "serve", "livenessProbe")
+    cmd[2] = "tunefarm-tracker:9191"
+
+
+def m_tls_health_other_binary(docs):
+    health_probe(docs, "Deployment", "tracker", "livenessProbe")[0] = "/usr/bin/tunefarm"
+
+
+def m_tls_health_other_subcommand(docs):
+    health_probe(docs, "Deployment", "tracker", "livenessProbe")[1] = "status"
+
+
+def m_tls_health_no_ca(docs):
+    cmd = health_probe(docs, "StatefulSet", "serve", "readinessProbe")
+    cmd[:] = [a for a in cmd if not a.startswith("--tls_ca")]
+
+
+def m_tls_health_ca_unmounted(docs):
+    cmd = health_probe(docs, "Deployment", "tracker", "readinessProbe")
+    cmd[:] = [a if not a.startswith("--tls_ca") else "--tls_ca=/etc/tunefarm/ca.crt" for a in cmd]
+
+
+def m_tls_health_no_server_name(docs):
+    cmd = health_probe(docs, "Deployment", "tracker", "livenessProbe")
+    cmd[:] = [a for a in cmd if not a.startswith("--tls_server_name")]
+
+
+def m_tls_health_other_service(docs):
+    cmd = health_probe(docs, "StatefulSet", "serve", "readinessProbe")
+    cmd[:] = [a if not a.startswith("--tls_server_name") else "--tls_server_name=tunefarm-tracker"
+              for a in cmd]
+
+
+def m_tls_health_unknown_flag(docs):
+    health_probe(docs, "StatefulSet", "serve", "livenessProbe").append("--deadline_s=3")
+
+
+def m_tls_health_short_timeout(docs):
+    find(docs, "Deployment", "tracker")[1]["readinessProbe"]["timeoutSeconds"] = 2
+
+
+def m_tls_health_on_server(docs):
+    tracker = find(docs, "Deployment", "tracker")[1]
+    find(docs, "DaemonSet", "server")[1]["livenessProbe"] = copy.deepcopy(tracker["livenessProbe"])
+
+
 MUTATIONS = [  # (variant, description, mutate, what the failure must say)
     ("plaintext", "a container without limits", m_drop_limits, "no limits.cpu"),
     ("plaintext", "no memory request", m_drop_requests_memory, "no requests.memory"),
@@ -741,13 +897,29 @@ MUTATIONS = [  # (variant, description, mutate, what the failure must say)
     ("plaintext", "a misspelt field", m_misspelt_field, "readinesProbe is unknown"),
     ("plaintext", "a field of the wrong type", m_wrong_type, "cannot decode"),
     ("tls", "a gRPC probe against TLS", m_tls_grpc_probe, "cannot speak TLS"),
+    ("tls", "a TCP probe against TLS (blind to a drain)", m_tls_tcp_probe, "readinessProbe is not an exec probe"),
+    ("tls", "a health probe on another port", m_tls_health_wrong_port, "asks port 9191, but it listens on 9190"),
+    ("tls", "a health probe dialling off the pod", m_tls_health_not_loopback, "not the pod's own loopback"),
+    ("tls", "a health probe of a binary not in the image", m_tls_health_other_binary, "livenessProbe is not an exec probe"),
+    ("tls", "an exec probe of another subcommand", m_tls_health_other_subcommand, "livenessProbe is not an exec probe"),
+    ("tls", "a health probe without --tls_ca", m_tls_health_no_ca, "no --tls_ca"),
+    ("tls", "a health probe's CA outside the Secret", m_tls_health_ca_unmounted, "--tls_ca=/etc/tunefarm/ca.crt is not a key of a mounted Secret"),
+    ("tls", "a health probe without --tls_server_name", m_tls_health_no_server_name, "no --tls_server_name"),
+    ("tls", "a health probe naming another Service", m_tls_health_other_service, "--tls_server_name=tunefarm-tracker is not a Service of this pod"),
+    ("tls", "a flag `tunefarm health` lacks", m_tls_health_unknown_flag, "--deadline_s is not a flag of `tunefarm health`"),
+    ("tls", "a probe timeout within the command's deadline", m_tls_health_short_timeout, "not above the command's own"),
+    ("tls", "a health probe on a device server", m_tls_health_on_server, "listens on none"),
     ("tls", "a TLS file outside the mounted Secret", m_tls_file_unmounted, "not a key of a mounted Secret"),
     ("tls", "a key the Secret's items leave out", m_tls_key_not_in_items, "not a key of a mounted Secret"),
 ]
 errors = []
 for variant, what, mutate, expect in MUTATIONS:
     docs = copy.deepcopy(variants[variant])
-    mutate(docs)
+    try:
+        mutate(docs)
+    except (KeyError, IndexError, TypeError) as e:
+        errors.append(f"{variant}, {what}: the manifests lack what it breaks ({e!r})")
+        continue
     found = check(docs, SECRETS)
     if expect in ("readinesProbe is unknown", "cannot decode"):
         found += typed_check(docs, "mutant")[0]
