@@ -79,8 +79,9 @@ int RunExport(const std::vector<std::string>& positional) {
   }
   absl::PrintF("%-40s %10s  %s\n", "kernel", "GFLOP/s", "config");
   for (const auto& k : *kernels) {
-    absl::PrintF("%-40s %10.1f  %s%s\n", k.symbol, k.tuned_gflops, k.config_json,
-                 k.nearest ? " (nearest shape)" : "");
+    absl::PrintF("%-40s %10.1f  %s%s%s\n", k.symbol, k.tuned_gflops, k.config_json,
+                 k.nearest ? " (nearest shape)" : "",
+                 k.emulated ? " (timed on an emulated device, not the hardware)" : "");
     for (const std::string& pack : k.pack_symbols) {
       absl::PrintF("  %s: packs a weight once, before the kernel runs (see the header)\n", pack);
     }

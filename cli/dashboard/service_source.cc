@@ -144,6 +144,7 @@ absl::StatusOr<v1::BestTable> ServiceSource::Best() const {
     row->set_target(s.target);
     row->set_device_key(b.record.device_key);
     row->set_cpu_model(b.record.device.cpu_model);
+    row->set_emulated(b.record.device.emulated);
     row->set_gflops(b.gflops);
     row->set_mean_cost_s(b.mean_cost);
     if (options_.core_peak_gflops > 0 && !options_.host_cpu_model.empty() &&

@@ -211,10 +211,13 @@ absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
     k.config_json = b.exact ? b.record.config_json : "{} (untuned: nearest shape differs)";
     k.tuned_gflops = b.gflops;
     k.nearest = !b.exact;
+    k.emulated = b.record.device.emulated;
     f->name = k.symbol;
     absl::StrAppend(&decls, "/* ", workloads[i].template_name, " ", workloads[i].args, "\n *   ",
-                    ArgDocs(*f), "\n *   tuned: ", b.gflops, " GFLOP/s, config ", k.config_json,
-                    " */\nint32_t ", k.symbol, "(DLTensor* const* args, int32_t num_args);\n\n");
+                    ArgDocs(*f), "\n *   tuned: ", b.gflops, " GFLOP/s",
+                    k.emulated ? " (timed on an emulated device, not the hardware)" : "",
+                    ", config ", k.config_json, " */\nint32_t ", k.symbol,
+                    "(DLTensor* const* args, int32_t num_args);\n\n");
     funcs.push_back(*f);
     // The kernel's weights packed ahead of time: the deployment packs each once, as the
     // measured kernel's were, and passes the packed copy in the weight's place.

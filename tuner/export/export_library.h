@@ -36,13 +36,18 @@ struct ExportedKernel {
   double tuned_gflops = 0;
   // The config came from another shape (allow_nearest).
   bool nearest = false;
+  // The best timing came from an emulated device (no real device measured this workload on
+  // the target): the config is what the emulator ranked first.
+  bool emulated = false;
   // The functions that pack the kernel's weights ahead of time (see the header), if any.
   std::vector<std::string> pack_symbols;
 };
 
+// Another architecture's target (a board's, "llvm -mtriple=aarch64-linux-gnu") builds with
+// Debian's cross toolchain for it (codegen::LinkSharedLibrary).
 // InvalidArgument: no workloads, a workload of an unknown template or with bad args, a target
-// that is not this machine's. NotFound: a workload has no tuned config (all are listed).
-// Internal: compilation or linking failed.
+// no toolchain here builds for. FailedPrecondition: that toolchain is not installed. NotFound: a
+// workload has no tuned config (all are listed). Internal: compilation or linking failed.
 absl::StatusOr<std::vector<ExportedKernel>> ExportLibrary(
     const db::TuningLog& log, const std::vector<db::Workload>& workloads,
     const ExportOptions& options);

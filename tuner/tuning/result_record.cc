@@ -17,6 +17,8 @@ db::Record RecordFromResult(const TuneTask& task, int64_t index, const v1::Measu
     rec.device.cpu_model = context.device->cpu_model();
     rec.device.gpu_model = context.device->gpu_name();
     rec.device.cores = context.device->cores();
+    // An emulated board's timings are the emulator's: marked, they never rank with real ones.
+    rec.device.emulated = context.device->emulated();
   }
   // The code generator every candidate is built with (compiler/codegen links LLVM 16).
   rec.device.compiler_version = "LLVM 16";

@@ -42,6 +42,18 @@ TEST_F(ResultRecordTest, Success_CostsDeviceAndContextStored) {
   EXPECT_EQ(rec.workload.template_name, "bias_relu");
 }
 
+TEST_F(ResultRecordTest, EmulatedDevice_MarkedInTheFingerprint) {
+  v1::MeasureResult r;
+  r.add_costs_s(1e-3);
+  v1::DeviceDescription d;
+  d.set_cpu_model("emulated aarch64");
+  d.set_emulated(true);
+  context_.device = d;
+  EXPECT_TRUE(RecordFromResult(task_, 0, r, context_).device.emulated);
+  context_.device->set_emulated(false);
+  EXPECT_FALSE(RecordFromResult(task_, 0, r, context_).device.emulated);
+}
+
 TEST_F(ResultRecordTest, SuccessWithoutPositiveCost_StoredAsUnknownError) {
   v1::MeasureResult r;
   r.add_costs_s(0);
