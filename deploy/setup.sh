@@ -3,7 +3,10 @@
 # package is present it changes nothing and makes no network access.
 #
 #   deploy/setup.sh              install what building and running tunefarm needs (sudo when not root)
-#   deploy/setup.sh --tests      also what only the test suite and benchmarks use (PyTorch, ...)
+#   deploy/setup.sh --tests      also what only the test suite and benchmarks use (PyTorch, ...),
+#                                and the --arm64 packages (the suite runs an emulated board)
+#   deploy/setup.sh --arm64      also the aarch64 cross build and emulator (deploy/arm64/): adds
+#                                dpkg's arm64 architecture and Debian's arm64 -dev libraries
 #   deploy/setup.sh --check      only report what is missing; exit 1 if anything is
 set -euo pipefail
 
@@ -58,11 +61,33 @@ if ! command -v kubectl >/dev/null; then
   TEST_PACKAGES+=(kubernetes-client)
 fi
 
+# The aarch64 device server's cross build (deploy/arm64/build.sh) and the emulated board of
+# tests/arm64_server_test.sh. The :arm64 libraries are Multi-Arch: same, installed beside the
+# amd64 ones (their versions must match, as they do within one Debian release).
+ARM64_PACKAGES=(
+  g++-aarch64-linux-gnu  # the cross compiler
+  qemu-user-static       # qemu-aarch64-static runs the aarch64 server and its sandbox child
+  file                   # build.sh reports what it built
+  libgrpc++-dev:arm64    # the same libraries as above, for aarch64
+  libprotobuf-dev:arm64
+  libabsl-dev:arm64
+  libseccomp-dev:arm64
+  libssl-dev:arm64
+)
+
+arm64=""
 for arg in "$@"; do
   if [[ "$arg" == "--tests" ]]; then
     PACKAGES+=("${TEST_PACKAGES[@]}")
+    arm64=1
+  fi
+  if [[ "$arg" == "--arm64" ]]; then
+    arm64=1
   fi
 done
+if [[ -n "$arm64" ]]; then
+  PACKAGES+=("${ARM64_PACKAGES[@]}")
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -87,6 +112,10 @@ if [[ $(id -u) -ne 0 ]]; then
   SUDO="sudo"
 fi
 export DEBIAN_FRONTEND=noninteractive
+# The :arm64 packages need dpkg to know the architecture first (once; idempotent).
+if [[ -n "$arm64" ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq "${missing[@]}"
 echo "setup: done"

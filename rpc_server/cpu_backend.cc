@@ -4,6 +4,7 @@
 
 #include "common/host_cpu.h"
 #include "rpc_server/cost_stats.h"
+#include "rpc_server/emulation.h"
 
 namespace tunefarm {
 namespace {
@@ -15,7 +16,11 @@ constexpr int kCalibrationRepeats = 30;
 }  // namespace
 
 void CpuBackend::Describe(v1::DeviceDescription* device) const {
-  device->set_cpu_model(HostCpuModel());
+  const EmulationInfo emulation = DetectHostEmulation();
+  device->set_arch(emulation.arch);
+  device->set_emulated(emulation.emulated);
+  // Emulated: "emulated aarch64 (qemu-user on <host model>)", never the host's model alone.
+  device->set_cpu_model(emulation.emulated ? ReportedCpuModel(emulation) : HostCpuModel());
   device->set_cores(static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN)));
   device->set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
 }

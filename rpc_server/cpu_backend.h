@@ -14,7 +14,8 @@ class CpuBackend final : public DeviceBackend {
  public:
   explicit CpuBackend(SandboxOptions options) : sandbox_(std::move(options)) {}
 
-  // CPU model (from /proc/cpuinfo), online cores and physical memory.
+  // CPU model (from /proc/cpuinfo; under qemu-user "emulated ARCH (qemu-user on HOST MODEL)"),
+  // machine (uname -m), whether emulated, online cores and physical memory.
   void Describe(v1::DeviceDescription* device) const override;
   v1::MeasureResult Measure(const v1::MeasureRequest& request, const std::string& artifact_path,
                             const std::string& reference_path) override;

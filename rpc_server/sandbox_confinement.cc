@@ -279,11 +279,16 @@ absl::Status ConfineSandbox(const ConfinementOptions& options, SandboxStatusPage
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigaction(SIGSYS, &sa, nullptr);
   if (int rc = options.syscall_allowlist ? InstallAllowlist() : InstallDenylist(options); rc != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("installing the seccomp filter: ", std::strerror(-rc)));
+    if (!options.emulated) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("installing the seccomp filter: ", std::strerror(-rc)));
+    }
+    // qemu-user answers prctl(PR_SET_SECCOMP) and seccomp() with an error by design.
+    confinement |= kConfinedEmulated;
+  } else {
+    confinement |= kConfinedSeccomp;
+    if (options.forbid_file_writes) confinement |= kConfinedNoFileWrites;
   }
-  confinement |= kConfinedSeccomp;
-  if (options.forbid_file_writes) confinement |= kConfinedNoFileWrites;
   page->confinement.store(confinement);
   return absl::OkStatus();
 }

@@ -48,13 +48,19 @@ struct ConfinementOptions {
   // whose driver's needs are not known (no GPU has run this code): a denylist of dangerous
   // calls applies there instead.
   bool syscall_allowlist = true;
+  // The child runs under a user-mode emulator (qemu-user, see emulation.h). qemu-user refuses
+  // seccomp (a filter would judge the emulator's own host calls, not the guest's), so the child
+  // goes on without the filter and records kConfinedEmulated instead of kConfinedSeccomp;
+  // everything else above is still attempted. Only set from DetectHostEmulation(), which is
+  // false on real hardware, where a missing filter still ends the child.
+  bool emulated = false;
 };
 
 // Confines the calling process as described above; records what is in force in
 // `page->confinement` (and a namespace failure in `page->network_namespace_errno`). Must run
 // single-threaded (unshare of a user namespace requires it), before any kernel is loaded.
-// Errors: FailedPrecondition when no_new_privs or the seccomp filter cannot be set up: the
-// child must then refuse to run kernels.
+// Errors: FailedPrecondition when no_new_privs or (unless `options.emulated`) the seccomp
+// filter cannot be set up: the child must then refuse to run kernels.
 absl::Status ConfineSandbox(const ConfinementOptions& options, SandboxStatusPage* page);
 
 }  // namespace tunefarm

@@ -37,6 +37,7 @@
 #include "rpc_server/allocation_hook.h"
 #include "rpc_server/cuda_harness.h"
 #include "rpc_server/device_spec.h"
+#include "rpc_server/emulation.h"
 #include "rpc_server/framing.h"
 #include "rpc_server/harness.h"
 #include "rpc_server/sandbox_confinement.h"
@@ -113,7 +114,11 @@ int ServeLoop(const std::function<v1::MeasureResult(const v1::SandboxMeasure&)>&
 }
 
 int ServeCpu(int64_t memory_limit_mb, SandboxStatusPage* page) {
-  ConfineOrExit(ConfinementOptions{memory_limit_mb}, page);
+  ConfinementOptions confinement{memory_limit_mb};
+  // Under qemu-user no seccomp filter can be installed; the rest of the confinement applies,
+  // and the parent reports the difference (kConfinedEmulated).
+  confinement.emulated = DetectHostEmulation().emulated;
+  ConfineOrExit(confinement, page);
   Harness harness(MaxTensorBytes(memory_limit_mb));
   return ServeLoop([&](const v1::SandboxMeasure& m) { return harness.Measure(m); },
                    [&](int repeats) {

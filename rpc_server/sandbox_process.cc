@@ -134,19 +134,27 @@ absl::Status SandboxProcess::EnsureStarted() {
   posix_spawn_file_actions_adddup2(&actions, status_fd_, kSandboxStatusFd);
   std::string limit = absl::StrCat(options_.memory_limit_mb);
   std::string device = options_.device.empty() ? "cpu" : options_.device;
-  char* argv[] = {const_cast<char*>(options_.binary.c_str()), limit.data(), device.data(), nullptr};
+  std::vector<char*> argv;
+  for (const std::string& arg : options_.exec_prefix)
+    argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(const_cast<char*>(options_.binary.c_str()));
+  argv.push_back(limit.data());
+  argv.push_back(device.data());
+  argv.push_back(nullptr);
+  const std::string& program =
+      options_.exec_prefix.empty() ? options_.binary : options_.exec_prefix.front();
   std::vector<std::string> env = SandboxEnvironment(environ, options_.kernel_threads);
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, options_.binary.c_str(), &actions, nullptr, argv, envp.data());
+  int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);
     return absl::UnavailableError(
-        absl::StrCat("cannot start sandbox '", options_.binary, "': ", std::strerror(rc)));
+        absl::StrCat("cannot start sandbox '", program, "': ", std::strerror(rc)));
   }
   pid_ = pid;
   fd_ = fds[0];
@@ -210,6 +218,11 @@ void SandboxProcess::LogConfinementOnce() {
   logged_confinement_ = true;
   const uint32_t c = status_->confinement.load();
   const bool cuda = !options_.device.empty() && options_.device != "cpu";
+  if ((c & kConfinedEmulated) != 0) {
+    ABSL_RAW_LOG(WARNING,
+                 "sandbox: the child runs under qemu-user, which refuses seccomp: no system-call "
+                 "filter for kernels (see deploy/arm64/README.md)");
+  }
   if ((c & kConfinedNetworkNamespace) != 0 || cuda) {
     return;  // in force as designed (CUDA children do without namespaces by design)
   }

@@ -37,6 +37,10 @@ struct SandboxOptions {
   std::string device;
   // Threads a kernel may use (the child's OMP_NUM_THREADS); 0 leaves the worker's own setting.
   int kernel_threads = 0;
+  // Program and arguments the child is exec'd through, before `binary`: empty on real hardware;
+  // under qemu-user the emulator (EmulatorExecPrefix in emulation.h), since the host kernel
+  // cannot exec a guest binary without binfmt_misc. exec_prefix[0] must be a path.
+  std::vector<std::string> exec_prefix;
 };
 
 // Not thread-safe: one caller at a time (the worker's measurement loop).

@@ -42,6 +42,7 @@ enum SandboxConfinement : uint32_t {
   kConfinedNetworkNamespace = 1u << 1,  // the child has its own, empty network namespace
   kConfinedUserNamespace = 1u << 2,     // ...inside its own user namespace (no capabilities)
   kConfinedNoFileWrites = 1u << 3,      // the filter refuses opening files for writing
+  kConfinedEmulated = 1u << 4,          // under qemu-user: no seccomp filter could be installed
 };
 
 // The shared page. Fields are lock-free atomics (the child may die between any two stores);

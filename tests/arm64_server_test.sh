@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The aarch64 device server on an emulated board: deploy/arm64/build.sh cross-builds
+# tunefarm_server and tunefarm_sandbox from the sources the BUILD graph names
+# (//deploy/arm64:*_sources, in this test's runfiles), then, under qemu-user, the aarch64 server
+# registers with a real x86-64 tracker beside an x86-64 `tunefarm server`, says it is emulated
+# and which sandbox is in force, `tunefarm status` shows it as "aarch64(emu)", and a small
+# tuning job compiled for aarch64 is measured on it. Needs deploy/setup.sh --arm64.
+set -euo pipefail
+source tests/test_lib.sh
+
+bin=cli/tunefarm
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; for f in "$tmp"/*.out; do echo "== $f" >&2; cat "$f" >&2; done; exit 1; }
+
+for tool in qemu-aarch64-static aarch64-linux-gnu-g++; do
+  command -v "$tool" >/dev/null || fail "no $tool: run deploy/setup.sh --arm64"
+done
+
+start=$(date +%s)
+deploy/arm64/build.sh --sources deploy/arm64 --out "$tmp/arm64" > "$tmp/build.out" 2>&1 ||
+  fail "cross build"
+echo "cross build: $(( $(date +%s) - start ))s"
+grep -q "tunefarm_server$" "$tmp/build.out" || fail "build.sh did not report tunefarm_server"
+file -b "$tmp/arm64/tunefarm_server" | grep -q "ARM aarch64" || fail "tunefarm_server is not aarch64"
+file -b "$tmp/arm64/tunefarm_sandbox" | grep -q "ARM aarch64" || fail "tunefarm_sandbox is not aarch64"
+cat "$tmp/build.out"
+
+"$bin" tracker --host 127.0.0.1 --port 0 > "$tmp/tracker.out" 2>&1 &
+pids+=($!)
+port=$(listening_port "$tmp/tracker.out")
+addr="127.0.0.1:$port"
+
+"$bin" server --tracker "$addr" --key cpu-x86 --calibration_period_s 0 > "$tmp/x86.out" 2>&1 &
+pids+=($!)
+# No -L: Debian's multiarch libc6:arm64 provides /lib/ld-linux-aarch64.so.1 (deploy/arm64/README.md).
+# --sandbox: under `bazel test` FindSandboxBinary would find the x86-64 one in the runfiles.
+qemu-aarch64-static "$tmp/arm64/tunefarm_server" --tracker "$addr" --key arm64-qemu \
+  --sandbox "$tmp/arm64/tunefarm_sandbox" --labels board=qemu --calibration_period_s 0 \
+  > "$tmp/arm64.out" 2>&1 &
+pids+=($!)
+
+# Both registered: status lists both keys' workers (up to 60 s: the emulated one calibrates
+# under qemu first).
+ok=""
+for _ in $(seq 1 120); do
+  "$bin" status --tracker "$addr" > "$tmp/status.out" 2>&1 || true
+  if grep -q "arm64-qemu .*aarch64(emu) .*emulated aarch64 (qemu-user on " "$tmp/status.out" &&
+     grep -q " cpu-x86 .* x86_64 " "$tmp/status.out"; then
+    ok=1
+    break
+  fi
+  sleep 0.5
+done
+[[ -n "$ok" ]] || fail "status never showed the emulated board beside the x86 worker"
+cat "$tmp/status.out"
+
+grep -q "^tunefarm_server: running emulated: aarch64 under qemu-user" "$tmp/arm64.out" ||
+  fail "the emulated server did not say it runs emulated"
+grep -q "^tunefarm_server: sandbox: seccomp filter OFF (qemu-user refuses seccomp)" "$tmp/arm64.out" ||
+  fail "the emulated server did not say which sandbox is in force"
+grep -q "^tunefarm server: sandbox: seccomp filter on" "$tmp/x86.out" ||
+  fail "the x86 server did not report its seccomp filter"
+
+# A real aarch64 kernel: dense compiled by LLVM for aarch64, linked with the cross toolchain,
+# measured in the emulated board's sandbox.
+timeout -s KILL 300 "$bin" tune dense --shape 32,32,32 --tracker "$addr" --key arm64-qemu \
+  --target "llvm -mtriple=aarch64-linux-gnu" --trials 4 --batch 4 --min_repeat_ms 1 --top_k 0 \
+  --strategy random > "$tmp/tune.out" 2>&1 || fail "tuning on the emulated board"
+grep -q "job job-1 succeeded after 4 trials" "$tmp/tune.out" || fail "tuning did not succeed"
+grep -E "^dense\[32,32,32\] +4 +[0-9.]+" "$tmp/tune.out" | awk '{ exit !($3 > 0) }' ||
+  fail "no measured GFLOP/s for the aarch64 kernel"
+grep "^dense" "$tmp/tune.out"
+"$bin" status --tracker "$addr" > "$tmp/status.out" 2>&1
+awk '$2 == "arm64-qemu" && $5 >= 4 { found = 1 } END { exit !found }' "$tmp/status.out" ||
+  fail "the emulated board did not report the measurements"
+echo "ok: aarch64 server under qemu-user registered, shown as emulated, measured aarch64 kernels"
