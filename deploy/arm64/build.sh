@@ -49,7 +49,7 @@ done
 # Generated code must match the runtime it is compiled against.
 host_pb=$(dpkg-query -W -f='${Version}' protobuf-compiler 2>/dev/null || true)
 target_pb=$(dpkg-query -W -f='${Version}' "libprotobuf-dev:$debarch" 2>/dev/null || true)
-[[ -n "$target_pb" ]] || fail "no libprotobuf-dev:$debarch (run deploy/setup.sh --arm64)"
+[[ -n "$target_pb" ]] || fail "no libprotobuf-dev:$debarch (run deploy/setup.sh --arm64; for armhf see deploy/arm64/README.md)"
 [[ "$host_pb" == "$target_pb" ]] ||
   fail "protoc $host_pb differs from libprotobuf-dev:$debarch $target_pb"
 
