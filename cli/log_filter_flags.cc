@@ -4,6 +4,7 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "cli/log_flags.h"
+#include "compiler/codegen/target.h"
 
 ABSL_FLAG(std::string, workload, "",
           "TEMPLATE (all shapes) or TEMPLATE:ARGS, e.g. 'dense:[1024,1024,1024,\"float32\"]'.");
@@ -14,7 +15,14 @@ namespace tunefarm::cli {
 
 absl::StatusOr<db::RecordFilter> RecordFilterFromFlags() {
   db::RecordFilter filter;
+  // The log stores targets normalized ("llvm" as "llvm -mcpu=<host cpu>", an aarch64 target
+  // with its CPU spelled out); a target this build cannot parse is looked up as given.
   filter.target = absl::GetFlag(FLAGS_target);
+  if (!filter.target.empty()) {
+    if (absl::StatusOr<codegen::Target> t = codegen::ParseTarget(filter.target); t.ok()) {
+      filter.target = t->str;
+    }
+  }
   filter.device_key = absl::GetFlag(FLAGS_device_key);
   if (std::string w = absl::GetFlag(FLAGS_workload); !w.empty()) {
     absl::StatusOr<WorkloadSpec> spec = ParseWorkloadSpec(w);

@@ -34,7 +34,8 @@ struct WorkloadSpec {
 // InvalidArgument: empty, or ARGS is not a JSON array.
 absl::StatusOr<WorkloadSpec> ParseWorkloadSpec(const std::string& text);
 
-// The record filter of --workload, --target and --device_key (log_filter_flags.cc).
+// The record filter of --workload, --target (normalized as the log stores it) and --device_key
+// (log_filter_flags.cc).
 // InvalidArgument: a malformed --workload.
 absl::StatusOr<db::RecordFilter> RecordFilterFromFlags();
 

@@ -3,8 +3,10 @@
 # tunefarm_server and tunefarm_sandbox from the sources the BUILD graph names
 # (//deploy/arm64:*_sources, in this test's runfiles), then, under qemu-user, the aarch64 server
 # registers with a real x86-64 tracker beside an x86-64 `tunefarm server`, says it is emulated
-# and which sandbox is in force, `tunefarm status` shows it as "aarch64(emu)", and a small
-# tuning job compiled for aarch64 is measured on it. Needs deploy/setup.sh --arm64.
+# and which sandbox is in force, `tunefarm status` shows it as "aarch64(emu)"; then 32 trials of
+# an aarch64 dense are tuned on it into a tuning log, `best` marks them emulated, `export` writes
+# an aarch64 library, and the deploy example cross-built against it runs under qemu and checks
+# the kernel's result. Needs deploy/setup.sh --arm64.
 set -euo pipefail
 source tests/test_lib.sh
 
@@ -70,16 +72,61 @@ grep -q "^tunefarm_server: sandbox: seccomp filter OFF (qemu-user refuses seccom
 grep -q "^tunefarm server: sandbox: seccomp filter on" "$tmp/x86.out" ||
   fail "the x86 server did not report its seccomp filter"
 
-# A real aarch64 kernel: dense compiled by LLVM for aarch64, linked with the cross toolchain,
-# measured in the emulated board's sandbox.
-timeout -s KILL 300 "$bin" tune dense --shape 32,32,32 --tracker "$addr" --key arm64-qemu \
-  --target "llvm -mtriple=aarch64-linux-gnu" --trials 4 --batch 4 --min_repeat_ms 1 --top_k 0 \
-  --strategy random > "$tmp/tune.out" 2>&1 || fail "tuning on the emulated board"
-grep -q "job job-1 succeeded after 4 trials" "$tmp/tune.out" || fail "tuning did not succeed"
-grep -E "^dense\[32,32,32\] +4 +[0-9.]+" "$tmp/tune.out" | awk '{ exit !($3 > 0) }' ||
+# Cross-target tuning end to end: dense compiled by LLVM for aarch64 and linked with the cross
+# toolchain, each candidate loaded by the emulated board, checked there against a reference
+# kernel it also runs, timed; every record lands in the tuning log.
+target="llvm -mtriple=aarch64-linux-gnu -mattr=+neon"
+tune_start=$(date +%s)
+timeout -s KILL 600 "$bin" tune dense --shape 32,32,32 --tracker "$addr" --key arm64-qemu \
+  --target "$target" --trials 32 --batch 8 --min_repeat_ms 1 --top_k 2 --db "$tmp/arm.db" \
+  > "$tmp/tune.out" 2>&1 || fail "tuning on the emulated board"
+echo "tune: 32 trials in $(( $(date +%s) - tune_start ))s"
+grep -q "job job-1 succeeded after 32 trials" "$tmp/tune.out" || fail "tuning did not succeed"
+grep -E "^dense\[32,32,32\] +32 +[0-9.]+" "$tmp/tune.out" | awk '{ exit !($3 > 0) }' ||
   fail "no measured GFLOP/s for the aarch64 kernel"
 grep "^dense" "$tmp/tune.out"
 "$bin" status --tracker "$addr" > "$tmp/status.out" 2>&1
-awk '$2 == "arm64-qemu" && $5 >= 4 { found = 1 } END { exit !found }' "$tmp/status.out" ||
+awk '$2 == "arm64-qemu" && $5 >= 32 { found = 1 } END { exit !found }' "$tmp/status.out" ||
   fail "the emulated board did not report the measurements"
-echo "ok: aarch64 server under qemu-user registered, shown as emulated, measured aarch64 kernels"
+
+# The same route for a conv2d template and a program of the tensor-expression language, whose
+# space is generated: a few trials each, measured and checked on the board.
+timeout -s KILL 300 "$bin" tune conv2d --shape 1,8,10,10,8,3,3,1,1 --tracker "$addr" \
+  --key arm64-qemu --target "$target" --trials 4 --batch 4 --min_repeat_ms 1 --top_k 0 \
+  --db "$tmp/arm.db" > "$tmp/tune_conv.out" 2>&1 || fail "conv2d on the emulated board"
+grep -E "^conv2d\[1,8,10,10,8,3,3,1,1\] +4 +[0-9.]+" "$tmp/tune_conv.out" |
+  awk '{ exit !($3 > 0) }' || fail "no measured GFLOP/s for the aarch64 conv2d"
+timeout -s KILL 300 "$bin" tune --expr examples/programs/dense_bias_relu.te \
+  --shape M=16,N=24,K=32 --tracker "$addr" --key arm64-qemu --target "$target" --trials 4 \
+  --batch 4 --min_repeat_ms 1 --top_k 0 --db "$tmp/arm.db" > "$tmp/tune_expr.out" 2>&1 ||
+  fail "a program on the emulated board"
+grep -q "succeeded after 4 trials" "$tmp/tune_expr.out" || fail "the program's job did not succeed"
+grep -E "^(conv2d|expr)" "$tmp/tune_conv.out" "$tmp/tune_expr.out"
+
+# The log knows the timings are emulated; best says so.
+"$bin" best --db "$tmp/arm.db" --workload 'dense:[32,32,32,"float32"]' --target "$target" \
+  > "$tmp/best.out" 2>&1 || fail "best"
+grep -q "arm64-qemu (emulated)" "$tmp/best.out" || fail "best does not mark the emulated timings"
+
+# Export for the board: an aarch64 library and header.
+mkdir -p "$tmp/deploy/include"
+"$bin" export --db "$tmp/arm.db" --workload 'dense:[32,32,32,"float32"]' --target "$target" \
+  -o "$tmp/deploy/libkernels.so" > "$tmp/export.out" 2>&1 || fail "export"
+grep -q "timed on an emulated device" "$tmp/export.out" || fail "export does not say the timing is emulated"
+file -b "$tmp/deploy/libkernels.so" | grep -q "ARM aarch64" || fail "the exported library is not aarch64"
+test -s "$tmp/deploy/kernels.h" || fail "no header"
+
+# The deploy example, cross-built against it, runs under qemu and checks the kernel against its
+# own reference loop.
+cp -r /usr/include/dlpack "$tmp/deploy/include/"
+aarch64-linux-gnu-g++ -O2 -I"$tmp/deploy" -I"$tmp/deploy/include" -DM=32 -DN=32 -DK=32 \
+  -DKERNEL=dense_32_32_32_float32 examples/deploy_dense/main.cc -L"$tmp/deploy" -lkernels \
+  -Wl,-rpath,'$ORIGIN' -o "$tmp/deploy/dense_app" > "$tmp/app_build.out" 2>&1 ||
+  fail "cross-building the deploy example"
+file -b "$tmp/deploy/dense_app" | grep -q "ARM aarch64" || fail "the example is not aarch64"
+timeout -s KILL 120 qemu-aarch64-static "$tmp/deploy/dense_app" > "$tmp/app.out" 2>&1 ||
+  fail "the deployed kernel under qemu"
+grep -q ": ok," "$tmp/app.out" || fail "the deployed kernel's result is wrong"
+cat "$tmp/app.out"
+echo "whole test: $(( $(date +%s) - start ))s"
+echo "ok: aarch64 server under qemu-user registered, shown as emulated, tuned 32 aarch64 trials, exported, deployed and checked under qemu"
