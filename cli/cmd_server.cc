@@ -64,7 +64,7 @@ int RunBuilder() {
   options.parallel = absl::GetFlag(FLAGS_build_threads) > 0
                          ? absl::GetFlag(FLAGS_build_threads)
                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  BlockServerTerminationSignals();
+  BlockTerminationSignals();
   return ServeWorker("tunefarm server", options, std::make_unique<tuner::BuilderBackend>(), "cpu");
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/termination_signals.h"
 #include "common/tls_options.h"
 
 namespace tunefarm::cli {
@@ -27,12 +28,10 @@ bool FarmHasRoleTokens();
 // --tls_client_key.
 TlsOptions FarmTls();
 
-// Blocks SIGTERM and SIGINT in the calling thread and every thread it creates later; call
-// before starting servers. WaitForTerminationSignal() then returns the signal received.
-void BlockTerminationSignals();
-int WaitForTerminationSignal();
-// Waits for SIGTERM/SIGINT up to `timeout_ms`; returns the signal or 0 on timeout.
-int WaitForTerminationSignalFor(int timeout_ms);
+// SIGTERM/SIGINT: common/termination_signals.h (one home for the CLI and the device server).
+using ::tunefarm::BlockTerminationSignals;
+using ::tunefarm::WaitForTerminationSignal;
+using ::tunefarm::WaitForTerminationSignalFor;
 
 }  // namespace tunefarm::cli
 

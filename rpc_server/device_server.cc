@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/termination_signals.h"
 #include "rpc_server/backend_factory.h"
 #include "rpc_server/cpu_backend.h"
 #include "rpc_server/device_spec.h"
@@ -19,14 +20,6 @@
 
 namespace tunefarm {
 namespace {
-
-sigset_t TerminationSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  return set;
-}
 
 // What the sandbox child reported it set up, for the start-up line. `emulated_memory_limit`:
 // the emulator runs under prlimit (EmulatorExecPrefix), not just the guest's ignored rlimit.
@@ -74,11 +67,6 @@ std::vector<std::pair<std::string, std::string>> ParseLabels(absl::string_view t
   return labels;
 }
 
-void BlockServerTerminationSignals() {
-  sigset_t set = TerminationSignals();
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
 int RunDeviceServer(DeviceServerOptions options) {
   const std::string& program = options.program;
   absl::StatusOr<DeviceSpec> device =
@@ -91,7 +79,7 @@ int RunDeviceServer(DeviceServerOptions options) {
     absl::FPrintF(stderr, "%s: --tracker HOST:PORT and --key KEY are required\n", program);
     return kServerExitUsage;
   }
-  BlockServerTerminationSignals();
+  BlockTerminationSignals();
   if (options.sandbox.empty()) {
     absl::StatusOr<std::string> found = FindSandboxBinary();
     if (!found.ok()) {
@@ -173,9 +161,7 @@ int ServeWorker(absl::string_view program, const WorkerOptions& options,
   std::fflush(stdout);
   Worker* w = worker->get();
   std::thread signals([w] {
-    sigset_t set = TerminationSignals();
-    int sig = 0;
-    sigwait(&set, &sig);
+    WaitForTerminationSignal();
     w->Stop();
   });
   signals.detach();  // blocked in sigwait; the process exits when Run returns

@@ -45,10 +45,6 @@ struct DeviceServerOptions {
 // "k=v,k2=v2" as label pairs (empty entries skipped; "k" alone has an empty value).
 std::vector<std::pair<std::string, std::string>> ParseLabels(absl::string_view text);
 
-// Blocks SIGTERM and SIGINT in the calling thread and the threads it starts later, so that
-// ServeWorker's signal thread receives them. Call before any thread starts.
-void BlockServerTerminationSignals();
-
 // Runs a device worker until SIGTERM or SIGINT: checks the options (usage errors exit
 // kServerExitUsage with a line on stderr), finds the sandbox binary, detects emulation and
 // then execs the sandbox child through the emulator, starts one sandbox child to see which
@@ -56,8 +52,9 @@ void BlockServerTerminationSignals();
 int RunDeviceServer(DeviceServerOptions options);
 
 // Runs a worker on `backend` until SIGTERM/SIGINT (blocked beforehand with
-// BlockServerTerminationSignals): prints "PROGRAM WORKER_ID (key KEY, DETAIL) dialling ADDRESS",
-// serves, and prints how many measurements it made. Returns the exit code.
+// BlockTerminationSignals, common/termination_signals.h): prints "PROGRAM WORKER_ID (key KEY,
+// DETAIL) dialling ADDRESS", serves, and prints how many measurements it made. Returns the exit
+// code.
 int ServeWorker(absl::string_view program, const WorkerOptions& options,
                 std::unique_ptr<DeviceBackend> backend, absl::string_view detail);
 
