@@ -142,6 +142,43 @@ def test_Submit_TwoTasks_BothTunedAndExported(client, tmp_path):
     assert hasattr(lib, "dense_16_16_16_float32") and hasattr(lib, "dense_16_32_16_float32")
 
 
+def _gemm_relu_onnx():
+    """A one-layer model (Gemm + bias + Relu, 8 -> 16) built with onnx.helper (python3-onnx)."""
+    import onnx  # python3-onnx: deploy/setup.sh --tests installs it
+    from onnx import TensorProto, helper
+    import numpy
+    w = helper.make_tensor("W", TensorProto.FLOAT, [16, 8],
+                           numpy.linspace(-1, 1, 128, dtype=numpy.float32).tolist())
+    b = helper.make_tensor("B", TensorProto.FLOAT, [16], [0.1] * 16)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "W", "B"], ["h"], transB=1),
+         helper.make_node("Relu", ["h"], ["y"])],
+        "gemm_relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 16])],
+        initializer=[w, b])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+def test_Submit_Model_ItsGroupsBecomeTheTasks(client, tmp_path):
+    path = tmp_path / "gemm_relu.onnx"
+    path.write_bytes(_gemm_relu_onnx())
+    job = client.submit(model=path, trials=4, batch_size=4, strategy="random")
+    final = job.wait(progress=False, timeout=JOB_TIMEOUT_S)
+    assert final.state == tunefarm.SUCCEEDED, final.error
+    assert len(final.tasks) >= 1
+    assert final.trials_done == 4
+    assert client.best(final.tasks[0])[0].gflops > 0
+
+
+def test_Submit_CorruptModel_InvalidArgument(client):
+    with pytest.raises(tunefarm.Error) as e:
+        client.submit(model=b"not an onnx model", trials=4)
+    assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
 def test_Submit_UnknownTemplate_InvalidArgument(client):
     with pytest.raises(tunefarm.Error) as e:
         client.submit(template="no_such_operator", args=[8, 8, 8], trials=4)

@@ -180,22 +180,42 @@ class Client:
     # Jobs.
 
     def submit(self, template=None, args=None, *, dtype="", program=None, shapes=None,
-               program_name="", tasks=None, trials, target="", device_key="", strategy="",
-               batch_size=0, early_stopping=0, seed=0, top_k=0, name=""):
+               program_name="", tasks=None, model=None, model_path=None, input_shapes="",
+               trials, target="", device_key="", strategy="", batch_size=0, early_stopping=0,
+               seed=0, top_k=0, name=""):
         """Submits a tuning job and returns its Job. What to tune is one of:
           template="dense", args=[M, N, K], dtype="float32"   a template of the registry
           program="C[i, j] = ...", shapes={"M": 64, ...}       a tensor-expression program
           tasks=[Task(...), ...]                               several operators, one budget
+          model="resnet18.onnx" (a local file) or model=b"..." (its bytes)   a whole ONNX model:
+              the service turns its fused groups into the tasks (the bytes travel in the
+              request, up to the service's --max_model_mb)
+          model_path="resnet18.onnx"                           a model on the service, under
+              its --model_dir
+        input_shapes binds a model's dynamic dimensions: "input=1,3,224,224".
         trials is the total number of measurements; target ("" = the service's host CPU),
         device_key ("" = the service's default), strategy ("xgb", "ga", "random", "grid"),
         batch_size, early_stopping, seed and top_k are JobSpec's fields (proto/job.proto).
         Raises Error INVALID_ARGUMENT for a bad spec (unknown template, bad shape, trials <= 0,
         unknown strategy or device key), RESOURCE_EXHAUSTED when the service runs all the jobs
         it allows; ValueError when the arguments name no task or several kinds."""
-        given = [x is not None for x in (template, program, tasks)]
+        given = [x is not None for x in (template, program, tasks, model, model_path)]
         if sum(given) != 1:
-            raise ValueError("submit takes one of template=, program= or tasks=")
-        if tasks is not None:
+            raise ValueError(
+                "submit takes one of template=, program=, tasks=, model= or model_path=")
+        model_spec = None
+        specs = []
+        if model is not None or model_path is not None:
+            if isinstance(model, (bytes, bytearray)):
+                onnx_bytes = bytes(model)
+            elif model is not None:
+                with open(os.fspath(model), "rb") as f:
+                    onnx_bytes = f.read()
+            else:
+                onnx_bytes = b""
+            model_spec = job_pb2.ModelSpec(onnx=onnx_bytes, path=model_path or "",
+                                           input_shapes=input_shapes)
+        elif tasks is not None:
             specs = [t.to_proto() for t in tasks]
             if not specs:
                 raise ValueError("tasks= is empty")
@@ -207,7 +227,7 @@ class Client:
         spec = job_pb2.JobSpec(
             name=name, tasks=specs, target=target, device_key=device_key, trials=int(trials),
             strategy=strategy, batch_size=batch_size, early_stopping=early_stopping, seed=seed,
-            top_k=top_k)
+            top_k=top_k, model=model_spec)
         response = self._call(self._stub.SubmitJob, job_pb2.SubmitJobRequest(spec=spec))
         return Job(self, response.job_id)
 
