@@ -112,11 +112,34 @@ ok = [s for s in families["tunefarm_measurements"].samples
 assert ok and ok[0].value >= 12, families["tunefarm_measurements"].samples
 PY
 
-# Draining: the tracker's health turns NOT_SERVING while it drains (SIGTERM); with nothing
-# queued it then exits.
+# Draining: with work held by a stopped worker, SIGTERM leaves the tracker draining, and its
+# health says NOT_SERVING (so readiness probes take it out of its Service); once the worker
+# runs again and finishes the work, the tracker stops, drained.
+kill -STOP "${pids[1]}"
+timeout 30 "$bin" tune dense --shape 16,16,16 --trials 2 --batch 2 --strategy random \
+  --top_k 0 --tracker "127.0.0.1:$tport" --key cpu-dash --db "$tmp/drain.db" \
+  > "$tmp/drain_tune.out" 2>&1 &
+drain_tune=$!
+for _ in $(seq 1 100); do
+  "$bin" status --tracker "127.0.0.1:$tport" 2>/dev/null |
+    awk '$1 == "cpu-dash" && $3 + $4 > 0 { found = 1 } END { exit !found }' && break
+  sleep 0.1
+done
 kill -TERM "${pids[0]}"
-wait "${pids[0]}" 2>/dev/null
-check "tracker stopped after draining" grep -q "stopped (drained)" "$tmp/tracker.out"
+draining=""
+for _ in $(seq 1 50); do
+  if ! "$bin" health "127.0.0.1:$tport" > "$tmp/health.out" 2>&1 &&
+     grep -q NOT_SERVING "$tmp/health.out"; then draining=1; break; fi
+  sleep 0.1
+done
+check "tracker health NOT_SERVING while it drains" test -n "$draining"
+kill -CONT "${pids[1]}"
+# The tracker gives its drain up to 30 s (--drain_timeout_s); the worker finishes the held
+# request in well under that.
+for _ in $(seq 1 400); do kill -0 "${pids[0]}" 2>/dev/null || break; sleep 0.1; done
+check "tracker stopped after draining the held work" grep -q "stopped (drained)" "$tmp/tracker.out"
+kill "$drain_tune" 2>/dev/null
+wait "$drain_tune" 2>/dev/null
 
 if [[ $fails -gt 0 ]]; then
   echo "--- tracker.err"; tail -20 "$tmp/tracker.err"
