@@ -92,6 +92,17 @@ def test_Export_TunedWorkload_WritesLoadableLibrary(client, tuned, tmp_path):
     assert (tmp_path / "job" / "job.h").exists()
 
 
+def test_Export_ServiceNamesAPath_Refused(client, tmp_path, monkeypatch):
+    from tunefarm._stubs import job_pb2
+    evil = job_pb2.ExportLibraryResponse(library_name="../../evil.so", library=b"x", header="h")
+    monkeypatch.setattr(client, "_call", lambda *a, **k: evil)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(tunefarm.Error) as e:
+        client.export(template="dense", args=[8, 8, 8])
+    assert e.value.code == grpc.StatusCode.INTERNAL
+    assert not (tmp_path.parent.parent / "evil.so").exists()
+
+
 def test_Export_UntunedWorkload_NotFound(client, tuned, tmp_path):
     with pytest.raises(tunefarm.Error) as e:
         client.export(template="dense", args=[8, 8, 8], path=tmp_path / "lib.so")

@@ -356,7 +356,14 @@ class Client:
             workloads=[record_pb2.Workload(template_name=n, args=a) for n, a in pairs],
             target=target, device_key=device_key, allow_nearest=allow_nearest)
         response = self._call(self._stub.ExportLibrary, request, timeout=timeout)
-        path = os.fspath(path) if path is not None else response.library_name
+        if path is None:
+            # The service names the file; only its two known names are taken from it (never a
+            # path: a service must not choose where this process writes).
+            if response.library_name not in ("libkernels.so", "kernels.ptx"):
+                raise Error(grpc.StatusCode.INTERNAL,
+                            "the service named the library %r; pass path=" % response.library_name)
+            path = response.library_name
+        path = os.fspath(path)
         if header is None:
             header = os.path.join(os.path.dirname(path), "kernels.h")
         _write_atomically(path, response.library)
