@@ -27,10 +27,10 @@ namespace {
 
 constexpr char kBestAnyDevice[] = TF_RECORD_SELECT
     "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.mean_cost IS NOT NULL "
-    "ORDER BY COALESCE(d.emulated, 0), r.mean_cost, r.id";
+    "AND COALESCE(d.emulated, 0) = ?4 ORDER BY r.mean_cost, r.id";
 constexpr char kBestOneDevice[] = TF_RECORD_SELECT
     "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.device_key = ?3 "
-    "AND r.mean_cost IS NOT NULL ORDER BY COALESCE(d.emulated, 0), r.mean_cost, r.id";
+    "AND r.mean_cost IS NOT NULL AND COALESCE(d.emulated, 0) = ?4 ORDER BY r.mean_cost, r.id";
 constexpr char kJobHistory[] = TF_RECORD_SELECT "WHERE r.job_id = ?1 ORDER BY r.id";
 constexpr char kTemplateHistory[] = TF_RECORD_SELECT
     "WHERE r.device_key = ?1 AND w.template = ?2 AND (?3 = '' OR t.target = ?3) "
@@ -150,22 +150,21 @@ absl::StatusOr<std::optional<int64_t>> FindWorkloadId(Connection& conn, const Wo
 }
 
 // Distinct-config best-k over one workload id.
-absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_id,
-                         const std::string& device_key, int k, std::vector<BestRecord>* out) {
+// Appends the best distinct configs of one kind of device (real or emulated) to `out`, up to
+// `k`, reading rows in the order of the records_best index (the device filter is checked per
+// row, so the order stays the index's and nothing is sorted).
+absl::Status CollectBestOf(Connection& conn, int64_t workload_id, int64_t target_id,
+                           const std::string& device_key, int k, bool emulated,
+                           std::vector<BestRecord>* out) {
   absl::StatusOr<Statement> s = conn.Prepare(device_key.empty() ? kBestAnyDevice : kBestOneDevice);
   if (!s.ok()) return s.status();
-  s->BindInt(1, workload_id).BindInt(2, target_id);
+  s->BindInt(1, workload_id).BindInt(2, target_id).BindInt(4, emulated ? 1 : 0);
   if (!device_key.empty()) s->BindText(3, device_key);
   absl::flat_hash_set<int64_t> seen_configs;
-  // Rows come real devices first: with any real measurement the answer is real ones only, else
-  // emulated ones only; the two never rank together.
-  std::optional<int64_t> emulated;
   while (static_cast<int>(out->size()) < k) {
     absl::StatusOr<bool> row = s->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    if (!emulated.has_value()) emulated = s->ColumnInt(21);
-    if (s->ColumnInt(21) != *emulated) break;
     if (!seen_configs.insert(s->ColumnInt(12)).second) continue;
     absl::StatusOr<Record> record = ReadRecord(*s);
     if (!record.ok()) return record.status();
@@ -177,6 +176,18 @@ absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_i
     out->push_back(std::move(best));
   }
   return absl::OkStatus();
+}
+
+// Real devices' records when there is any, else emulated ones: the two never rank together.
+absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_id,
+                         const std::string& device_key, int k, std::vector<BestRecord>* out) {
+  const size_t before = out->size();
+  if (absl::Status s = CollectBestOf(conn, workload_id, target_id, device_key, k,
+                                     /*emulated=*/false, out);
+      !s.ok() || out->size() > before) {
+    return s;
+  }
+  return CollectBestOf(conn, workload_id, target_id, device_key, k, /*emulated=*/true, out);
 }
 
 }  // namespace
@@ -299,14 +310,15 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::Insert(absl::Span<const Record> 
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat("record ", i, ": ", s.message()));
     configs.push_back(&it->second);
   }
-  // Write latency as callers see it: waiting for the writer, the transaction and the commit.
+  // Write latency as callers see it: waiting for the writer, the transaction and the commit
+  // (only of calls that write).
   const absl::Time started = absl::Now();
-  absl::Cleanup observe = [&] {
-    insert_latency_.Observe(absl::ToDoubleSeconds(absl::Now() - started));
-  };
   absl::MutexLock lock(&write_mu_);
   if (writer_ == nullptr) return absl::FailedPreconditionError("tuning log opened read-only");
   if (records.empty()) return std::vector<int64_t>();
+  absl::Cleanup observe = [&] {
+    insert_latency_.Observe(absl::ToDoubleSeconds(absl::Now() - started));
+  };
   // IMMEDIATE takes the write lock up front (waiting up to the busy timeout) instead of
   // failing on a lock upgrade halfway through the batch.
   if (absl::Status s = writer_->Exec("BEGIN IMMEDIATE"); !s.ok()) {

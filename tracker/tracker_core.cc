@@ -585,7 +585,10 @@ void TrackerCore::CompleteLocked(const std::string& request_id, v1::MeasureResul
   auto it = tasks_.find(request_id);
   Task& task = it->second;
   ReleaseTaskArtifactsLocked(task);
-  results_by_class_.Add(absl::AsciiStrToLower(v1::ErrorClass_Name(result.error())));
+  // A class this build does not know (a newer worker's) is counted by its number.
+  const std::string error_class = v1::ErrorClass_Name(result.error());
+  results_by_class_.Add(error_class.empty() ? absl::StrCat("unknown_", result.error())
+                                            : absl::AsciiStrToLower(error_class));
   auto job = jobs_.find(task.job_id);
   if (job != jobs_.end()) {
     --job->second.pending;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace tunefarm::cli {
 
@@ -18,6 +19,14 @@ absl::StatusOr<v1::JobView> DashboardSource::Job(const std::string& job_id) cons
 
 absl::StatusOr<v1::BestTable> DashboardSource::Best() const {
   return absl::UnimplementedError("this service has no tuning log (ask the job service)");
+}
+
+std::string EnumLabel(const std::string& name, absl::string_view prefix, int number) {
+  absl::string_view rest = name;
+  if (name.empty() || !absl::ConsumePrefix(&rest, prefix) || rest.empty()) {
+    return absl::StrCat("unknown_", number);
+  }
+  return absl::AsciiStrToLower(rest);
 }
 
 void WriteFarmMetrics(const v1::FarmSummary& farm, const Histogram* dispatch_latency,
@@ -39,8 +48,7 @@ void WriteFarmMetrics(const v1::FarmSummary& farm, const Histogram* dispatch_lat
     for (const char* state : {"idle", "busy", "noisy", "lost"}) states[state] = 0;
   }
   for (const v1::DeviceStatus& d : farm.device_status()) {
-    std::string state = absl::AsciiStrToLower(
-        v1::DeviceState_Name(d.state()).substr(std::string("DEVICE_STATE_").size()));
+    std::string state = EnumLabel(v1::DeviceState_Name(d.state()), "DEVICE_STATE_", d.state());
     ++workers[d.device().key()][state];
   }
   out.Family("tunefarm_workers", "gauge", "Registered workers per device key and state.");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/metrics.h"
 #include "proto/dashboard.pb.h"
 #include "proto/tracker.pb.h"
@@ -37,6 +38,10 @@ class DashboardSource {
   // Appends this service's metric families (Prometheus text) to `out`.
   virtual void WriteMetrics(PrometheusText& out) const = 0;
 };
+
+// A label for an enum value: its name without `prefix`, lower-cased ("DEVICE_STATE_IDLE" ->
+// "idle"), or "unknown_<number>" for a value this build does not know (a newer peer's).
+std::string EnumLabel(const std::string& name, absl::string_view prefix, int number);
 
 // The farm's gauges and counters, for every source: queue depth per device key and state,
 // workers per device key and state, results per second; with the tracker's core at hand

@@ -94,6 +94,12 @@ TEST_F(HttpFrontTest, Metrics_PrometheusText) {
       absl::StrContains(res->body, "tunefarm_dispatch_latency_seconds_bucket{le=\"0.1\"} 1\n"));
 }
 
+TEST(EnumLabelTest, KnownAndUnknownValues) {
+  EXPECT_EQ(EnumLabel("DEVICE_STATE_NOISY", "DEVICE_STATE_", 3), "noisy");
+  EXPECT_EQ(EnumLabel("", "DEVICE_STATE_", 9), "unknown_9");  // a newer tracker's state
+  EXPECT_EQ(EnumLabel("JOB_", "JOB_", 1), "unknown_1");
+}
+
 TEST(HttpFrontStartTest, PortInUse_Unavailable) {
   FakeSource source;
   auto first = HttpFront::Start(&source, HttpFrontOptions{});
