@@ -6,9 +6,11 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 ABSL_DECLARE_FLAG(int, http);
 ABSL_DECLARE_FLAG(std::string, http_host);
+ABSL_DECLARE_FLAG(std::string, http_allowed_hosts);
 
 namespace tunefarm::cli {
 
@@ -16,8 +18,12 @@ bool DashboardRequested() { return absl::GetFlag(FLAGS_http) >= 0; }
 
 absl::StatusOr<std::unique_ptr<HttpFront>> StartDashboardFromFlags(const DashboardSource* source) {
   if (!DashboardRequested()) return std::unique_ptr<HttpFront>();
-  auto front = HttpFront::Start(
-      source, HttpFrontOptions{absl::GetFlag(FLAGS_http_host), absl::GetFlag(FLAGS_http)});
+  HttpFrontOptions options;
+  options.host = absl::GetFlag(FLAGS_http_host);
+  options.port = absl::GetFlag(FLAGS_http);
+  options.allowed_hosts =
+      absl::StrSplit(absl::GetFlag(FLAGS_http_allowed_hosts), ',', absl::SkipWhitespace());
+  auto front = HttpFront::Start(source, options);
   if (!front.ok()) return front.status();
   absl::PrintF("dashboard on http://%s:%d/ (metrics: /metrics)\n", absl::GetFlag(FLAGS_http_host),
                (*front)->port());

@@ -18,7 +18,7 @@ constexpr absl::string_view kSetup[] = {
     "repeat",  "min_repeat_ms",      "service"};
 constexpr absl::string_view kDevice[] = {"target", "key", "device"};
 constexpr absl::string_view kTarget[] = {"target"};
-constexpr absl::string_view kListen[] = {"host", "port", "http", "http_host"};
+constexpr absl::string_view kListen[] = {"host", "port", "http", "http_host", "http_allowed_hosts"};
 constexpr absl::string_view kLog[] = {"db"};
 constexpr absl::string_view kLogFilter[] = {"workload", "device_key"};
 constexpr absl::string_view kTune[] = {"shape",  "expr",     "space", "dtype",

@@ -25,6 +25,9 @@ ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
 ABSL_FLAG(int, http, -1,
           "serve, tracker: also serve the dashboard, its JSON API and /metrics over HTTP on this "
           "port (0: any free port; -1: off).");
+ABSL_FLAG(std::string, http_allowed_hosts, "",
+          "Comma-separated host names the dashboard answers to besides IP addresses, localhost "
+          "and --http_host (the names people and proxies use); others get 403 (DNS rebinding).");
 ABSL_FLAG(std::string, http_host, "127.0.0.1",
           "Address the dashboard listens on. It has no token check: widen it on purpose "
           "(0.0.0.0), or put it behind an authenticating proxy.");

@@ -1,11 +1,14 @@
 #include "cli/dashboard/http_front.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
 #include <sys/socket.h>
 
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cli/dashboard/dashboard_page.h"
@@ -79,13 +82,50 @@ void SendPage(httplib::Response& res) {
   res.set_content(kDashboardPage, "text/html; charset=utf-8");
 }
 
+// The host part of a Host header ("example.org:8080" -> "example.org", "[::1]:80" -> "::1").
+std::string HostOf(absl::string_view header) {
+  if (absl::StartsWith(header, "[")) {
+    size_t end = header.find(']');
+    return std::string(header.substr(1, end == absl::string_view::npos ? end : end - 1));
+  }
+  return std::string(header.substr(0, header.rfind(':')));
+}
+
+bool IsIpLiteral(const std::string& host) {
+  in6_addr v6;
+  in_addr v4;
+  return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
+}
+
 }  // namespace
+
+bool HostAllowed(absl::string_view host_header, const HttpFrontOptions& options) {
+  const std::string host = absl::AsciiStrToLower(HostOf(host_header));
+  if (host.empty() || IsIpLiteral(host) || host == "localhost" ||
+      host == absl::AsciiStrToLower(options.host)) {
+    return true;
+  }
+  for (const std::string& allowed : options.allowed_hosts) {
+    if (host == absl::AsciiStrToLower(allowed)) return true;
+  }
+  return false;
+}
 
 absl::StatusOr<std::unique_ptr<HttpFront>> HttpFront::Start(const DashboardSource* source,
                                                             const HttpFrontOptions& options) {
   std::unique_ptr<HttpFront> front(new HttpFront());
   front->server_ = std::make_unique<httplib::Server>();
   httplib::Server& server = *front->server_;
+  server.set_pre_routing_handler([options](const httplib::Request& req, httplib::Response& res) {
+    if (HostAllowed(req.get_header_value("Host"), options)) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    SendError(absl::PermissionDeniedError(absl::StrCat(
+                  "host '", req.get_header_value("Host"),
+                  "' is not one this dashboard answers to (add it with --http_allowed_hosts)")),
+              res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server.Get("/", [](const httplib::Request&, httplib::Response& res) { SendPage(res); });
   server.Get(R"(/jobs/([^/]+))",
              [](const httplib::Request&, httplib::Response& res) { SendPage(res); });

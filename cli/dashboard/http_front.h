@@ -11,6 +11,9 @@
 //   GET /metrics             Prometheus text format
 //   GET /healthz             "ok"
 //
+// A request whose Host header names a host not allowed (HttpFrontOptions::allowed_hosts) is
+// answered 403.
+//
 // JSON is protobuf's JSON mapping of those messages (field names in lowerCamelCase, 64-bit
 // integers as strings). Errors answer {"code": "NOT_FOUND", "message": ...} with the HTTP status
 // of the gRPC code (404, 501, 503, ...).
@@ -20,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cli/dashboard/dashboard_source.h"
@@ -36,7 +40,15 @@ struct HttpFrontOptions {
   std::string host = "127.0.0.1";
   // 0 lets the OS choose (see HttpFront::port()).
   int port = 0;
+  // Host names requests may carry in their Host header besides IP literals, "localhost" and
+  // `host` itself: the names people reach the page by (a DNS name, a proxy's). Any other name is
+  // refused with 403, so a web page the user opens cannot rebind its own name to this address
+  // and read the dashboard from the browser (DNS rebinding).
+  std::vector<std::string> allowed_hosts;
 };
+
+// Whether a request with this Host header is answered (see HttpFrontOptions::allowed_hosts).
+bool HostAllowed(absl::string_view host_header, const HttpFrontOptions& options);
 
 class HttpFront {
  public:

@@ -94,6 +94,29 @@ TEST_F(HttpFrontTest, Metrics_PrometheusText) {
       absl::StrContains(res->body, "tunefarm_dispatch_latency_seconds_bucket{le=\"0.1\"} 1\n"));
 }
 
+TEST_F(HttpFrontTest, ForeignHostHeader_Forbidden) {
+  auto rebound = client_->Get("/api/farm", {{"Host", "attacker.example:80"}});
+  ASSERT_TRUE(rebound);
+  EXPECT_EQ(rebound->status, 403);
+  EXPECT_TRUE(absl::StrContains(rebound->body, "PERMISSION_DENIED")) << rebound->body;
+  auto local = client_->Get("/api/farm", {{"Host", "localhost:8080"}});
+  ASSERT_TRUE(local);
+  EXPECT_EQ(local->status, 200);
+}
+
+TEST(HostAllowedTest, IpLiteralsLocalhostOwnHostAndListed) {
+  HttpFrontOptions o;
+  o.host = "dash.internal";
+  o.allowed_hosts = {"Tunefarm.Example.com"};
+  EXPECT_TRUE(HostAllowed("127.0.0.1:9000", o));
+  EXPECT_TRUE(HostAllowed("[::1]:9000", o));
+  EXPECT_TRUE(HostAllowed("LOCALHOST", o));
+  EXPECT_TRUE(HostAllowed("dash.internal:80", o));
+  EXPECT_TRUE(HostAllowed("tunefarm.example.com", o));
+  EXPECT_FALSE(HostAllowed("evil.example.com:80", o));
+  EXPECT_FALSE(HostAllowed("127.0.0.1.evil.example", o));
+}
+
 TEST(EnumLabelTest, KnownAndUnknownValues) {
   EXPECT_EQ(EnumLabel("DEVICE_STATE_NOISY", "DEVICE_STATE_", 3), "noisy");
   EXPECT_EQ(EnumLabel("", "DEVICE_STATE_", 9), "unknown_9");  // a newer tracker's state

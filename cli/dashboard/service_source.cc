@@ -104,6 +104,8 @@ absl::StatusOr<v1::JobViews> ServiceSource::Jobs() const {
   for (const v1::JobStatus& status : jobs) {
     absl::StatusOr<v1::JobView> view = ViewOf(status);
     if (!view.ok()) return view.status();
+    // The list draws each job's first task's curve; the others are on the job's own page.
+    while (view->curves_size() > 1) view->mutable_curves()->RemoveLast();
     *views.add_jobs() = *std::move(view);
   }
   return views;

@@ -36,6 +36,7 @@ class ServiceSource final : public DashboardSource {
 
   v1::DashboardInfo Info() const override;
   absl::StatusOr<v1::FarmSummary> Farm() const override;
+  // Each job with its first task's curve (Job() has them all).
   absl::StatusOr<v1::JobViews> Jobs() const override;
   absl::StatusOr<v1::JobView> Job(const std::string& job_id) const override;
   absl::StatusOr<v1::BestTable> Best() const override;

@@ -55,6 +55,7 @@ def test_Best_TunedWorkload_RowsWithGflops(client, tuned):
     assert rows[0].template == "dense"
     assert rows[0].args == '[32,32,32,"float32"]'
     assert rows[0].exact and isinstance(rows[0].config, dict)
+    assert not rows[0].emulated  # the embedded farm's device is this machine's CPU
     # The same workload named by the job's status, or by the (one-task) job itself.
     status = client.get(job_id)
     assert client.best(status.tasks[0])[0].config_json == rows[0].config_json

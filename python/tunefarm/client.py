@@ -79,6 +79,9 @@ class Best:
     exact: bool
     distance: float
     record: object  # the full tunefarm.v1.Record
+    # True: timed on an emulated device (a board under qemu-user): the emulator's speed, only
+    # returned when no real device measured this workload on the target.
+    emulated: bool = False
 
 
 class Job:
@@ -337,7 +340,7 @@ class Client:
                 template=r.workload.template_name, args=r.workload.args, gflops=b.gflops,
                 mean_cost_s=b.mean_cost, config=json.loads(r.config_json or "{}"),
                 config_json=r.config_json, target=r.target, device_key=r.device_key,
-                exact=b.exact, distance=b.distance, record=r))
+                exact=b.exact, distance=b.distance, record=r, emulated=r.device.emulated))
         return rows
 
     def export(self, workloads=None, *, template=None, args=None, dtype="float32",

@@ -22,6 +22,7 @@ void ToProto(const Record& r, v1::Record* out) {
   d->set_cores(r.device.cores);
   d->set_driver_version(r.device.driver_version);
   d->set_compiler_version(r.device.compiler_version);
+  d->set_emulated(r.device.emulated);
   out->set_job_id(r.job_id);
   out->set_config_index(r.config_index);
   out->set_config_json(r.config_json);
@@ -47,6 +48,7 @@ absl::StatusOr<Record> FromProto(const v1::Record& p) {
   r.device.cores = p.device().cores();
   r.device.driver_version = p.device().driver_version();
   r.device.compiler_version = p.device().compiler_version();
+  r.device.emulated = p.device().emulated();
   r.job_id = p.job_id();
   r.config_index = p.config_index();
   r.config_json = p.config_json();

@@ -18,9 +18,11 @@ TEST(RecordProto, Record_RoundTrips) {
   r.error = ErrorClass::kDeviceLost;
   r.costs.clear();
   r.error_message = "lease expired";
+  r.device.emulated = true;
   v1::Record p;
   ToProto(r, &p);
   EXPECT_EQ(p.error(), v1::ERROR_CLASS_DEVICE_LOST);
+  EXPECT_TRUE(p.device().emulated());
   absl::StatusOr<Record> back = FromProto(p);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, r);
