@@ -183,6 +183,11 @@ class JobServer::Service final : public v1::JobService::Service {
 absl::StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* manager,
                                                             const db::TuningLog* log,
                                                             const JobServerOptions& options) {
+  if (options.max_message_bytes <= kExportMessageOverhead) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_message_bytes (", options.max_message_bytes, ") must exceed the ",
+        kExportMessageOverhead, " bytes an exported library's reply needs besides the library"));
+  }
   auto creds = MakeServerCredentials(options.tls);
   if (!creds.ok()) return creds.status();
   std::unique_ptr<JobServer> server(new JobServer());

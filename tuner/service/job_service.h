@@ -40,7 +40,8 @@ class JobServer {
  public:
   // Starts serving `manager` (and QueryBest and ExportLibrary over `log`, which may be null:
   // those two then fail with FailedPrecondition). Both must outlive the server.
-  // Errors: Unavailable (cannot bind), InvalidArgument (TLS files).
+  // Errors: Unavailable (cannot bind), InvalidArgument (TLS files, max_message_bytes under the
+  // 1 MiB an export reply needs besides the library).
   static absl::StatusOr<std::unique_ptr<JobServer>> Start(JobManager* manager,
                                                           const db::TuningLog* log,
                                                           const JobServerOptions& options);
