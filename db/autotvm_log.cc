@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -15,14 +16,6 @@ namespace {
 
 using google::protobuf::Value;
 
-// Config JSON keys that keep what a TVM -> tunefarm -> TVM trip needs (see the header). They
-// sort after most knob names, so a config's knobs come first where it is shown shortened.
-constexpr char kTaskKey[] = "tvm_task";
-constexpr char kIndexKey[] = "tvm_index";
-constexpr char kEntityKey[] = "tvm_entity";
-constexpr char kUntranslatedKey[] = "tvm_untranslated";
-// What tunefarm 0.1 called kTaskKey (read on export).
-constexpr char kLegacyTaskKey[] = "_autotvm_task";
 // Extra top-level key TVM ignores.
 constexpr char kExtraKey[] = "tunefarm";
 // TVM writes this cost for failed measurements.
@@ -31,6 +24,9 @@ constexpr char kTvmVersion[] = "0.8.0";
 constexpr double kLogVersion = 0.2;
 // Longest problem text kept in an import report.
 constexpr size_t kMaxProblemChars = 160;
+// Largest TVM config index (and job id) read: every integer up to it is exact in a JSON number
+// (a double), and so is -1 - it, the index of an untranslated config.
+constexpr int64_t kMaxIndex = (int64_t{1} << 53) - 1;
 
 // TVM MeasureErrorNo for each ErrorClass (out-of-memory is TVM's RUNTIME_DEVICE; device_lost
 // has no TVM equivalent: UNKNOWN_ERROR).
@@ -96,9 +92,64 @@ bool IsNumber(const Value* v) { return v != nullptr && v->kind_case() == Value::
 bool IsString(const Value* v) { return v != nullptr && v->kind_case() == Value::kStringValue; }
 bool IsList(const Value* v) { return v != nullptr && v->has_list_value(); }
 
-bool IsReservedKey(const std::string& key) {
-  return key == kTaskKey || key == kIndexKey || key == kEntityKey || key == kUntranslatedKey ||
-         key == kLegacyTaskKey;
+bool IsBool(const Value* v) { return v != nullptr && v->kind_case() == Value::kBoolValue; }
+
+// The value of a JSON number that is an integer in [lo, hi]. InvalidArgument naming `what`:
+// anything else (a fraction, 1e300, inf, ...), which no cast may see.
+absl::StatusOr<int64_t> IntegerIn(const Value* v, absl::string_view what, int64_t lo, int64_t hi) {
+  if (!IsNumber(v)) return Malformed(absl::StrCat(what, ": expected an integer"));
+  const double d = v->number_value();
+  if (!std::isfinite(d) || d != std::trunc(d) || d < static_cast<double>(lo) ||
+      d > static_cast<double>(hi)) {
+    return Malformed(absl::StrCat(what, ": ", d, " is not an integer in [", lo, ", ", hi, "]"));
+  }
+  return static_cast<int64_t>(d);
+}
+
+// TVM's entity `entity`: a list of [name, type, value] with a string name that is no
+// provenance key and one of TVM's knob types. InvalidArgument naming `what`: anything else.
+absl::Status ValidateEntity(const Value* entity, absl::string_view what) {
+  if (!IsList(entity)) return Malformed(absl::StrCat(what, ": expected a list"));
+  for (const Value& knob : entity->list_value().values()) {
+    if (!knob.has_list_value() || knob.list_value().values_size() != 3 ||
+        knob.list_value().values(0).kind_case() != Value::kStringValue ||
+        knob.list_value().values(1).kind_case() != Value::kStringValue) {
+      return Malformed(absl::StrCat(what, ": expected [name, type, value] items"));
+    }
+    const std::string& name = knob.list_value().values(0).string_value();
+    const std::string& type = knob.list_value().values(1).string_value();
+    if (IsAutotvmProvenanceKey(name)) {
+      return Malformed(absl::StrCat(what, ": knob name ", name, " is reserved"));
+    }
+    if (!IsAutotvmKnobType(type)) {
+      return Malformed(absl::StrCat(what, ": knob ", name, " has type \"", type,
+                                    "\", not one of TVM's (sp, re, an, ot)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The provenance keys of a config from our own export (the "tunefarm" extra): as import writes
+// them. InvalidArgument: a key of the wrong type or range.
+absl::Status ValidateProvenance(const Value& config) {
+  for (const char* key : {kAutotvmTaskKey, kAutotvmLegacyTaskKey}) {
+    if (const Value* task = Field(config, key); task != nullptr && !IsString(task)) {
+      return Malformed(absl::StrCat("tunefarm.config.", key, ": expected a string"));
+    }
+  }
+  if (const Value* index = Field(config, kAutotvmIndexKey); index != nullptr) {
+    absl::StatusOr<int64_t> i =
+        IntegerIn(index, absl::StrCat("tunefarm.config.", kAutotvmIndexKey), 0, kMaxIndex);
+    if (!i.ok()) return i.status();
+  }
+  if (const Value* u = Field(config, kAutotvmUntranslatedKey); u != nullptr && !IsBool(u)) {
+    return Malformed(
+        absl::StrCat("tunefarm.config.", kAutotvmUntranslatedKey, ": expected a bool"));
+  }
+  if (const Value* e = Field(config, kAutotvmEntityKey); e != nullptr) {
+    return ValidateEntity(e, absl::StrCat("tunefarm.config.", kAutotvmEntityKey));
+  }
+  return absl::OkStatus();
 }
 
 // {name: value} of TVM's entity, canonical.
@@ -154,25 +205,36 @@ absl::Status ApplyExtra(const Value& extra, Record* r) {
     *out = v->string_value();
     return absl::OkStatus();
   };
-  auto number = [&](const char* key, double* out) -> absl::Status {
+  // Counts are integers in range: a cast of 1e300 or -1 would be undefined or meaningless.
+  auto integer = [&](const char* key, int64_t hi, int64_t* out) -> absl::Status {
     const Value* v = Field(extra, key);
     if (v == nullptr) return absl::OkStatus();
-    if (!IsNumber(v)) return Malformed(absl::StrCat("tunefarm.", key, ": expected a number"));
-    *out = v->number_value();
+    absl::StatusOr<int64_t> i = IntegerIn(v, absl::StrCat("tunefarm.", key), 0, hi);
+    if (!i.ok()) return i.status();
+    *out = *i;
+    return absl::OkStatus();
+  };
+  auto flop = [&]() -> absl::Status {
+    const Value* v = Field(extra, "flop");
+    if (v == nullptr) return absl::OkStatus();
+    if (!IsNumber(v) || !std::isfinite(v->number_value()) || v->number_value() < 0) {
+      return Malformed("tunefarm.flop: expected a finite number >= 0");
+    }
+    r->workload.flop = v->number_value();
     return absl::OkStatus();
   };
   std::string error_name;
-  double job_id = static_cast<double>(r->job_id), cores = r->device.cores;
+  int64_t cores = r->device.cores;
   for (absl::Status s :
        {text("template", &r->workload.template_name), text("device_key", &r->device_key),
         text("error", &error_name), text("error_message", &r->error_message),
         text("tuner_version", &r->tuner_version), text("cpu_model", &r->device.cpu_model),
         text("gpu_model", &r->device.gpu_model), text("driver_version", &r->device.driver_version),
-        text("compiler_version", &r->device.compiler_version), number("flop", &r->workload.flop),
-        number("job_id", &job_id), number("cores", &cores)}) {
+        text("compiler_version", &r->device.compiler_version), flop(),
+        integer("job_id", kMaxIndex, &r->job_id),
+        integer("cores", std::numeric_limits<int>::max(), &cores)}) {
     if (!s.ok()) return s;
   }
-  r->job_id = static_cast<int64_t>(job_id);
   r->device.cores = static_cast<int>(cores);
   if (const Value* args = Field(extra, "args"); args != nullptr) {
     if (!IsList(args)) return Malformed("tunefarm.args: expected an array");
@@ -184,6 +246,14 @@ absl::Status ApplyExtra(const Value& extra, Record* r) {
     r->error = *e;
   }
   return absl::OkStatus();
+}
+
+// The note of a config translated approximately.
+std::string ApproximateNote(absl::string_view task, int64_t tvm_index,
+                            absl::string_view template_name) {
+  return absl::StrCat(task, " config ", tvm_index,
+                      " translated approximately (TVM's middle tiling levels have no knob in ",
+                      template_name, ")");
 }
 
 // Sets the record's workload and config from TVM's task, args and knobs (no "tunefarm" extra):
@@ -207,7 +277,7 @@ absl::Status ConvertTvmRecord(const std::string& task, const Value& tvm_args, in
     // Raw: TVM's args, index and knobs, as before any conversion existed.
     info->note = absl::StrCat(task, " args kept as TVM's: ", w->why_raw);
     r->config_index = tvm_index;
-    if (keep_task) (*fields)[kTaskKey] = Str(task);
+    if (keep_task) (*fields)[kAutotvmTaskKey] = Str(task);
     r->config_json = CanonicalJson(config);
     return absl::OkStatus();
   }
@@ -229,22 +299,19 @@ absl::Status ConvertTvmRecord(const std::string& task, const Value& tvm_args, in
         why = absl::InternalError("the resolver's config is not a JSON object");
       } else {
         auto* of = ours->mutable_struct_value()->mutable_fields();
-        (*of)[kIndexKey] = Num(static_cast<double>(tvm_index));
-        if (keep_task) (*of)[kTaskKey] = Str(task);
+        (*of)[kAutotvmIndexKey] = Num(static_cast<double>(tvm_index));
+        if (keep_task) (*of)[kAutotvmTaskKey] = Str(task);
         // Keep TVM's entity when exporting the translation would not give it back.
         absl::StatusOr<Value> back = AutotvmEntityFor(task, w->args, *ours);
         if (!back.ok() || KnobsOfEntity(*back) != CanonicalJson(*tvm_knobs)) {
-          (*of)[kEntityKey] = entity;
+          (*of)[kAutotvmEntityKey] = entity;
         }
         r->config_index = resolved->index;
         r->config_json = CanonicalJson(*ours);
         info->translated = true;
         info->approximate = translated->approximate;
         if (translated->approximate) {
-          info->note = absl::StrCat(task, " config ", tvm_index,
-                                    " translated approximately (TVM's middle tiling levels have "
-                                    "no knob in ",
-                                    w->template_name, ")");
+          info->note = ApproximateNote(task, tvm_index, w->template_name);
         }
         return absl::OkStatus();
       }
@@ -252,28 +319,72 @@ absl::Status ConvertTvmRecord(const std::string& task, const Value& tvm_args, in
   }
   info->note = absl::StrCat(task, " config ", tvm_index, " kept as TVM's: ", why.message());
   r->config_index = -1 - tvm_index;
-  (*fields)[kIndexKey] = Num(static_cast<double>(tvm_index));
-  (*fields)[kUntranslatedKey] = JsonBool(true);
-  if (keep_task) (*fields)[kTaskKey] = Str(task);
+  (*fields)[kAutotvmIndexKey] = Num(static_cast<double>(tvm_index));
+  (*fields)[kAutotvmUntranslatedKey] = JsonBool(true);
+  if (keep_task) (*fields)[kAutotvmTaskKey] = Str(task);
   r->config_json = CanonicalJson(config);
+  return absl::OkStatus();
+}
+
+// What a line of our own export held, decided from its config's provenance keys and the form
+// of its args as import wrote them (ConvertTvmRecord), with the notes import gave them.
+// InvalidArgument: a config index that contradicts the config (a negative index marks TVM's
+// knobs, and only those: a template index on TVM's knobs would be measured as a TVM pick).
+absl::Status ClassifyOwnExport(const std::string& task, const Value& tvm_args, const Value& config,
+                               const Record& r, AutotvmLineInfo* info) {
+  const Value* untranslated = Field(config, kAutotvmUntranslatedKey);
+  const bool tvm_knobs = IsBool(untranslated) && untranslated->bool_value();
+  const Value* kept_index = Field(config, kAutotvmIndexKey);  // validated: in [0, kMaxIndex]
+  const int64_t tvm_index =
+      kept_index != nullptr ? static_cast<int64_t>(kept_index->number_value()) : r.config_index;
+  if (tvm_knobs ? kept_index == nullptr || r.config_index != -1 - tvm_index : r.config_index < 0) {
+    return Malformed(
+        absl::StrCat("tunefarm.config_index: ", r.config_index, " contradicts the config (",
+                     tvm_knobs ? "TVM's knobs are stored under -1 - tvm_index"
+                               : "only a config marked tvm_untranslated has a negative index",
+                     ")"));
+  }
+  // The template's args are exactly the ones the task's argument list is written from.
+  info->converted = AutotvmArgsFor(task, r.workload.args).ok();
+  if (!info->converted) {
+    absl::StatusOr<AutotvmWorkload> w = ConvertAutotvmArgs(task, tvm_args);
+    info->note = absl::StrCat(task, " args kept as TVM's",
+                              w.ok() && !w->why_raw.empty() ? ": " : "", w.ok() ? w->why_raw : "");
+    return absl::OkStatus();
+  }
+  info->translated = !tvm_knobs;
+  if (tvm_knobs) {
+    info->note = absl::StrCat(task, " config ", tvm_index, " kept as TVM's (as exported)");
+  } else if (Field(config, kAutotvmEntityKey) != nullptr) {
+    // Import keeps TVM's entity beside a translation that would not give it back.
+    info->approximate = true;
+    info->note = ApproximateNote(task, tvm_index, r.workload.template_name);
+  }
   return absl::OkStatus();
 }
 
 // TVM's entity for a record's config: the kept entity, TVM's own knobs (untranslated and raw
 // records), or the translation of the template's knobs back. Also says the TVM config index.
-Value EntityOf(const Record& r, const std::string& task, const Value& knobs, int64_t* index) {
-  const Value* kept_index = Field(knobs, kIndexKey);
-  *index = IsNumber(kept_index) ? static_cast<int64_t>(kept_index->number_value()) : r.config_index;
-  if (const Value* kept = Field(knobs, kEntityKey); IsList(kept)) return *kept;
-  if (Field(knobs, kUntranslatedKey) == nullptr) {
+// InvalidArgument: a kept TVM index that is no index (a record stored before import checked).
+absl::StatusOr<Value> EntityOf(const Record& r, const std::string& task, const Value& knobs,
+                               int64_t* index) {
+  *index = r.config_index;
+  if (const Value* kept_index = Field(knobs, kAutotvmIndexKey); kept_index != nullptr) {
+    absl::StatusOr<int64_t> i =
+        IntegerIn(kept_index, absl::StrCat("record ", r.id, ": ", kAutotvmIndexKey), 0, kMaxIndex);
+    if (!i.ok()) return i.status();
+    *index = *i;
+  }
+  if (const Value* kept = Field(knobs, kAutotvmEntityKey); IsList(kept)) return *kept;
+  if (Field(knobs, kAutotvmUntranslatedKey) == nullptr) {
     absl::StatusOr<Value> back = AutotvmEntityFor(task, r.workload.args, knobs);
     if (back.ok()) return *back;
   }
   // TVM's knobs (or ours, where no translation exists), types inferred, in name order.
   std::vector<std::pair<std::string, const Value*>> sorted;
-  const bool ours = Field(knobs, kUntranslatedKey) == nullptr;
+  const bool ours = Field(knobs, kAutotvmUntranslatedKey) == nullptr;
   for (const auto& [name, value] : knobs.struct_value().fields()) {
-    if (IsReservedKey(name) || (ours && name == "index")) continue;
+    if (IsAutotvmProvenanceKey(name) || (ours && name == "index")) continue;
     sorted.emplace_back(name, &value);
   }
   std::sort(sorted.begin(), sorted.end());
@@ -325,23 +436,17 @@ absl::StatusOr<Record> ParseAutotvmLine(absl::string_view line, const AutotvmImp
   // Config: index and entity.
   const Value* index = Field(*config, "index");
   const Value* entity = Field(*config, "entity");
-  if (!IsNumber(index) || index->number_value() != std::trunc(index->number_value()) ||
-      std::fabs(index->number_value()) > 9.0e15) {
-    return Malformed("config.index: expected an integer");
-  }
-  const int64_t tvm_index = static_cast<int64_t>(index->number_value());
-  if (!IsList(entity)) return Malformed("config.entity: expected a list");
-  for (const Value& knob : entity->list_value().values()) {
-    if (!knob.has_list_value() || knob.list_value().values_size() != 3 ||
-        knob.list_value().values(0).kind_case() != Value::kStringValue) {
-      return Malformed("config.entity: expected [name, type, value] items");
-    }
-  }
+  // TVM's indices count from 0; a negative one would pass for an untranslated config's index.
+  absl::StatusOr<int64_t> tvm_index = IntegerIn(index, "config.index", 0, kMaxIndex);
+  if (!tvm_index.ok()) return tvm_index.status();
+  if (absl::Status s = ValidateEntity(entity, "config.entity"); !s.ok()) return s;
 
   // Result: costs, error number, timestamp.
   if (!res[0].has_list_value()) return Malformed("result[0]: expected a list of costs");
   if (res[1].kind_case() != Value::kNumberValue) return Malformed("result[1]: expected a number");
-  if (res[3].kind_case() != Value::kNumberValue) return Malformed("result[3]: expected a time");
+  if (res[3].kind_case() != Value::kNumberValue || !std::isfinite(res[3].number_value())) {
+    return Malformed("result[3]: expected a time");
+  }
   absl::StatusOr<ErrorClass> error = ErrorFromTvm(res[1].number_value());
   if (!error.ok()) return error.status();
   r.error = *error;
@@ -360,34 +465,41 @@ absl::StatusOr<Record> ParseAutotvmLine(absl::string_view line, const AutotvmImp
   if (extra != nullptr && !extra->has_struct_value()) return Malformed("tunefarm: expected object");
   const Value* extra_config = extra != nullptr ? Field(*extra, "config") : nullptr;
   const Value* extra_index = extra != nullptr ? Field(*extra, "config_index") : nullptr;
-  if (extra_config != nullptr && IsNumber(extra_index) && extra_config->has_struct_value()) {
+  const bool own_export =
+      extra_config != nullptr && IsNumber(extra_index) && extra_config->has_struct_value();
+  if (own_export) {
     // Our own export: the config as it was recorded.
-    r.config_index = static_cast<int64_t>(extra_index->number_value());
+    absl::StatusOr<int64_t> config_index =
+        IntegerIn(extra_index, "tunefarm.config_index", -1 - kMaxIndex, kMaxIndex);
+    if (!config_index.ok()) return config_index.status();
+    if (absl::Status s = ValidateProvenance(*extra_config); !s.ok()) return s;
+    r.config_index = *config_index;
     r.config_json = CanonicalJson(*extra_config);
     absl::StatusOr<std::string> template_name = TemplateForAutotvmTask(in[1].string_value());
     if (template_name.ok()) r.workload.template_name = *template_name;
     r.workload.args = CanonicalJson(in[2]);
-    info->converted = info->translated = r.config_index >= 0;
   } else {
     absl::Status s =
-        ConvertTvmRecord(in[1].string_value(), in[2], tvm_index, *entity, options, &r, info);
+        ConvertTvmRecord(in[1].string_value(), in[2], *tvm_index, *entity, options, &r, info);
     if (absl::IsNotFound(s) && extra != nullptr && Field(*extra, "template") != nullptr) {
       // A task TVM has no name for, exported by us: the extra names the template.
-      Value knobs = JsonObject();
-      for (const Value& knob : entity->list_value().values()) {
-        (*knobs.mutable_struct_value()
-              ->mutable_fields())[knob.list_value().values(0).string_value()] =
-            knob.list_value().values(2);
-      }
-      r.config_index = tvm_index;
-      r.config_json = CanonicalJson(knobs);
+      r.config_index = *tvm_index;
+      r.config_json = KnobsOfEntity(*entity);
       r.workload.args = CanonicalJson(in[2]);
+      info->note =
+          absl::StrCat(in[1].string_value(), " is no TVM task: args and config kept as exported");
     } else if (!s.ok()) {
       return s;
     }
   }
   if (extra != nullptr) {
     if (absl::Status s = ApplyExtra(*extra, &r); !s.ok()) return s;
+  }
+  if (own_export) {
+    if (absl::Status s = ClassifyOwnExport(in[1].string_value(), in[2], *extra_config, r, info);
+        !s.ok()) {
+      return s;
+    }
   }
   if (absl::Status s = ValidateRecord(r); !s.ok()) return Malformed(s.message());
   return r;
@@ -403,9 +515,9 @@ absl::StatusOr<std::string> FormatAutotvmLine(const Record& r) {
     return absl::InvalidArgumentError(absl::StrCat("record ", r.id, ": args are not an array"));
   }
   std::string task;
-  if (const Value* kept = Field(*knobs, kTaskKey); IsString(kept)) {
+  if (const Value* kept = Field(*knobs, kAutotvmTaskKey); IsString(kept)) {
     task = kept->string_value();
-  } else if (const Value* legacy = Field(*knobs, kLegacyTaskKey); IsString(legacy)) {
+  } else if (const Value* legacy = Field(*knobs, kAutotvmLegacyTaskKey); IsString(legacy)) {
     task = legacy->string_value();
   } else {
     absl::StatusOr<std::string> t = AutotvmTaskFor(r.workload.template_name, r.target);
@@ -416,7 +528,8 @@ absl::StatusOr<std::string> FormatAutotvmLine(const Record& r) {
   absl::StatusOr<Value> tvm_args = AutotvmArgsFor(task, r.workload.args);
   if (!tvm_args.ok()) tvm_args = *args;
   int64_t tvm_index = 0;
-  Value entity = EntityOf(r, task, *knobs, &tvm_index);
+  absl::StatusOr<Value> entity = EntityOf(r, task, *knobs, &tvm_index);
+  if (!entity.ok()) return entity.status();
 
   Value root;
   auto* f = root.mutable_struct_value()->mutable_fields();
@@ -425,7 +538,7 @@ absl::StatusOr<std::string> FormatAutotvmLine(const Record& r) {
   auto* cf = config.mutable_struct_value()->mutable_fields();
   (*cf)["index"] = Num(static_cast<double>(tvm_index));
   (*cf)["code_hash"] = Null();
-  (*cf)["entity"] = std::move(entity);
+  (*cf)["entity"] = *std::move(entity);
   (*f)["config"] = std::move(config);
   double all_cost = 0;
   for (double c : r.costs) all_cost += c;

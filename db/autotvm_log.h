@@ -26,7 +26,14 @@
 //   * Reserved config keys keep what a TVM -> tunefarm -> TVM trip needs: "tvm_task" (a task
 //     that is not the template's export task; "_autotvm_task" before), "tvm_index" (TVM's
 //     config index), "tvm_entity" (TVM's entity, when the translation was approximate) and
-//     "tvm_untranslated" (true: the knobs are TVM's).
+//     "tvm_untranslated" (true: the knobs are TVM's). They are listed once, in
+//     db/autotvm_tasks.h (IsAutotvmProvenanceKey).
+//   * A line is malformed (counted and reported, never imported) when a field is missing or
+//     ill-typed, a knob's type is none of TVM's (sp, re, an, ot) or its name a reserved key, or
+//     a number is out of range: a config index that is negative or not an integer below 2^53,
+//     a non-finite time, cost or FLOP count, a job id or core count that is not a
+//     non-negative integer, or a tunefarm config index that contradicts its config (negative
+//     exactly when the config is TVM's untranslated one, and then -1 - tvm_index).
 //   * Export writes the task's argument list and the TVM knob names and types back.
 //   * ERROR_NO <-> ErrorClass (TVM's MeasureErrorNo 0..8). Failed records export cost [1e9].
 //   * What TVM has no field for (device key and fingerprint, job, exact error class and
@@ -96,7 +103,7 @@ struct AutotvmImportReport {
   // '#' comment lines skipped.
   int64_t comments = 0;
   int64_t imported = 0;
-  // Not JSON, or missing/ill-typed fields.
+  // Not JSON, missing/ill-typed fields, out-of-range numbers (see the top of this file).
   int64_t malformed = 0;
   // Valid lines whose task name maps to no template.
   int64_t unknown_template = 0;

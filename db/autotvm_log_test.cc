@@ -1,7 +1,9 @@
 // AutoTVM JSON-lines interop: round trip of our export, and a hand-made TVM log.
 #include "db/autotvm_log.h"
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -137,6 +139,146 @@ TEST(ParseAutotvmLine, BadFields_InvalidArgument) {
            R"( "entity": []}, "result": [[], 0, 0, 0]})",
        }) {
     EXPECT_EQ(ParseAutotvmLine(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+// `line` with `text` replaced by `by` (the text must occur).
+std::string Replaced(std::string line, const std::string& text, const std::string& by) {
+  const size_t at = line.find(text);
+  EXPECT_NE(at, std::string::npos) << text << " not in " << line;
+  if (at != std::string::npos) line.replace(at, text.size(), by);
+  return line;
+}
+
+// Our own export of a dense record, with `edit` applied to its parsed JSON.
+std::string OwnLine(const std::function<void(google::protobuf::Value&)>& edit) {
+  Record r = MakeRecord(DenseWorkload(64, 32, 16), 7, 1e-5);
+  r.config_json = R"({"tile_k":[-1,4],"tile_x":[-1,16],"tile_y":[-1,8]})";
+  absl::StatusOr<std::string> line = FormatAutotvmLine(r);
+  EXPECT_TRUE(line.ok()) << line.status();
+  absl::StatusOr<google::protobuf::Value> v = ParseJson(*line);
+  EXPECT_TRUE(v.ok());
+  edit(*v);
+  return CanonicalJson(*v);
+}
+
+google::protobuf::Value& Extra(google::protobuf::Value& line) {
+  return (*line.mutable_struct_value()->mutable_fields())["tunefarm"];
+}
+google::protobuf::Value& ExtraField(google::protobuf::Value& line, const char* key) {
+  return (*Extra(line).mutable_struct_value()->mutable_fields())[key];
+}
+google::protobuf::Value& ExtraConfigField(google::protobuf::Value& line, const char* key) {
+  return (*ExtraField(line, "config").mutable_struct_value()->mutable_fields())[key];
+}
+
+TEST(ParseAutotvmLine, NumbersOutOfRange_InvalidArgumentNeverCast) {
+  ASSERT_TRUE(ParseAutotvmLine(OwnLine([](auto&) {})).ok());
+  const std::vector<std::string> bad = {
+      // TVM's index counts from 0: -5 would pass for an untranslated config's index (4).
+      Replaced(kTvmDenseLine, R"("index": 123)", R"("index": -5)"),
+      Replaced(kTvmDenseLine, R"("index": 123)", R"("index": 1e300)"),
+      Replaced(kTvmDenseLine, R"("index": 123)", R"("index": 1.5)"),
+      Replaced(kTvmDenseLine, "1700000000.1", "1e400"),
+      OwnLine([](auto& v) { ExtraField(v, "config_index").set_number_value(1e300); }),
+      OwnLine([](auto& v) { ExtraField(v, "config_index").set_number_value(-1e300); }),
+      OwnLine([](auto& v) { ExtraField(v, "config_index").set_number_value(2.5); }),
+      OwnLine([](auto& v) { ExtraField(v, "job_id").set_number_value(1e300); }),
+      OwnLine([](auto& v) { ExtraField(v, "job_id").set_number_value(-1); }),
+      OwnLine([](auto& v) { ExtraField(v, "job_id").set_number_value(0.5); }),
+      OwnLine([](auto& v) { ExtraField(v, "cores").set_number_value(1e300); }),
+      OwnLine([](auto& v) { ExtraField(v, "cores").set_number_value(4294967296.0); }),
+      OwnLine([](auto& v) { ExtraField(v, "cores").set_number_value(-3); }),
+      OwnLine([](auto& v) { ExtraField(v, "flop").set_number_value(-1); }),
+      OwnLine([](auto& v) { ExtraConfigField(v, "tvm_index").set_number_value(1e300); }),
+      OwnLine([](auto& v) { ExtraConfigField(v, "tvm_index").set_number_value(-5); }),
+      OwnLine([](auto& v) { ExtraConfigField(v, "tvm_untranslated").set_string_value("yes"); }),
+      OwnLine([](auto& v) { ExtraConfigField(v, "tvm_task").set_number_value(3); }),
+      // A negative index marks TVM's knobs, and only those: template config 4 on TVM's knobs
+      // would be measured as TVM's pick by tune --seed-from-log.
+      OwnLine([](auto& v) { ExtraField(v, "config_index").set_number_value(-5); }),
+      OwnLine([](auto& v) {
+        ExtraConfigField(v, "tvm_untranslated").set_bool_value(true);
+        ExtraConfigField(v, "tvm_index").set_number_value(3);
+      }),
+      OwnLine([](auto& v) {
+        ExtraConfigField(v, "tvm_untranslated").set_bool_value(true);
+        ExtraConfigField(v, "tvm_index").set_number_value(3);
+        ExtraField(v, "config_index").set_number_value(-5);
+      }),
+  };
+  std::stringstream file;
+  for (const std::string& line : bad) {
+    absl::StatusOr<Record> r = ParseAutotvmLine(line, WithFakeResolver());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << line;
+    file << line << "\n";
+  }
+  // Counted and reported, never imported.
+  auto log = OpenFresh("out_of_range.db");
+  absl::StatusOr<AutotvmImportReport> report = ImportAutotvmLog(file, *log, WithFakeResolver());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->malformed, static_cast<int64_t>(bad.size()));
+  EXPECT_EQ(report->imported, 0);
+  EXPECT_EQ(report->problems.size(),
+            std::min<size_t>(bad.size(), AutotvmImportReport::kMaxProblems));
+  // The untranslated config's own index is consistent: it imports.
+  absl::StatusOr<Record> untranslated = ParseAutotvmLine(OwnLine([](auto& v) {
+    ExtraConfigField(v, "tvm_untranslated").set_bool_value(true);
+    ExtraConfigField(v, "tvm_index").set_number_value(3);
+    ExtraField(v, "config_index").set_number_value(-4);
+  }));
+  ASSERT_TRUE(untranslated.ok()) << untranslated.status();
+  EXPECT_EQ(untranslated->config_index, -4);
+}
+
+// A stored record whose kept TVM index is no index (stored before import checked it) is
+// refused on export, never cast.
+TEST(FormatAutotvmLine, KeptTvmIndexOutOfRange_InvalidArgument) {
+  Record r = MakeRecord(DenseWorkload(64, 32, 16), 7, 1e-5);
+  for (const char* bad : {"1e300", "-5", "0.5"}) {
+    r.config_json = absl::StrCat(R"({"tile_x":[-1,16],"tvm_index":)", bad, "}");
+    EXPECT_EQ(FormatAutotvmLine(r).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+// TVM reads its four knob types only (ConfigEntity.from_json_dict); any other text is no TVM
+// line, and would reach the comments of an exported kernels.h.
+TEST(ParseAutotvmLine, EntityTypeNotTvms_InvalidArgument) {
+  constexpr char kPwn[] = R"(*/ __attribute__((constructor)) static void pwn(void){} /*)";
+  for (const std::string& line : {
+           Replaced(kTvmDenseLine, R"(["tile_y", "sp",)",
+                    absl::StrCat(R"(["tile_y", ")", kPwn, R"(",)")),
+           Replaced(kTvmDenseLine, R"(["tile_y", "sp",)", R"(["tile_y", "oe",)"),
+           Replaced(kTvmDenseLine, R"(["tile_y", "sp",)", R"(["tile_y", 3,)"),
+           // Provenance keys are no knob names.
+           Replaced(kTvmDenseLine, R"(["tile_y", "sp", [-1, 16]])",
+                    R"(["tvm_untranslated", "ot", 1])"),
+           Replaced(kTvmDenseLine, R"(["tile_y", "sp", [-1, 16]])", R"(["tvm_task", "ot", "x"])"),
+           OwnLine([&](auto& v) {
+             ExtraConfigField(v, "tvm_entity") =
+                 *ParseJson(absl::StrCat(R"([["tile_y",")", kPwn, R"(",[-1,8]]])"));
+           }),
+       }) {
+    EXPECT_EQ(ParseAutotvmLine(line).status().code(), absl::StatusCode::kInvalidArgument) << line;
+  }
+  // Each of TVM's types is read.
+  std::string all = Replaced(kTvmDenseLine, R"(["tile_x", "sp", [-1, 32]])",
+                             R"(["order", "re", [1, 0]], ["ann", "an", ["unroll", "none"]], )"
+                             R"(["opt", "ot", true])");
+  absl::StatusOr<Record> r = ParseAutotvmLine(all);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->config_json,
+            R"({"ann":["unroll","none"],"opt":true,"order":[1,0],"tile_y":[-1,16],)"
+            R"("tvm_index":123,"tvm_task":"dense_nopack.x86","tvm_untranslated":true})");
+}
+
+TEST(IsAutotvmProvenanceKey, ReservedKeysOnly) {
+  for (const char* key :
+       {"tvm_task", "tvm_index", "tvm_entity", "tvm_untranslated", "_autotvm_task"}) {
+    EXPECT_TRUE(IsAutotvmProvenanceKey(key)) << key;
+  }
+  for (const char* key : {"tile_x", "index", "tvm", "task"}) {
+    EXPECT_FALSE(IsAutotvmProvenanceKey(key)) << key;
   }
 }
 
@@ -652,7 +794,8 @@ TEST(ExportAutotvmLog, TestLog_RoundTripGivesTvmsLinesBack) {
   std::stringstream text;
   for (const std::string& l : lines) text << l << "\n";
   auto log = OpenFresh("tvm_roundtrip.db");
-  ASSERT_TRUE(ImportAutotvmLog(text, *log, WithFakeResolver()).ok());
+  absl::StatusOr<AutotvmImportReport> first = ImportAutotvmLog(text, *log, WithFakeResolver());
+  ASSERT_TRUE(first.ok()) << first.status();
   std::stringstream out;
   absl::StatusOr<int64_t> written = ExportAutotvmLog(*log, {}, out);
   ASSERT_TRUE(written.ok()) << written.status();
@@ -666,7 +809,24 @@ TEST(ExportAutotvmLog, TestLog_RoundTripGivesTvmsLinesBack) {
   out.clear();
   out.seekg(0);
   auto copy = OpenFresh("tvm_roundtrip_copy.db");
-  ASSERT_TRUE(ImportAutotvmLog(out, *copy).ok());
+  absl::StatusOr<AutotvmImportReport> again = ImportAutotvmLog(out, *copy);
+  ASSERT_TRUE(again.ok()) << again.status();
+  // The report of our export says what the first import said, with a note for every line that
+  // kept TVM's args or config.
+  EXPECT_EQ(again->raw_args, first->raw_args);
+  EXPECT_EQ(again->converted, first->converted);
+  EXPECT_EQ(again->translated, first->translated);
+  EXPECT_EQ(again->approximate, first->approximate);
+  EXPECT_EQ(again->untranslated, first->untranslated);
+  ASSERT_EQ(again->notes.size(), first->notes.size());
+  // "line N: TASK config I kept as TVM's: why": the export does not say why.
+  auto head = [](const std::string& note) {
+    const size_t kept = note.find("kept as TVM's");
+    return kept == std::string::npos ? note : note.substr(0, kept);
+  };
+  for (size_t i = 0; i < first->notes.size(); ++i) {
+    EXPECT_EQ(head(again->notes[i]), head(first->notes[i]));
+  }
   std::vector<Record> a = AllRecords(*log), b = AllRecords(*copy);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {

@@ -428,6 +428,15 @@ absl::StatusOr<AutotvmWorkload> ConvertAutotvmArgs(absl::string_view task, const
   return w;
 }
 
+bool IsAutotvmProvenanceKey(absl::string_view key) {
+  return key == kAutotvmTaskKey || key == kAutotvmIndexKey || key == kAutotvmEntityKey ||
+         key == kAutotvmUntranslatedKey || key == kAutotvmLegacyTaskKey;
+}
+
+bool IsAutotvmKnobType(absl::string_view type) {
+  return type == "sp" || type == "re" || type == "an" || type == "ot";
+}
+
 absl::Status ParseTemplateArgs(absl::string_view args_json, std::vector<int64_t>* ints,
                                std::string* dtype) {
   absl::StatusOr<Value> v = ParseJson(args_json);

@@ -90,6 +90,29 @@ absl::StatusOr<google::protobuf::Value> AutotvmEntityFor(absl::string_view task,
                                                          absl::string_view args_json,
                                                          const google::protobuf::Value& knobs);
 
+// Config JSON keys that keep what a TVM -> tunefarm -> TVM trip needs (db/autotvm_log.h): the
+// provenance of an imported record, not knobs of any space. They sort after most knob names,
+// so a config's knobs come first where it is shown shortened.
+//   kAutotvmTaskKey: TVM's task, when it is not the template's export task (string).
+//   kAutotvmIndexKey: TVM's config index (a non-negative integer).
+//   kAutotvmEntityKey: TVM's entity, when the translation was approximate.
+//   kAutotvmUntranslatedKey: true when the knobs are TVM's (the config index is then
+//     -1 - TVM's index).
+//   kAutotvmLegacyTaskKey: what tunefarm 0.1 called kAutotvmTaskKey (still read).
+inline constexpr char kAutotvmTaskKey[] = "tvm_task";
+inline constexpr char kAutotvmIndexKey[] = "tvm_index";
+inline constexpr char kAutotvmEntityKey[] = "tvm_entity";
+inline constexpr char kAutotvmUntranslatedKey[] = "tvm_untranslated";
+inline constexpr char kAutotvmLegacyTaskKey[] = "_autotvm_task";
+
+// True for the keys above: a config's provenance, which comparisons of knob values ignore and
+// an imported entity may not use as a knob name.
+bool IsAutotvmProvenanceKey(absl::string_view key);
+
+// True for the knob types of TVM's entity ("sp" split, "re" reorder, "an" annotate, "ot" other
+// option: the types TVM's ConfigEntity.from_json_dict reads; it refuses any other).
+bool IsAutotvmKnobType(absl::string_view type);
+
 // The integer args and dtype of a canonical args array ([1,2,3,"float32"]).
 // InvalidArgument: anything else.
 absl::Status ParseTemplateArgs(absl::string_view args_json, std::vector<int64_t>* ints,

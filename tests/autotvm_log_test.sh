@@ -42,6 +42,20 @@ want best_bmm.out "^ +1 +[0-9]+\.[0-9] "
 "$bin" export-log --db t.db out.log > export.out
 want export.out "wrote 16 records"
 /usr/bin/python3 "$check" out.log --compare "$tvm_log"
+# Our export imports back with the same report, a note for every line that kept TVM's args or
+# config.
+"$bin" import-log --db again.db out.log > again.out
+want again.out "^imported 16 of 16 lines .*\(0 malformed, 0 unknown template\)"
+want again.out "workloads: 13 converted to tunefarm templates .*, 3 kept in TVM's arguments"
+want again.out "configs: 11 translated .*\(1 approximately\), 2 kept as TVM's"
+! grep -q "and [0-9]* more" again.out || { cat again.out; fail "unlisted notes"; }
+# A knob type TVM lacks (here text that would end a comment of an exported kernels.h) is a
+# malformed line.
+line=$(grep -m1 '"dense_pack.x86"' "$tvm_log")
+echo "${line/'"sp"'/'"*/ __attribute__((constructor)) static void pwn(void){} /*"'}" > pwn.log
+"$bin" import-log --db pwn.db pwn.log > pwn.out
+want pwn.out "^imported 0 of 1 lines .*\(1 malformed, 0 unknown template\)"
+want pwn.out "not one of TVM's \(sp, re, an, ot\)"
 
 # tune --seed-from-log: the 4 translated dense configs of the log are the first (and, with 4
 # trials, only) round, fastest first.

@@ -162,6 +162,55 @@ TEST(ExportLibrary, UntranslatedAutotvmRecord_FailedPreconditionSaysWhy) {
       << exported.status();
 }
 
+// `header` without its C block comments (each ends at the first "*/" after its "/*").
+std::string CodeOf(const std::string& header) {
+  std::string code;
+  for (size_t at = 0; at < header.size();) {
+    const size_t open = header.find("/*", at);
+    code += header.substr(at, open == std::string::npos ? std::string::npos : open - at);
+    if (open == std::string::npos) break;
+    const size_t close = header.find("*/", open + 2);
+    if (close == std::string::npos) break;
+    at = close + 2;
+  }
+  return code;
+}
+
+// Text of the log (here a kept AutoTVM entity, as an import of any line could once store it)
+// that ends the header's comment stays inside the comment, on the CPU and the cuda path.
+TEST(ExportLibrary, ConfigTextEndingTheComment_StaysInTheComment) {
+  constexpr char kPwn[] = "*/ __attribute__((constructor)) static void pwn(void){} /*";
+  for (const std::string target : {"llvm", "cuda -arch=sm_90"}) {
+    const std::string dir = ::testing::TempDir();
+    const std::string db_path = absl::StrCat(dir, "/pwn_export.db");
+    std::remove(db_path.c_str());
+    auto log = db::TuningLog::Open(db_path);
+    ASSERT_TRUE(log.ok()) << log.status();
+    auto task = MakeTask("dense", {64, 64, 32}, "float32", target, "test");
+    ASSERT_TRUE(task.ok()) << task.status();
+    auto config = task->space->Get(task->space->size() / 3);
+    ASSERT_TRUE(config.ok());
+    db::Record r = MeasuredRecord(*task, *config);
+    auto knobs = db::ParseJson(r.config_json);
+    ASSERT_TRUE(knobs.ok()) << knobs.status();
+    auto entity = db::ParseJson(absl::StrCat(R"([["tile_y",")", kPwn, R"(",[-1,8]]])"));
+    ASSERT_TRUE(entity.ok()) << entity.status();
+    (*knobs->mutable_struct_value()->mutable_fields())["tvm_entity"] = *entity;
+    r.config_json = db::CanonicalJson(*knobs);
+    ASSERT_TRUE((*log)->Insert({r}).ok());
+    ExportOptions options;
+    options.target = target;
+    options.library_path = absl::StrCat(dir, "/libpwn.so");
+    options.header_path = absl::StrCat(dir, "/pwn.h");
+    auto exported = ExportLibrary(**log, {r.workload}, options);
+    ASSERT_TRUE(exported.ok()) << exported.status();
+    const std::string header = Slurp(options.header_path);
+    EXPECT_TRUE(absl::StrContains(header, "*\\/ __attribute__((constructor))")) << header;
+    EXPECT_FALSE(absl::StrContains(CodeOf(header), "pwn")) << CodeOf(header);
+    EXPECT_TRUE(absl::StrContains(CodeOf(header), (*exported)[0].symbol)) << CodeOf(header);
+  }
+}
+
 TEST(ExportLibrary, WeightPackedAheadOfTime_PackFunctionExportedAndResultMatches) {
   const std::string dir = ::testing::TempDir();
   const std::string db_path = absl::StrCat(dir, "/pack_export.db");
