@@ -174,6 +174,8 @@ struct Worker::Impl {
     result.set_request_id(request.request_id());
     result.set_worker_id(options.worker_id);
     result.set_device_key(options.key);
+    // Every result says it: the tuner's side lookup of this worker's device can miss.
+    result.set_emulated(device.emulated());
     {
       absl::MutexLock lock(&mu);
       result.set_worker_noise_cv(noise_cv);

@@ -17,9 +17,10 @@ db::Record RecordFromResult(const TuneTask& task, int64_t index, const v1::Measu
     rec.device.cpu_model = context.device->cpu_model();
     rec.device.gpu_model = context.device->gpu_name();
     rec.device.cores = context.device->cores();
-    // An emulated board's timings are the emulator's: marked, they never rank with real ones.
-    rec.device.emulated = context.device->emulated();
   }
+  // An emulated board's timings are the emulator's: marked, they never rank with real ones. The
+  // worker says so in every result; the device description (a lookup that can miss) as well.
+  rec.device.emulated = r.emulated() || (context.device.has_value() && context.device->emulated());
   // The code generator every candidate is built with (compiler/codegen links LLVM 16).
   rec.device.compiler_version = "LLVM 16";
   rec.job_id = context.db_job_id;

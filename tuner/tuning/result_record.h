@@ -28,7 +28,8 @@ struct RecordContext {
 
 // The record of config `index` of `task` measured as `r`. The error class comes from
 // ErrorClassOfResult; a result that claims success with no positive, finite cost is stored as
-// kUnknown ("device reported no positive cost"), never as a valid measurement.
+// kUnknown ("device reported no positive cost"), never as a valid measurement. The record's
+// device is emulated when the result says so (the worker's word) or `context.device` does.
 db::Record RecordFromResult(const TuneTask& task, int64_t index, const v1::MeasureResult& r,
                             const RecordContext& context);
 

@@ -54,6 +54,22 @@ TEST_F(ResultRecordTest, EmulatedDevice_MarkedInTheFingerprint) {
   EXPECT_FALSE(RecordFromResult(task_, 0, r, context_).device.emulated);
 }
 
+TEST_F(ResultRecordTest, EmulatedResultWithoutKnownDevice_MarkedEmulated) {
+  // The tuner's lookup of the worker's device missed: the worker's own word decides.
+  v1::MeasureResult r;
+  r.add_costs_s(1e-3);
+  r.set_emulated(true);
+  ASSERT_FALSE(context_.device.has_value());
+  EXPECT_TRUE(RecordFromResult(task_, 0, r, context_).device.emulated);
+  // A device described as real does not unmark a result the worker marked.
+  v1::DeviceDescription d;
+  d.set_cpu_model("unknown");
+  context_.device = d;
+  EXPECT_TRUE(RecordFromResult(task_, 0, r, context_).device.emulated);
+  r.set_emulated(false);
+  EXPECT_FALSE(RecordFromResult(task_, 0, r, context_).device.emulated);
+}
+
 TEST_F(ResultRecordTest, SuccessWithoutPositiveCost_StoredAsUnknownError) {
   v1::MeasureResult r;
   r.add_costs_s(0);
