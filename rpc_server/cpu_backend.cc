@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include "common/host_cpu.h"
 #include "rpc_server/cost_stats.h"
 #include "rpc_server/emulation.h"
 
@@ -19,8 +18,10 @@ void CpuBackend::Describe(v1::DeviceDescription* device) const {
   const EmulationInfo emulation = DetectHostEmulation();
   device->set_arch(emulation.arch);
   device->set_emulated(emulation.emulated);
-  // Emulated: "emulated aarch64 (qemu-user on <host model>)", never the host's model alone.
-  device->set_cpu_model(emulation.emulated ? ReportedCpuModel(emulation) : HostCpuModel());
+  // Real hardware: HostCpuModel() ("model name", else "unknown": a board's fingerprint in the
+  // tuning log). Emulated: "emulated aarch64 (qemu-user on <host model>)", never the host's
+  // model alone.
+  device->set_cpu_model(ReportedCpuModel(emulation));
   device->set_cores(static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN)));
   device->set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
 }

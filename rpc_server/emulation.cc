@@ -5,30 +5,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
+#include "common/host_cpu.h"
 
 namespace tunefarm {
 namespace {
-
-// The value of each "key : value" line of a cpuinfo listing whose key starts with `key`; the
-// first one.
-std::string CpuinfoField(absl::string_view cpuinfo, absl::string_view key) {
-  for (absl::string_view line : absl::StrSplit(cpuinfo, '\n')) {
-    const size_t colon = line.find(':');
-    if (colon == absl::string_view::npos) continue;
-    if (absl::StripAsciiWhitespace(line.substr(0, colon)) == key) {
-      return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-    }
-  }
-  return "";
-}
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st;
@@ -79,14 +63,6 @@ std::string CpuinfoFamily(absl::string_view cpuinfo) {
   return "";
 }
 
-std::string CpuinfoModel(absl::string_view cpuinfo) {
-  for (absl::string_view key : {"model name", "Model", "Hardware", "CPU part"}) {
-    std::string value = CpuinfoField(cpuinfo, key);
-    if (!value.empty()) return value;
-  }
-  return "unknown";
-}
-
 EmulationInfo DetectEmulation(absl::string_view machine, absl::string_view cpuinfo) {
   EmulationInfo info;
   info.arch = std::string(machine);
@@ -100,10 +76,7 @@ EmulationInfo DetectEmulation(absl::string_view machine, absl::string_view cpuin
 EmulationInfo DetectHostEmulation() {
   utsname name{};
   uname(&name);
-  std::ifstream in("/proc/cpuinfo");
-  std::stringstream cpuinfo;
-  cpuinfo << in.rdbuf();
-  return DetectEmulation(name.machine, cpuinfo.str());
+  return DetectEmulation(name.machine, ReadHostCpuinfo());
 }
 
 std::string ReportedCpuModel(const EmulationInfo& info) {

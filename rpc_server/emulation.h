@@ -28,7 +28,8 @@ struct EmulationInfo {
   // The CPU family /proc/cpuinfo describes: "x86", "arm", "riscv", "ppc", "s390", "mips", or
   // "" when the listing names none of them.
   std::string cpuinfo_family;
-  // The CPU model as /proc/cpuinfo names it (the host's when emulated), or "unknown".
+  // The CPU model as /proc/cpuinfo names it (the host's when emulated): CpuinfoModel
+  // (common/host_cpu.h), "unknown" when it names none, as on most Arm boards.
   std::string host_cpu_model;
   // uname()'s family and cpuinfo's are both known and differ.
   bool emulated = false;
@@ -41,17 +42,13 @@ std::string MachineFamily(absl::string_view machine);
 // The CPU family a /proc/cpuinfo listing describes (see EmulationInfo::cpuinfo_family).
 std::string CpuinfoFamily(absl::string_view cpuinfo);
 
-// The model name of a /proc/cpuinfo listing: "model name" (x86), else "Model", "Hardware" or
-// "CPU part" (Arm kernels often name no model), else "unknown".
-std::string CpuinfoModel(absl::string_view cpuinfo);
-
 // Emulation as decided from `machine` (uname -m) and the text of /proc/cpuinfo.
 EmulationInfo DetectEmulation(absl::string_view machine, absl::string_view cpuinfo);
 
 // DetectEmulation for this process (uname() and /proc/cpuinfo).
 EmulationInfo DetectHostEmulation();
 
-// The CPU model a worker reports: the cpuinfo model on real hardware, and
+// The CPU model a worker reports: the cpuinfo model on real hardware (HostCpuModel()), and
 // "emulated aarch64 (qemu-user on <host model>)" when emulated.
 std::string ReportedCpuModel(const EmulationInfo& info);
 
