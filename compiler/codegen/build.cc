@@ -180,8 +180,7 @@ absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredF
                                                const Target& target, OptPipeline pipeline) {
   // Another architecture links against Debian's cross toolchain for it (fails early, before the
   // kernel is compiled, when that is missing or unknown).
-  absl::StatusOr<std::string> gnu = GnuTripleOf(target.IsHost() ? "" : target.triple);
-  if (!gnu.ok()) return gnu.status();
+  if (absl::Status s = CheckCanLink(target.IsHost() ? "" : target.triple); !s.ok()) return s;
   auto obj = BuildObject(funcs, target, pipeline);
   if (!obj.ok()) return obj.status();
   TempDir dir;

@@ -57,7 +57,8 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
 
 // A shared library's bytes: the object linked against libgomp and libm (linker.h), for the
 // host or, with Debian's cross toolchain installed, another Linux architecture (a board's).
-// Errors: LinkSharedLibrary's.
+// Errors: LinkSharedLibrary's; those of CheckCanLink (an unknown triple, a missing cross
+// toolchain) come before the kernel is compiled.
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
                                                const Target& target,
                                                OptPipeline pipeline = OptPipeline::kO3);

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "lld/Common/CommonLinkerContext.h"
@@ -45,8 +47,12 @@ absl::Status RunCompilerDriver(std::vector<std::string> args, const std::string&
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     unlink(log_path.c_str());
+    // A cross driver `<triple>-gcc` comes with Debian's gcc-<triple>.
+    const std::string package = absl::EndsWith(driver, "-gcc")
+                                    ? absl::StrCat("gcc-", driver.substr(0, driver.size() - 4))
+                                    : "gcc";
     return absl::FailedPreconditionError(absl::StrCat("cannot run the C compiler driver `", driver,
-                                                      "` to ", what, " (install gcc)"));
+                                                      "` to ", what, " (install ", package, ")"));
   }
   int wstatus = 0;
   waitpid(pid, &wstatus, 0);
@@ -106,7 +112,7 @@ const std::vector<std::string>& HostRuntimeInputs() {
 // The same for another architecture, from Debian's cross toolchain for it (e.g.
 // g++-aarch64-linux-gnu: libraries in /usr/aarch64-linux-gnu/lib, libgcc in
 // /usr/lib/gcc-cross/aarch64-linux-gnu/12). FailedPrecondition: that toolchain is missing.
-absl::StatusOr<std::vector<std::string>> CrossRuntimeInputs(const std::string& gnu_triple) {
+absl::StatusOr<std::vector<std::string>> FindCrossRuntimeInputs(const std::string& gnu_triple) {
   std::vector<std::string> inputs = {
       LibgccArchive(absl::StrCat("/usr/lib/gcc-cross/", gnu_triple))};
   for (const char* lib : {"libgomp.so.1", "libm.so.6", "libc.so.6"}) {
@@ -121,6 +127,20 @@ absl::StatusOr<std::vector<std::string>> CrossRuntimeInputs(const std::string& g
     }
   }
   return inputs;
+}
+
+absl::Mutex cross_inputs_mu;
+
+// FindCrossRuntimeInputs, looked up once per architecture and process (every candidate's link
+// and CheckCanLink ask); a toolchain installed later is seen after a restart.
+absl::StatusOr<std::vector<std::string>> CrossRuntimeInputs(const std::string& gnu_triple) {
+  static auto* found = new std::map<std::string, absl::StatusOr<std::vector<std::string>>>();
+  absl::MutexLock lock(&cross_inputs_mu);
+  auto it = found->find(gnu_triple);
+  if (it == found->end()) {
+    it = found->emplace(gnu_triple, FindCrossRuntimeInputs(gnu_triple)).first;
+  }
+  return it->second;
 }
 
 // lld keeps its state in globals: one link at a time per process.
@@ -180,18 +200,43 @@ absl::StatusOr<std::string> GnuTripleOf(const std::string& llvm_triple) {
     return absl::InvalidArgumentError(
         absl::StrCat("kernels link for Linux only; target triple '", llvm_triple, "'"));
   }
+  // The environment picks the C library and the calling convention the objects follow; the
+  // runtime libraries linked in must agree (Debian's armhf libraries pass floats in VFP
+  // registers, a soft-float "gnueabi" object in integer ones).
+  const llvm::Triple::EnvironmentType env = t.getEnvironment();
+  const bool gnu = env == llvm::Triple::GNU || env == llvm::Triple::UnknownEnvironment;
   switch (t.getArch()) {
     case llvm::Triple::x86_64:
-      return std::string("x86_64-linux-gnu");
-    case llvm::Triple::aarch64:
-      return std::string("aarch64-linux-gnu");
+    case llvm::Triple::aarch64: {
+      const std::string name = t.getArch() == llvm::Triple::x86_64 ? "x86_64" : "aarch64";
+      if (!gnu) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("kernels for ", name, " link against Debian's glibc (", name,
+                         "-linux-gnu); target triple '", llvm_triple, "' names the environment '",
+                         std::string(t.getEnvironmentName()), "'"));
+      }
+      return absl::StrCat(name, "-linux-gnu");
+    }
     case llvm::Triple::arm:
+      if (env != llvm::Triple::GNUEABIHF) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("32-bit Arm kernels link against Debian's hard-float libraries "
+                         "(arm-linux-gnueabihf); target triple '",
+                         llvm_triple, "' is not gnueabihf (write e.g. armv7l-linux-gnueabihf)"));
+      }
       return std::string("arm-linux-gnueabihf");
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("no Debian toolchain is known for target triple '", llvm_triple,
                        "' (x86_64, aarch64 and arm hard-float Linux are)"));
   }
+}
+
+absl::Status CheckCanLink(const std::string& triple) {
+  absl::StatusOr<std::string> gnu = GnuTripleOf(triple);
+  if (!gnu.ok()) return gnu.status();
+  if (*gnu == HostGnuTriple()) return absl::OkStatus();
+  return CrossRuntimeInputs(*gnu).status();
 }
 
 absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,

@@ -41,8 +41,20 @@ absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
 std::string HostGnuTriple();
 
 // Debian's multiarch name of an LLVM triple (empty: this machine's), e.g. "aarch64-linux-gnu"
-// for "aarch64-unknown-linux-gnu". InvalidArgument: not Linux, or no known Debian toolchain.
+// for "aarch64-unknown-linux-gnu". The environment must match Debian's libraries: gnueabihf
+// (hard-float) for 32-bit arm ("armv7l-linux-gnueabihf" gives "arm-linux-gnueabihf"), gnu or
+// none for x86_64 and aarch64. InvalidArgument: not Linux, no known Debian toolchain, or
+// another environment (a soft-float "gnueabi", android, musl), named in the message.
 absl::StatusOr<std::string> GnuTripleOf(const std::string& llvm_triple);
+
+// Whether LinkSharedLibrary can link objects for `triple` (empty: this machine's) here, without
+// compiling or linking anything: GnuTripleOf accepts it, and for another architecture the cross
+// toolchain's runtime files (libgcc.a, libgomp, libm, libc) exist. Cheap: the files are looked
+// up once per architecture and process. Call it before compiling candidates, so that a missing
+// toolchain fails once, not after every candidate is compiled.
+// InvalidArgument: as GnuTripleOf. FailedPrecondition: the cross toolchain is not installed
+// (the message names the package to install).
+absl::Status CheckCanLink(const std::string& triple);
 
 // Compiles a generated C11 source file (a compiled model's runner, graph/emit_runner.h) into a
 // position-independent object at `object_path`, with the system C compiler driver.

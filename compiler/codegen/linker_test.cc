@@ -5,6 +5,7 @@
 #include <link.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -129,6 +130,51 @@ TEST(Linker, GnuTripleOf_MapsLinuxTriples_RefusesOthers) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(GnuTripleOf("riscv64-unknown-linux-gnu").status().code(),
             absl::StatusCode::kInvalidArgument);
+  // What a 32-bit Arm board's device server makes its default target with (uname -m).
+  EXPECT_EQ(*GnuTripleOf("armv7l-linux-gnueabihf"), "arm-linux-gnueabihf");
+  EXPECT_EQ(*GnuTripleOf("armv6l-unknown-linux-gnueabihf"), "arm-linux-gnueabihf");
+  EXPECT_EQ(*GnuTripleOf("armv8l-linux-gnueabihf"), "arm-linux-gnueabihf");
+  EXPECT_EQ(*GnuTripleOf("x86_64-unknown-linux"), "x86_64-linux-gnu");
+}
+
+TEST(Linker, GnuTripleOf_EnvironmentMustMatchDebiansLibraries) {
+  // LLVM's arm-linux-gnu and arm-linux-gnueabi are soft-float: they cannot call Debian's armhf
+  // libraries, so they are refused, and the message says what is needed.
+  for (const char* soft : {"armv7l-linux-gnu", "armv7a-linux-gnueabi", "arm-linux-gnu"}) {
+    absl::StatusOr<std::string> gnu = GnuTripleOf(soft);
+    EXPECT_EQ(gnu.status().code(), absl::StatusCode::kInvalidArgument) << soft;
+    EXPECT_NE(gnu.status().message().find("gnueabihf"), std::string::npos) << gnu.status();
+  }
+  for (const char* other : {"aarch64-linux-android", "aarch64-linux-musl", "x86_64-linux-musl",
+                            "x86_64-linux-gnux32", "armv7a-linux-androideabi"}) {
+    EXPECT_EQ(GnuTripleOf(other).status().code(), absl::StatusCode::kInvalidArgument) << other;
+  }
+}
+
+TEST(Linker, CheckCanLink_HostAndInstalledCrossToolchain_UnknownRefused) {
+  EXPECT_TRUE(CheckCanLink("").ok());
+  EXPECT_TRUE(CheckCanLink(HostGnuTriple()).ok());
+  // deploy/setup.sh --tests installs the aarch64 cross toolchain.
+  absl::Status arm64 = CheckCanLink("aarch64-linux-gnu");
+  EXPECT_TRUE(arm64.ok()) << arm64 << " (run deploy/setup.sh --tests, which installs it)";
+  EXPECT_TRUE(CheckCanLink("aarch64-linux-gnu").ok());  // the cached answer
+  EXPECT_EQ(CheckCanLink("riscv64-unknown-linux-gnu").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CheckCanLink("armv7l-linux-gnu").code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The cross driver (`aarch64-linux-gnu-gcc`) missing: the message names its Debian package.
+TEST(Linker, CrossDriverMissing_SaysWhichGccToInstall) {
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  setenv("PATH", "/nonexistent", 1);
+  absl::Status s = LinkSharedLibrary({"/nonexistent/kernel.o"}, ::testing::TempDir() + "/x.so",
+                                     LinkerKind::kDriver, "aarch64-linux-gnu");
+  setenv("PATH", saved.c_str(), 1);
+  if (absl::IsFailedPrecondition(s) && s.message().find("cross toolchain") != std::string::npos) {
+    GTEST_SKIP() << "no aarch64 cross toolchain: " << s;
+  }
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("install gcc-aarch64-linux-gnu"), std::string::npos) << s;
 }
 
 // A board's kernel links on this machine against Debian's aarch64 cross toolchain (which the
