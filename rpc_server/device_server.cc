@@ -52,12 +52,15 @@ std::string DescribeConfinement(uint32_t c, bool emulated, bool emulated_memory_
   return absl::StrJoin(parts, "; ");
 }
 
-std::string DefaultTarget(const EmulationInfo& emulation) {
-  if (emulation.arch.empty() || emulation.arch == "x86_64") return "llvm";
-  return absl::StrCat("llvm -mtriple=", emulation.arch, "-linux-gnu");
-}
-
 }  // namespace
+
+std::string DefaultCpuTarget(absl::string_view arch) {
+  if (arch.empty() || arch == "x86_64") return "llvm";
+  // 32-bit Arm (armv6l, armv7l, armv8l): Debian's armhf userland is hard-float, and LLVM's
+  // "-linux-gnu" on arm means soft-float (codegen/linker.h GnuTripleOf refuses it).
+  const bool arm32 = MachineFamily(arch) == "arm" && arch != "aarch64" && arch != "arm64";
+  return absl::StrCat("llvm -mtriple=", arch, arm32 ? "-linux-gnueabihf" : "-linux-gnu");
+}
 
 std::vector<std::pair<std::string, std::string>> ParseLabels(absl::string_view text) {
   std::vector<std::pair<std::string, std::string>> labels;
@@ -90,6 +93,9 @@ int RunDeviceServer(DeviceServerOptions options) {
   }
   SandboxOptions sandbox{options.sandbox, options.memory_limit_mb};
   const EmulationInfo emulation = DetectHostEmulation();
+  // Only an emulated worker lets its child go without seccomp; SandboxProcess refuses a child
+  // that did so anyway, and the first calibration below then fails.
+  sandbox.emulated = emulation.emulated;
   if (emulation.emulated) {
     std::string sysroot = options.sandbox_sysroot;
     if (sysroot.empty() && std::getenv("QEMU_LD_PREFIX") != nullptr) {
@@ -138,7 +144,7 @@ int RunDeviceServer(DeviceServerOptions options) {
   WorkerOptions worker = options.worker;
   if (worker.target.empty()) {
     worker.target = device->is_cuda() ? absl::StrCat("cuda -arch=", hardware.gpu_arch())
-                                      : DefaultTarget(emulation);
+                                      : DefaultCpuTarget(emulation.arch);
   }
   std::string detail = device->ToString();
   if (!hardware.gpu_name().empty()) {

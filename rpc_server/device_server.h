@@ -26,8 +26,7 @@ struct DeviceServerOptions {
   // Names the program in messages: "tunefarm server" or "tunefarm_server".
   std::string program = "tunefarm_server";
   // Tracker address, token, TLS, key, target, labels, worker id, calibration period. An empty
-  // target becomes "llvm" on x86-64, "llvm -mtriple=<arch>-linux-gnu" on other machines and
-  // "cuda -arch=sm_XX" for a GPU.
+  // target becomes DefaultCpuTarget(uname -m), or "cuda -arch=sm_XX" for a GPU.
   WorkerOptions worker;
   // "cpu" or "cuda:N" (device_spec.h).
   std::string device = "cpu";
@@ -41,6 +40,11 @@ struct DeviceServerOptions {
   std::string sandbox_emulator;
   std::string sandbox_sysroot;
 };
+
+// The compiler target a CPU worker on machine `arch` (uname -m) measures for when none is
+// given: "llvm" on x86-64 (or unknown), "llvm -mtriple=<arch>-linux-gnueabihf" on 32-bit Arm
+// (armv7l: Debian's armhf, hard-float), "llvm -mtriple=<arch>-linux-gnu" elsewhere (aarch64).
+std::string DefaultCpuTarget(absl::string_view arch);
 
 // "k=v,k2=v2" as label pairs (empty entries skipped; "k" alone has an empty value).
 std::vector<std::pair<std::string, std::string>> ParseLabels(absl::string_view text);

@@ -56,7 +56,11 @@ void DropCapabilities() {
 class Filter {
  public:
   // `default_action`: what a call no rule names gets (SCMP_ACT_ALLOW or SCMP_ACT_TRAP).
-  explicit Filter(uint32_t default_action) : ctx_(seccomp_init(default_action), &seccomp_release) {}
+  // seccomp_init returns null when it cannot allocate the context: that filter fails to load
+  // (-ENOMEM), never "loads" as nothing.
+  explicit Filter(uint32_t default_action)
+      : ctx_(seccomp_init(default_action), &seccomp_release),
+        status_(ctx_ == nullptr ? -ENOMEM : 0) {}
   bool ok() const { return ctx_ != nullptr && status_ == 0; }
   int status() const { return status_; }
 
@@ -72,7 +76,11 @@ class Filter {
   // Makes `name` fail with `error` (for calls whose older form the C library falls back to).
   void Fail(const char* name, int error) { Add(SCMP_ACT_ERRNO(error), name, {}); }
 
-  int Load() { return ok() ? seccomp_load(ctx_.get()) : status_; }
+  // 0 when the filter is in force, else a negative errno (never 0 without a context).
+  int Load() {
+    if (ctx_ == nullptr) return -ENOMEM;
+    return ok() ? seccomp_load(ctx_.get()) : status_;
+  }
 
  private:
   void Add(uint32_t action, const char* name, std::initializer_list<scmp_arg_cmp> args) {
@@ -85,7 +93,7 @@ class Filter {
   }
 
   std::unique_ptr<void, void (*)(scmp_filter_ctx)> ctx_;
-  int status_ = 0;
+  int status_;
 };
 
 // The CPU child's filter: everything not named here traps. What a kernel and the harness do:

@@ -1,9 +1,11 @@
 // `tunefarm_sandbox`: the child process that loads and runs untrusted kernels for a worker.
 //
-// Usage: tunefarm_sandbox MEMORY_LIMIT_MB [DEVICE]
+// Usage: tunefarm_sandbox MEMORY_LIMIT_MB [DEVICE [emulated]]
 // DEVICE is "cpu" (the default: kernels are host shared libraries, harness.h) or "cuda:N"
 // (kernels are GpuModule artifacts run on CUDA device N, cuda_harness.h; the child creates
-// its context once, at start).
+// its context once, at start). "emulated": the worker detected qemu-user (SandboxOptions::
+// emulated); only with it, and only when the child detects emulation too, does a CPU child
+// go on without the seccomp filter that qemu-user refuses.
 // Reads SandboxRequest frames on kSandboxChannelFd and answers SandboxResponse frames there
 // until EOF; fds 0-2 are /dev/null and kSandboxStatusFd is the status page (sandbox_protocol.h).
 // Before anything else it confines itself (sandbox_confinement.h); per request it caps its CPU
@@ -30,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -113,11 +116,12 @@ int ServeLoop(const std::function<v1::MeasureResult(const v1::SandboxMeasure&)>&
   }
 }
 
-int ServeCpu(int64_t memory_limit_mb, SandboxStatusPage* page) {
+int ServeCpu(int64_t memory_limit_mb, bool worker_emulated, SandboxStatusPage* page) {
   ConfinementOptions confinement{memory_limit_mb};
   // Under qemu-user no seccomp filter can be installed; the rest of the confinement applies,
-  // and the parent reports the difference (kConfinedEmulated).
-  confinement.emulated = DetectHostEmulation().emulated;
+  // and the parent reports the difference (kConfinedEmulated). Both the worker and this child
+  // must see emulation: on real hardware a failed filter always ends the child.
+  confinement.emulated = worker_emulated && DetectHostEmulation().emulated;
   ConfineOrExit(confinement, page);
   Harness harness(MaxTensorBytes(memory_limit_mb));
   return ServeLoop([&](const v1::SandboxMeasure& m) { return harness.Measure(m); },
@@ -186,5 +190,6 @@ int main(int argc, char** argv) {
   // (such artifacts then fail to load, which is reported as LOAD_ERROR).
   dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
   if (device->is_cuda()) return tunefarm::ServeCuda(memory_limit_mb, device->ordinal, page);
-  return tunefarm::ServeCpu(memory_limit_mb, page);
+  const bool worker_emulated = argc > 3 && std::string(argv[3]) == "emulated";
+  return tunefarm::ServeCpu(memory_limit_mb, worker_emulated, page);
 }

@@ -140,6 +140,10 @@ absl::Status SandboxProcess::EnsureStarted() {
   argv.push_back(const_cast<char*>(options_.binary.c_str()));
   argv.push_back(limit.data());
   argv.push_back(device.data());
+  // Leave to the child to go without seccomp under qemu-user (sandbox_main.cc): never given
+  // when this worker runs natively.
+  std::string emulated = "emulated";
+  if (options_.emulated) argv.push_back(emulated.data());
   argv.push_back(nullptr);
   const std::string& program =
       options_.exec_prefix.empty() ? options_.binary : options_.exec_prefix.front();
@@ -233,6 +237,15 @@ void SandboxProcess::LogConfinementOnce() {
                error != 0 ? std::strerror(error) : "not tried");
 }
 
+absl::Status SandboxProcess::CheckConfinement() const {
+  if ((status_->confinement.load() & kConfinedEmulated) == 0 || options_.emulated) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      "the sandbox child reports running under qemu-user without a seccomp filter, but this "
+      "worker is not emulated: refused (check uname -m and /proc/cpuinfo of this machine)");
+}
+
 absl::StatusOr<v1::SandboxResponse> SandboxProcess::Call(const v1::SandboxRequest& request,
                                                          absl::Duration timeout,
                                                          v1::MeasureResult* died) {
@@ -246,6 +259,13 @@ absl::StatusOr<v1::SandboxResponse> SandboxProcess::Call(const v1::SandboxReques
   v1::SandboxResponse response;
   if (status.ok()) status = ReadFrame(fd_, &response, deadline);
   if (status.ok()) {
+    // The confinement is the child's start-up record: a child that ran without the filter on a
+    // native worker is never trusted with another request, and its answer is dropped.
+    if (absl::Status refused = CheckConfinement(); !refused.ok()) {
+      Reap(/*kill_first=*/true);
+      *died = Died(v1::RUNTIME_ERROR, std::string(refused.message()));
+      return refused;
+    }
     LogConfinementOnce();
     // Its answer is all we need; killing spares us waiting on a driver's teardown.
     if (response.exiting()) Reap(/*kill_first=*/true);
@@ -308,6 +328,7 @@ absl::StatusOr<std::vector<double>> SandboxProcess::Calibrate(int repeats, absl:
   request.set_calibrate_repeats(repeats);
   v1::MeasureResult died;
   absl::StatusOr<v1::SandboxResponse> response = Call(request, timeout, &died);
+  if (absl::IsFailedPrecondition(response.status())) return response.status();
   if (!response.ok()) return absl::UnavailableError(died.message());
   if (response->result().error() != v1::ERROR_NONE) {
     return absl::UnavailableError(response->result().message());

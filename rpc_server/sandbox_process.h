@@ -41,6 +41,11 @@ struct SandboxOptions {
   // under qemu-user the emulator (EmulatorExecPrefix in emulation.h), since the host kernel
   // cannot exec a guest binary without binfmt_misc. exec_prefix[0] must be a path.
   std::vector<std::string> exec_prefix;
+  // This worker detected that it runs under qemu-user (DetectHostEmulation in emulation.h).
+  // Only then may a child go without the seccomp filter: the child is told (its third
+  // argument, "emulated"), and a child that reports kConfinedEmulated while this is false is
+  // killed and its answer refused, so on real hardware no kernel runs unfiltered.
+  bool emulated = false;
 };
 
 // Not thread-safe: one caller at a time (the worker's measurement loop).
@@ -52,10 +57,14 @@ class SandboxProcess {
   SandboxProcess& operator=(const SandboxProcess&) = delete;
 
   // Measures one request within `timeout` (wall clock). Always returns a result: failures of
-  // the child become error classes, and the next call starts a fresh child.
+  // the child become error classes, and the next call starts a fresh child. A child that went
+  // without the seccomp filter on a worker that is not emulated (SandboxOptions::emulated) is
+  // killed and the result is a RUNTIME_ERROR that says so.
   v1::MeasureResult Measure(const v1::SandboxMeasure& measure, absl::Duration timeout);
 
   // Runs the calibration kernel. Errors: Unavailable (child could not start or died).
+  // FailedPrecondition: the child went without the seccomp filter (kConfinedEmulated) but this
+  // worker is not emulated; it was killed.
   absl::StatusOr<std::vector<double>> Calibrate(int repeats, absl::Duration timeout);
 
   // Times the child was (re)started; for tests.
@@ -77,6 +86,9 @@ class SandboxProcess {
   ChildEnd EndOfChild(int wait_status, absl::Duration timeout, std::string channel_error) const;
   // Logs, once per worker, what confinement the first child reported.
   void LogConfinementOnce();
+  // FailedPrecondition when the child reported kConfinedEmulated and options_.emulated is
+  // false.
+  absl::Status CheckConfinement() const;
   // Sends one request and waits for its response. On failure the child is reaped and the
   // returned result says why it died.
   absl::StatusOr<v1::SandboxResponse> Call(const v1::SandboxRequest& request,

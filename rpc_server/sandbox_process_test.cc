@@ -225,6 +225,34 @@ TEST_F(SandboxProcessTest, Calibrate_Runs_ReturnsCosts) {
   EXPECT_EQ(costs->size(), 10u);
 }
 
+// A worker that did not detect emulation never trusts a child that went without the seccomp
+// filter (kConfinedEmulated): the child is killed and its answer dropped, every time.
+TEST(EmulatedChild, NotEmulatedWorker_ChildReportsEmulated_Refused) {
+  const std::string fake = std::string(std::getenv("TEST_SRCDIR")) +
+                           "/tunefarm/rpc_server/testdata/fake_emulated_sandbox";
+  SandboxProcess sandbox(SandboxOptions{fake, 1024});
+  v1::MeasureResult r = sandbox.Measure(VaddRequest("vadd"), absl::Seconds(5));
+  EXPECT_EQ(r.error(), v1::RUNTIME_ERROR);
+  EXPECT_EQ(r.costs_s_size(), 0);
+  EXPECT_NE(r.message().find("not emulated"), std::string::npos) << r.message();
+  absl::StatusOr<std::vector<double>> costs = sandbox.Calibrate(5, absl::Seconds(5));
+  EXPECT_EQ(costs.status().code(), absl::StatusCode::kFailedPrecondition) << costs.status();
+  EXPECT_EQ(sandbox.spawn_count(), 2);  // refused, killed, and a fresh child refused again
+}
+
+// The same child on a worker that detected emulation itself is accepted.
+TEST(EmulatedChild, EmulatedWorker_ChildReportsEmulated_Accepted) {
+  const std::string fake = std::string(std::getenv("TEST_SRCDIR")) +
+                           "/tunefarm/rpc_server/testdata/fake_emulated_sandbox";
+  SandboxOptions options{fake, 1024};
+  options.emulated = true;
+  SandboxProcess sandbox(options);
+  absl::StatusOr<std::vector<double>> costs = sandbox.Calibrate(5, absl::Seconds(5));
+  ASSERT_TRUE(costs.ok()) << costs.status();
+  EXPECT_EQ(costs->size(), 5u);
+  EXPECT_NE(sandbox.confinement() & kConfinedEmulated, 0u);
+}
+
 // A CUDA sandbox child on a machine without a usable GPU answers a request with the driver's
 // reason, then exits so that the next request gets a fresh child (a context may be available
 // by then); on a machine with a GPU, the calibration kernel runs on it.
