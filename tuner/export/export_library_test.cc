@@ -26,6 +26,13 @@ std::string Slurp(const std::string& path) {
   return s.str();
 }
 
+// A new, empty tuning log in the test's temporary directory.
+absl::StatusOr<std::unique_ptr<db::TuningLog>> FreshLog(const std::string& name) {
+  const std::string path = absl::StrCat(::testing::TempDir(), "/", name);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return db::TuningLog::Open(path);
+}
+
 // A measured record of `config` on the task's device key.
 db::Record MeasuredRecord(const TuneTask& task, const Config& config) {
   db::Record r;
@@ -41,9 +48,7 @@ db::Record MeasuredRecord(const TuneTask& task, const Config& config) {
 
 TEST(ExportLibrary, CudaTarget_WritesPtxModuleAndLaunchHeader) {
   const std::string dir = ::testing::TempDir();
-  const std::string db_path = absl::StrCat(dir, "/gpu_export.db");
-  std::remove(db_path.c_str());
-  auto log = db::TuningLog::Open(db_path);
+  auto log = FreshLog("gpu_export.db");
   ASSERT_TRUE(log.ok()) << log.status();
   std::vector<db::Workload> workloads;
   std::vector<db::Record> records;
@@ -82,9 +87,7 @@ TEST(ExportLibrary, CudaTarget_WritesPtxModuleAndLaunchHeader) {
 // schedule.
 TEST(ExportLibrary, RecordFromAnOlderSpace_FailedPrecondition) {
   const std::string dir = ::testing::TempDir();
-  const std::string db_path = absl::StrCat(dir, "/stale_export.db");
-  std::remove(db_path.c_str());
-  auto log = db::TuningLog::Open(db_path);
+  auto log = FreshLog("stale_export.db");
   ASSERT_TRUE(log.ok()) << log.status();
   auto task = MakeTask("dense", {64, 64, 32}, "float32", "llvm", "cpu-test");
   ASSERT_TRUE(task.ok()) << task.status();
@@ -108,9 +111,7 @@ TEST(ExportLibrary, RecordFromAnOlderSpace_FailedPrecondition) {
 // are what the index means today, it exports.
 TEST(ExportLibrary, RecordWithKnobsOnly_MatchingTodaysSpace_Exports) {
   const std::string dir = ::testing::TempDir();
-  const std::string db_path = absl::StrCat(dir, "/knobs_only_export.db");
-  std::remove(db_path.c_str());
-  auto log = db::TuningLog::Open(db_path);
+  auto log = FreshLog("knobs_only_export.db");
   ASSERT_TRUE(log.ok()) << log.status();
   auto task = MakeTask("dense", {64, 64, 32}, "float32", "llvm", "cpu-test");
   ASSERT_TRUE(task.ok()) << task.status();
@@ -139,9 +140,7 @@ TEST(ExportLibrary, RecordWithKnobsOnly_MatchingTodaysSpace_Exports) {
 // index) cannot be rebuilt: FailedPrecondition that says so.
 TEST(ExportLibrary, UntranslatedAutotvmRecord_FailedPreconditionSaysWhy) {
   const std::string dir = ::testing::TempDir();
-  const std::string db_path = absl::StrCat(dir, "/untranslated_export.db");
-  std::remove(db_path.c_str());
-  auto log = db::TuningLog::Open(db_path);
+  auto log = FreshLog("untranslated_export.db");
   ASSERT_TRUE(log.ok()) << log.status();
   auto task = MakeTask("dense", {64, 64, 32}, "float32", "llvm", "cpu-test");
   ASSERT_TRUE(task.ok()) << task.status();
@@ -182,9 +181,7 @@ TEST(ExportLibrary, ConfigTextEndingTheComment_StaysInTheComment) {
   constexpr char kPwn[] = "*/ __attribute__((constructor)) static void pwn(void){} /*";
   for (const std::string target : {"llvm", "cuda -arch=sm_90"}) {
     const std::string dir = ::testing::TempDir();
-    const std::string db_path = absl::StrCat(dir, "/pwn_export.db");
-    std::remove(db_path.c_str());
-    auto log = db::TuningLog::Open(db_path);
+    auto log = FreshLog("pwn_export.db");
     ASSERT_TRUE(log.ok()) << log.status();
     auto task = MakeTask("dense", {64, 64, 32}, "float32", target, "test");
     ASSERT_TRUE(task.ok()) << task.status();
@@ -213,9 +210,7 @@ TEST(ExportLibrary, ConfigTextEndingTheComment_StaysInTheComment) {
 
 TEST(ExportLibrary, WeightPackedAheadOfTime_PackFunctionExportedAndResultMatches) {
   const std::string dir = ::testing::TempDir();
-  const std::string db_path = absl::StrCat(dir, "/pack_export.db");
-  std::remove(db_path.c_str());
-  auto log = db::TuningLog::Open(db_path);
+  auto log = FreshLog("pack_export.db");
   ASSERT_TRUE(log.ok()) << log.status();
   auto task = MakeProgramTask("ffn",
                               "A = input(float32, [M, K])\nW = weight(float32, [N, K])\n"
