@@ -87,8 +87,14 @@ class BuilderFarmTest : public ::testing::Test {
   }
   // 40 trials of dense 64^3 (xgb, seed 3), built on the builders or here.
   tuner::TuneResult Tune(bool on_builders, const std::string& job) {
-    auto task = tuner::MakeTask("dense", {64, 64, 64}, "float32", "llvm", kDevices);
-    EXPECT_TRUE(task.ok());
+    return Tune(tuner::MakeTask("dense", {64, 64, 64}, "float32", "llvm", kDevices), on_builders,
+                job);
+  }
+  // `trials` trials of `task` (xgb, seed 3, batches of 8), built on the builders or here.
+  tuner::TuneResult Tune(const absl::StatusOr<tuner::TuneTask>& task, bool on_builders,
+                         const std::string& job, int trials = 40) {
+    EXPECT_TRUE(task.ok()) << task.status();
+    if (!task.ok()) return tuner::TuneResult();
     auto strategy = tuner::MakeStrategy("xgb", *task, 3, nullptr);
     EXPECT_TRUE(strategy.ok());
     tuner::TrackerMeasurerOptions mo;
@@ -96,7 +102,7 @@ class BuilderFarmTest : public ::testing::Test {
     mo.device_key = kDevices;
     tuner::TrackerMeasurer measurer(client_.get(), mo);
     tuner::TuneOptions to;
-    to.trials = 40;
+    to.trials = trials;
     to.batch_size = 8;
     to.top_k = 0;
     if (on_builders) {
@@ -126,6 +132,31 @@ TEST_F(BuilderFarmTest, BuildsOnBuilders_SameWinnerAsLocalBuilds) {
   EXPECT_EQ(farm_batches_, 5);
   EXPECT_EQ(local.measured, 40);
   EXPECT_EQ(farm.measured, 40);
+  EXPECT_EQ(farm.errors, local.errors);
+  ASSERT_GE(local.best_index, 0);
+  EXPECT_EQ(farm.best_index, local.best_index);
+  EXPECT_DOUBLE_EQ(farm.best_cost_s, local.best_cost_s);
+}
+
+// A program of the tensor-expression language builds on the builders too (they parse its
+// canonical text again), and gives the same winner as building here.
+TEST_F(BuilderFarmTest, ProgramBuildsOnBuilders_SameWinnerAsLocalBuilds) {
+  const std::string text =
+      "A = input(float32, [M, K])\n"
+      "W = input(float32, [N, K])\n"
+      "C[i, j] = sum(k: A[i, k] * W[j, k])\n";
+  auto task = [&] {
+    return tuner::MakeProgramTask("farm_dense", text, {{"M", 32}, {"N", 48}, {"K", 64}}, "llvm",
+                                  kDevices);
+  };
+  auto spec = tuner::TaskSpecOf(*task());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->program_name(), "farm_dense");
+  EXPECT_EQ(spec->shapes().at("N"), 48);
+  tuner::TuneResult local = Tune(task(), false, "program-local", 16);
+  tuner::TuneResult farm = Tune(task(), true, "program-farm", 16);
+  EXPECT_EQ(farm_batches_, 2);
+  EXPECT_EQ(farm.measured, 16);
   EXPECT_EQ(farm.errors, local.errors);
   ASSERT_GE(local.best_index, 0);
   EXPECT_EQ(farm.best_index, local.best_index);

@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/content_hash.h"
 #include "compiler/codegen/target.h"
+#include "tuner/generated/program_template.h"
 #include "tuner/service/task_spec.h"
 
 namespace tunefarm::tuner {
@@ -87,10 +88,22 @@ v1::MeasureResult BuildFromSpec(const v1::BuildSpec& spec) {
 }
 
 absl::StatusOr<v1::TaskSpec> TaskSpecOf(const TuneTask& task) {
-  if (!ProgramTextOf(task).empty()) {
-    return absl::UnimplementedError("programs of the language build on the tuner's machine");
-  }
   v1::TaskSpec spec;
+  if (const auto* program = dynamic_cast<const ProgramTemplate*>(task.tmpl.get())) {
+    // The builder parses the canonical text again: the same name and hash, so the same
+    // workload, and the shape variables bound to the task's args in their order.
+    const std::vector<std::string>& vars = program->shape_variables();
+    if (vars.size() != task.workload.args.size()) {
+      return absl::InternalError(absl::StrCat("program ", program->name(), " has ", vars.size(),
+                                              " shape variables but its task ",
+                                              task.workload.args.size(), " args"));
+    }
+    spec.set_program(program->canonical_text());
+    spec.set_program_name(program->program_name());
+    for (size_t i = 0; i < vars.size(); ++i)
+      (*spec.mutable_shapes())[vars[i]] = task.workload.args[i];
+    return spec;
+  }
   spec.set_template_name(task.workload.template_name);
   for (int64_t a : task.workload.args) spec.add_args(a);
   spec.set_dtype(task.workload.dtype.ToString());

@@ -25,8 +25,8 @@ namespace tunefarm::tuner {
 // the message; thread-safe. Tasks are made once per distinct task and target (a small cache).
 v1::MeasureResult BuildFromSpec(const v1::BuildSpec& spec);
 
-// The task as a builder can make it again: a registry template (its generated space too).
-// Unimplemented for programs of the language (they build on the tuner's machine).
+// The task as a builder can make it again: a registry template (its generated space too), or a
+// program of the language (its canonical text, name and shape bindings).
 absl::StatusOr<v1::TaskSpec> TaskSpecOf(const TuneTask& task);
 
 // Builds configs `indices` of `task` on the builders of `builder_key`, as job `job_id`;

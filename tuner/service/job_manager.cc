@@ -357,7 +357,7 @@ void JobManager::Run(Job* job) {
           auto built = BuildOnFarm(*options_.client, farm_job, options_.builder_key, *task, indices,
                                    absl::Minutes(10));
           if (built.ok()) return *std::move(built);
-          // Programs, or a farm that failed the batch: build here, as without builders.
+          // A farm that failed the batch: build here, as without builders.
           ABSL_RAW_LOG(INFO, "building on this machine: %s",
                        std::string(built.status().message()).c_str());
         }
