@@ -64,6 +64,26 @@ v1::DashboardInfo ServiceSource::Info() const {
 absl::StatusOr<v1::FarmSummary> ServiceSource::Farm() const { return farm_->client->Summary(); }
 
 absl::StatusOr<v1::JobView> ServiceSource::ViewOf(const v1::JobStatus& status) const {
+  const bool finished = tuner::JobManager::IsTerminal(status.state());
+  if (finished) {
+    absl::MutexLock lock(&mu_);
+    auto it = finished_.find(status.job_id());
+    if (it != finished_.end() && it->second.status().version() == status.version()) {
+      return it->second;
+    }
+  }
+  absl::StatusOr<v1::JobView> view = ReadView(status);
+  if (finished && view.ok()) {
+    absl::MutexLock lock(&mu_);
+    if (finished_.size() >= static_cast<size_t>(4 * std::max(options_.max_jobs, 1))) {
+      finished_.clear();
+    }
+    finished_[status.job_id()] = *view;
+  }
+  return view;
+}
+
+absl::StatusOr<v1::JobView> ServiceSource::ReadView(const v1::JobStatus& status) const {
   v1::JobView view;
   *view.mutable_status() = status;
   if (log_ == nullptr || status.log_job_id() <= 0) return view;

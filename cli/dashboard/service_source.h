@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "cli/dashboard/dashboard_source.h"
 #include "db/tuning_curve.h"
 #include "db/tuning_log.h"
@@ -45,13 +47,19 @@ class ServiceSource final : public DashboardSource {
   void WriteMetrics(PrometheusText& out) const override;
 
  private:
-  // `status` with the curves of its tasks, from the log's history of the job.
+  // `status` with the curves of its tasks, from the log's history of the job. A finished job's
+  // history no longer changes: its view is read once and kept (the page asks every 2 s).
   absl::StatusOr<v1::JobView> ViewOf(const v1::JobStatus& status) const;
+  // The view read from the log, uncached.
+  absl::StatusOr<v1::JobView> ReadView(const v1::JobStatus& status) const;
 
   const tuner::JobManager* manager_;
   const db::TuningLog* log_;
   tunefarm::Farm* farm_;
   ServiceSourceOptions options_;
+  mutable absl::Mutex mu_;
+  // Views of finished jobs, by job id (bounded: cleared past 4 × max_jobs entries).
+  mutable absl::flat_hash_map<std::string, v1::JobView> finished_ ABSL_GUARDED_BY(mu_);
 };
 
 // `curve` thinned to at most `max_points`: every point where the best improved, the last point,
