@@ -98,7 +98,8 @@ absl::StatusOr<v1::FetchResultsResponse> TrackerClient::FetchResults(
 absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
     const std::string& job_id, const std::string& device_key, int priority,
     const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,
-    const std::function<absl::Status(const v1::MeasureResult&)>& on_result) {
+    const std::function<absl::Status(const v1::MeasureResult&)>& on_result,
+    const std::function<bool()>& cancelled) {
   const absl::Time deadline = absl::Now() + timeout;
   // Indices of requests still without a result, and of those to (re)submit.
   absl::flat_hash_map<std::string, size_t> wanted;
@@ -126,6 +127,13 @@ absl::StatusOr<std::vector<v1::MeasureResult>> TrackerClient::MeasureBatch(
     backoff = std::min(2 * backoff, kMaxBackoff);
   };
   while (!wanted.empty()) {
+    if (cancelled && cancelled()) {
+      // What was acknowledged is the caller's; the rest stays with the tracker until the
+      // caller cancels the job there.
+      if (!ack.empty()) (void)FetchResults(job_id, absl::ZeroDuration(), ack);
+      return absl::CancelledError(absl::StrCat("MeasureBatch: cancelled with ", wanted.size(),
+                                               " of ", requests.size(), " results missing"));
+    }
     if (absl::Now() > deadline) {
       return absl::DeadlineExceededError(absl::StrCat("MeasureBatch: ", wanted.size(), " of ",
                                                       requests.size(), " results missing"));

@@ -79,12 +79,14 @@ class TrackerClient {
   // lost on the way. Errors: InvalidArgument, Unauthenticated and the like from the tracker;
   // NotFound (no device of that key, before the tracker ever accepted one of these requests);
   // ResourceExhausted (one request is larger than a message may be); DeadlineExceeded when
-  // `timeout` passes first. On an error `on_result` has seen every result that did arrive:
-  // a caller that keeps them there loses no measurement.
+  // `timeout` passes first; Cancelled once `cancelled` (optional, asked at least every 2 s,
+  // while the tracker answers or not) returns true. On an error `on_result` has seen every
+  // result that did arrive: a caller that keeps them there loses no measurement.
   absl::StatusOr<std::vector<v1::MeasureResult>> MeasureBatch(
       const std::string& job_id, const std::string& device_key, int priority,
       const std::vector<v1::MeasureRequest>& requests, absl::Duration timeout,
-      const std::function<absl::Status(const v1::MeasureResult&)>& on_result = nullptr);
+      const std::function<absl::Status(const v1::MeasureResult&)>& on_result = nullptr,
+      const std::function<bool()>& cancelled = nullptr);
 
   // Drops the job's queued and leased requests; returns how many. Errors: NotFound.
   absl::StatusOr<int> Cancel(const std::string& job_id);

@@ -11,6 +11,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <thread>
@@ -275,6 +276,59 @@ TEST(FarmFault, TrackerRestartsMidBatch_BatchCompletesExactlyOnce) {
   }
   EXPECT_EQ(seen.size(), batch.size());
   for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << id;
+}
+
+// The user cancels while the tracker is gone (stopped mid-batch, never back): the batch ends
+// with Cancelled instead of retrying until its timeout, and what arrived before is kept.
+TEST(FarmFault, CancelWhileTrackerGone_BatchEndsCancelledKeepingResults) {
+  TrackerServerOptions options;
+  options.token = kToken;
+  auto tracker = TrackerServer::Start(options);
+  ASSERT_TRUE(tracker.ok());
+  auto worker = StartInProcessWorker((*tracker)->address());
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  std::thread run([&] { (*worker)->Run().IgnoreError(); });
+  ASSERT_TRUE(WaitForDevices((*tracker)->core(), 1));
+  const std::string reference = KernelBytes("vadd");
+  std::vector<v1::MeasureRequest> batch;
+  for (int i = 0; i < 20; ++i) {
+    v1::MeasureRequest r =
+        VaddRequest(absl::StrCat("c", i), Variant(KernelBytes("vadd"), 3000 + i), reference);
+    r.mutable_timing()->set_repeat(20);
+    batch.push_back(r);
+  }
+  auto client = TrackerClient::Connect({.address = (*tracker)->address(), .token = kToken});
+  ASSERT_TRUE(client.ok());
+  std::atomic<int> seen{0};
+  std::atomic<bool> cancel{false};
+  absl::Notification first;
+  absl::StatusOr<std::vector<v1::MeasureResult>> results;
+  absl::Time cancelled_at;
+  absl::Time ended_at;
+  std::thread measure([&] {
+    results = (*client)->MeasureBatch(
+        "job-cancel", kKey, 0, batch, absl::Minutes(10),
+        [&](const v1::MeasureResult&) {
+          if (++seen == 1) first.Notify();
+          return absl::OkStatus();
+        },
+        [&] { return cancel.load(); });
+    ended_at = absl::Now();
+  });
+  ASSERT_TRUE(first.WaitForNotificationWithTimeout(absl::Seconds(60)));
+  (*worker)->Stop();
+  run.join();
+  (*tracker)->Shutdown();
+  tracker->reset();
+  cancelled_at = absl::Now();
+  cancel = true;
+  measure.join();
+  ASSERT_FALSE(results.ok());
+  EXPECT_TRUE(absl::IsCancelled(results.status())) << results.status();
+  EXPECT_GE(seen.load(), 1);
+  // Bounded by the 2 s between checks (plus one call's connect failure), far from the 10 min
+  // timeout: a loose bound that no machine's speed decides.
+  EXPECT_LT(ended_at - cancelled_at, absl::Seconds(60));
 }
 
 class BadRequestTest : public ::testing::Test {

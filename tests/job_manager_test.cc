@@ -269,6 +269,29 @@ TEST_F(JobManagerFarmTest, ServiceStopsMidJob_NewManagerResumes_EveryTrialOnceIn
   EXPECT_NE(*next, id);
 }
 
+// The user cancels while the farm is gone (tracker and worker stopped mid-job, as when its
+// machine dies): the job ends CANCELLED within seconds, not after the batch's 10-minute
+// timeout, and the trials measured before stay in the log.
+TEST_F(JobManagerFarmTest, CancelWhileFarmGone_EndsCancelledKeepingTrials) {
+  JobManager manager(Options());
+  v1::JobSpec spec = DenseSpec(400);
+  spec.set_batch_size(8);
+  auto id = manager.Submit(spec);
+  ASSERT_TRUE(id.ok()) << id.status();
+  v1::JobStatus midway =
+      WaitFor(manager, *id, [](const v1::JobStatus& s) { return s.trials_done() >= 8; });
+  ASSERT_FALSE(JobManager::IsTerminal(midway.state())) << midway.error();
+  farm_->local.reset();  // the tracker and its worker are gone; the client stays
+  const absl::Time cancelled_at = absl::Now();
+  ASSERT_TRUE(manager.Cancel(*id).ok());
+  v1::JobStatus done = WaitFor(manager, *id, [](const auto&) { return false; });
+  EXPECT_EQ(done.state(), v1::JOB_CANCELLED) << done.error();
+  // A bound no machine's speed decides: the wait is checked every 2 s (plus one refused call).
+  EXPECT_LT(absl::Now() - cancelled_at, absl::Seconds(60));
+  EXPECT_GE(*log_->CountRecords(), 8);
+  EXPECT_EQ(*log_->CountRecords(), done.trials_done());
+}
+
 constexpr char kDenseBiasRelu[] =
     "A = input(float32, [M, K]); W = input(float32, [N, K]); b = input(float32, [N])\n"
     "C[i, j] = sum(k: A[i, k] * W[j, k])\n"

@@ -335,6 +335,7 @@ void JobManager::Run(Job* job) {
   mo.timing = options_.timing;
   mo.timeout_ms = options_.measure_timeout_ms;
   mo.seed = spec.seed() + 1;
+  mo.cancelled = [job] { return job->cancel.load(); };
   TrackerMeasurer measurer(options_.client, mo);
   std::vector<std::unique_ptr<SearchStrategy>> strategies;
   std::vector<std::unique_ptr<TuningSession>> sessions;
@@ -427,7 +428,11 @@ void JobManager::Run(Job* job) {
     int before = sessions[pick]->trials();
     if (absl::Status s = sessions[pick]->Step(); !s.ok()) {
       if (Stopping()) return;  // a round cut short by the shutdown: resumed later
-      return fail(s);
+      if (!job->cancel) return fail(s);
+      // Cancelled while measuring (the tracker may be gone): what arrived is in the log.
+      measurer.Cancel();
+      cancelled = true;
+      break;
     }
     scheduler.Record(pick, sessions[pick]->best_cost_s(), sessions[pick]->trials() - before);
     publish();

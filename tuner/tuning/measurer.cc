@@ -57,18 +57,19 @@ MeasuredBatch TrackerMeasurer::Measure(const std::vector<BuildResult>& builds,
   }
   if (requests.empty()) return out;
   // Each result is kept as it arrives, so a batch that fails part-way loses none of them.
-  auto results =
-      client_->MeasureBatch(options_.job_id, options_.device_key, options_.priority, requests,
-                            options_.batch_timeout, [&](const v1::MeasureResult& r) {
-                              auto it = slot.find(r.request_id());
-                              if (it == slot.end()) return absl::OkStatus();
-                              if (sink) {
-                                if (absl::Status s = sink(it->second, r); !s.ok()) return s;
-                              }
-                              out.results[it->second] = r;
-                              out.arrived[it->second] = true;
-                              return absl::OkStatus();
-                            });
+  auto results = client_->MeasureBatch(
+      options_.job_id, options_.device_key, options_.priority, requests, options_.batch_timeout,
+      [&](const v1::MeasureResult& r) {
+        auto it = slot.find(r.request_id());
+        if (it == slot.end()) return absl::OkStatus();
+        if (sink) {
+          if (absl::Status s = sink(it->second, r); !s.ok()) return s;
+        }
+        out.results[it->second] = r;
+        out.arrived[it->second] = true;
+        return absl::OkStatus();
+      },
+      options_.cancelled);
   if (!results.ok()) out.status = results.status();
   return out;
 }

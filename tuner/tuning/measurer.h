@@ -82,6 +82,9 @@ struct TrackerMeasurerOptions {
   absl::Duration batch_timeout = absl::Minutes(10);
   // Inputs are filled from this seed on the device.
   uint64_t seed = 1;
+  // Optional: once it returns true, a Measure in flight ends within about 2 s with Cancelled,
+  // keeping what arrived (a user's cancel does not wait out a tracker that is gone).
+  std::function<bool()> cancelled;
 };
 
 // Measures through a tracker: one MeasureRequest per successful build, with the id
