@@ -19,7 +19,8 @@ ABSL_DECLARE_FLAG(int, port);
 ABSL_FLAG(int, max_queue, 100000, "Queued requests per device key before Submit is refused.");
 ABSL_FLAG(double, heartbeat_timeout_s, 10, "Seconds of silence after which a worker is lost.");
 ABSL_FLAG(double, noise_threshold, 0.10,
-          "Devices whose calibration noise (robust CV) exceeds this get no work (0: off).");
+          "Devices whose calibration noise (robust CV) exceeds this get no work while a quiet "
+          "device of their key is live (0: off).");
 ABSL_FLAG(int, max_message_mb, 64, "Largest request accepted, in MiB.");
 ABSL_FLAG(std::string, keys, "",
           "Comma-separated device keys accepted before any worker of that key registers.");

@@ -45,10 +45,9 @@ stop() {
 pids=()
 trap 'kill -CONT "${pids[@]}" 2>/dev/null; stop "${pids[@]}"' EXIT
 
-# ---- The tracker, with one real CPU worker. Noise parking is off (--noise_threshold 0): on a
-# loaded 2-core CI machine the worker's start-up calibration can read as noisy, and a parked
-# worker would never take the work the drain below waits for (parking is tested in
-# tracker/tracker_core_test).
+# ---- The tracker, with one real CPU worker. The noise gate is off (--noise_threshold 0): on
+# a loaded 2-core CI machine the worker's start-up calibration can read as noisy, and the
+# checks below expect it listed idle (the gate is tested in tracker/tracker_core_test).
 "$bin" tracker --host 127.0.0.1 --port 0 --http 0 --noise_threshold 0 \
   > "$tmp/tracker.out" 2> "$tmp/tracker.err" &
 pids+=($!)

@@ -144,7 +144,9 @@ absl::StatusOr<v1::HeartbeatResponse> TrackerCore::Heartbeat(const v1::Heartbeat
     bool was_noisy = w.noisy;
     if (w.noise_cv > options_.noise_threshold) w.noisy = true;
     if (w.noise_cv < 0.8 * options_.noise_threshold) w.noisy = false;
-    if (was_noisy && !w.noisy) QueueOfLocked(w.device.key()).noisy.SignalAll();
+    // Cleared: parked workers look again (this one may take the work now). Became noisy:
+    // those parked behind it may be the quiet ones left, or may have to measure anyway.
+    if (was_noisy != w.noisy) QueueOfLocked(w.device.key()).noisy.SignalAll();
   }
   v1::HeartbeatResponse response;
   response.set_noisy(w.noisy);
@@ -170,6 +172,7 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
   v1::LeaseResponse response;
   if (request.leaving()) {
     RequeueAllOfWorkerLocked(*worker);
+    QueueOfLocked(worker->device.key()).noisy.SignalAll();
     workers_.erase(request.worker_id());
     return response;
   }
@@ -189,8 +192,12 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
       return response;
     }
     worker = &it->second;
-    if (queue.queued == 0 || worker->noisy) {
-      timed_out = WaitForWorkLocked(queue, *worker, wait_until);
+    const bool parked = ParkedLocked(request.worker_id(), *worker);
+    // Perhaps woken for work it may no longer take (it became noisy while it waited): the
+    // wake-up goes on to a worker that can.
+    if (parked && queue.queued > 0) WakeLeasesLocked(queue, 1);
+    if (queue.queued == 0 || parked) {
+      timed_out = WaitForWorkLocked(queue, *worker, parked, wait_until);
       continue;
     }
     const absl::Time now = clock_->Now();
@@ -217,7 +224,7 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
     if (response.tasks_size() == 0) {
       // Everything queued asks for another worker: let it have it, and wait for new work.
       queue.work.SignalAll();
-      timed_out = WaitForWorkLocked(queue, *worker, wait_until);
+      timed_out = WaitForWorkLocked(queue, *worker, /*parked=*/false, wait_until);
     } else if (queue.queued > 0) {
       // More work than this call takes: pass the wake-up on to another waiting worker.
       WakeLeasesLocked(queue, 1);
@@ -227,13 +234,24 @@ absl::StatusOr<v1::LeaseResponse> TrackerCore::Lease(const v1::LeaseRequest& req
   return response;
 }
 
-bool TrackerCore::WaitForWorkLocked(KeyQueue& queue, Worker& worker, absl::Time wait_until) {
+bool TrackerCore::ParkedLocked(const std::string& worker_id, const Worker& worker) const {
+  if (!worker.noisy) return false;
+  for (const auto& [id, w] : workers_) {
+    if (id != worker_id && !w.lost && !w.noisy && w.device.key() == worker.device.key()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool TrackerCore::WaitForWorkLocked(KeyQueue& queue, Worker& worker, bool parked,
+                                    absl::Time wait_until) {
   // While it waits here the worker is connected: it counts as alive until the wait ends, so a
   // long poll needs no heartbeats beside it.
   worker.polling_until = wait_until;
-  // A noisy worker takes no work: it waits apart, so the wake-ups meant for workers that can
+  // A parked worker takes no work: it waits apart, so the wake-ups meant for workers that can
   // take work never go to it.
-  if (worker.noisy) return clock_->WaitWithDeadline(&queue.noisy, &mu_, wait_until);
+  if (parked) return clock_->WaitWithDeadline(&queue.noisy, &mu_, wait_until);
   ++queue.waiting;
   const bool timed_out = clock_->WaitWithDeadline(&queue.work, &mu_, wait_until);
   --queue.waiting;
@@ -721,6 +739,7 @@ void TrackerCore::CheckLiveness() {
       worker.artifacts_sent.clear();
       RequeueAllOfWorkerLocked(worker);
       QueueOfLocked(worker.device.key()).work.SignalAll();
+      QueueOfLocked(worker.device.key()).noisy.SignalAll();
     }
   }
   for (const std::string& id : forget) workers_.erase(id);

@@ -59,7 +59,9 @@ struct TrackerOptions {
   int max_attempts = 3;
   // Most requests handed to one worker per Lease call.
   int max_lease_batch = 64;
-  // Devices whose noise_cv exceeds this get no work until it falls below 0.8 of it.
+  // Devices whose noise_cv exceeds this get no work until it falls below 0.8 of it, while a
+  // quiet live device of their key can take it: when every live device of a key is noisy,
+  // they measure anyway (each result carries its worker's noise_cv), so no queue starves.
   // 0 disables the noise gate.
   double noise_threshold = 0.0;
   // Keys accepted by Submit even before any worker of that key registered.
@@ -217,7 +219,9 @@ class TrackerCore {
     // Lease calls waiting on `work` now. A woken call that cannot take the work (its worker
     // left or was replaced) passes the wake-up on.
     int waiting = 0;
-    // Lease calls of noisy workers wait here (signalled when a worker's noise clears).
+    // Lease calls of parked (noisy) workers wait here: signalled when a worker's noise clears,
+    // and when the key's quiet workers become noisy, leave or are lost (the noisy ones may then
+    // have to take the work).
     absl::CondVar noisy;
   };
   // One registration of a worker process.
@@ -288,9 +292,13 @@ class TrackerCore {
   void ReleaseTaskArtifactsLocked(const Task& task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Puts the artifact's bytes into a lease the first time this registration sees its hash.
   void FillArtifactLocked(Worker& worker, v1::Artifact* a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Waits on the queue for work up to `wait_until`, the worker counting as alive meanwhile;
-  // true when the deadline passed.
-  bool WaitForWorkLocked(KeyQueue& queue, Worker& worker, absl::Time wait_until)
+  // Waits on the queue for work up to `wait_until`, the worker counting as alive meanwhile
+  // (a parked worker waits apart, on `noisy`); true when the deadline passed.
+  bool WaitForWorkLocked(KeyQueue& queue, Worker& worker, bool parked, absl::Time wait_until)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the noise gate keeps `worker` idle: it is noisy and another live worker of its key
+  // is not. Scans the workers only for a noisy one.
+  bool ParkedLocked(const std::string& worker_id, const Worker& worker) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The end of a Lease call: the worker was heard from now, and waits no more.
   void LeaseEndLocked(const v1::LeaseRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -598,12 +598,34 @@ TEST_F(TrackerCoreTest, Lease_Priorities_HigherFirstThenRoundRobin) {
 
 TEST_F(TrackerCoreTest, Heartbeat_Noisy_NoWorkUntilRecovered) {
   Register("w1");
+  Register("w2");
   ASSERT_TRUE(Submit("j", 0, {"a"}).ok());
   EXPECT_TRUE(Heartbeat("w1", 0.5)->noisy());
+  EXPECT_TRUE(Heartbeat("w2", 0.01).ok());
+  // w2 is quiet: w1 is parked.
   EXPECT_EQ(Lease("w1", 1)->tasks_size(), 0);
   EXPECT_EQ(core_.Summary().device_status(0).state(), v1::DEVICE_STATE_NOISY);
   EXPECT_FALSE(Heartbeat("w1", 0.01)->noisy());
   EXPECT_EQ(Lease("w1", 1)->tasks_size(), 1);
+}
+
+// When every live device of a key is noisy, they measure anyway: a farm whose only device is
+// busy (or a loaded CI machine) slows down instead of starving its queue. The gate comes back
+// as soon as one device of the key is quiet, and when the quiet one is lost it goes again.
+TEST_F(TrackerCoreTest, Noisy_AllDevicesNoisy_MeasureAnyway) {
+  Register("w1");
+  ASSERT_TRUE(Submit("j", 0, {"a", "b", "c"}).ok());
+  EXPECT_TRUE(Heartbeat("w1", 0.5)->noisy());
+  EXPECT_EQ(Lease("w1", 1)->tasks_size(), 1);  // the only device
+  Register("w2");
+  EXPECT_TRUE(Heartbeat("w2", 0.01).ok());
+  EXPECT_EQ(Lease("w1", 1, {"a"})->tasks_size(), 0);  // parked: w2 is quiet
+  EXPECT_EQ(Lease("w2", 1)->tasks_size(), 1);
+  // w2 falls silent and is lost: w1 is the key's only live device again.
+  clock_.Advance(absl::Seconds(11));
+  EXPECT_TRUE(Heartbeat("w1", 0.5).ok());
+  core_.CheckLiveness();
+  EXPECT_GE(Lease("w1", 1)->tasks_size(), 1);
 }
 
 TEST_F(TrackerCoreTest, Lease_ArtifactSentOncePerWorker) {
