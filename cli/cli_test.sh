@@ -24,7 +24,8 @@ expect 0 "--short" -- version --help
 expect 2 "unknown flag '--bogus'" -- version --bogus
 expect 0 "^tunefarm [0-9.]+$" -- version --short
 expect 2 "takes no arguments" -- version extra
-for sub in tune serve jobs watch cancel tracker server status best history export import-log export-log; do
+for sub in tune serve jobs watch cancel tracker server status best history export measure import-log \
+  export-log; do
   expect 0 "Usage: tunefarm $sub" -- "$sub" --help
 done
 expect 2 "unknown template 'conv9d'" -- tune conv9d --shape 1,2,3
@@ -97,4 +98,14 @@ expect 1 "unable to open" -- best --db "$tmp/missing.db"
 expect 2 "--db is required" -- best
 expect 2 "unknown flag '--job'" -- best --db "$tmp/t.db" --job 1
 expect 2 "expected one FILE" -- import-log --db "$tmp/t.db"
+# measure: a log's best config measured again on the embedded farm, each run recorded.
+expect 0 "succeeded after 4 trials" -- tune dense --shape 32,32,32 --trials 4 --batch 4 \
+  --strategy random --top_k 0 --min_repeat_ms 1 --db "$tmp/m.db"
+expect 0 "median [0-9.]+ ms \([0-9.]+ GFLOP/s\) over 3 runs; the log's best [0-9.]+ ms" -- \
+  measure --db "$tmp/m.db" --workload 'dense:[32,32,32,"float32"]' --runs 3 --min_repeat_ms 1
+expect 0 "job 2 'measure dense .*': 3 trials, 3 valid" -- history --db "$tmp/m.db" --job 2
+expect 2 "--workload wants one TEMPLATE:ARGS" -- measure --db "$tmp/m.db"
+expect 2 "--runs must be 1-100" -- measure --db "$tmp/m.db" --runs 101 \
+  --workload 'dense:[32,32,32,"float32"]'
+expect 1 "NOT_FOUND" -- measure --db "$tmp/m.db" --workload 'dense:[64,64,64,"float32"]'
 [[ $fails == 0 ]] || { echo "$fails failures"; exit 1; }

@@ -24,7 +24,9 @@ ABSL_FLAG(std::string, expect, "",
           "run: the expected output, raw float32; the run fails unless every element is within "
           "1e-4 + 1e-3·|expected|.");
 ABSL_FLAG(std::string, save_output, "", "run: write the output, raw float32, to this file.");
-ABSL_FLAG(int, runs, 20, "run: timed inferences (after one warm-up).");
+ABSL_FLAG(int, runs, 0,
+          "Timed runs. run: inferences after one warm-up (default 20); measure: measurements "
+          "of the config (default 5).");
 ABSL_FLAG(bool, profile, false, "run: time each kernel call and print the slowest.");
 ABSL_FLAG(int, threads, 0, "run: OpenMP threads of the kernels (default: OpenMP's, all cores).");
 
@@ -139,8 +141,9 @@ int RunRun(const std::vector<std::string>& positional) {
     abi.free(model);
     return kExitFailure;
   }
+  const int runs = absl::GetFlag(FLAGS_runs) > 0 ? absl::GetFlag(FLAGS_runs) : 20;
   std::vector<double> times;
-  for (int r = 0; r < std::max(1, absl::GetFlag(FLAGS_runs)); ++r) {
+  for (int r = 0; r < runs; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     abi.run(model, in_ptrs.data(), out_ptrs.data());
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -152,7 +155,6 @@ int RunRun(const std::vector<std::string>& positional) {
   if (absl::GetFlag(FLAGS_profile)) {
     const int calls = abi.num_calls();
     std::vector<double> total(calls, 0.0), once(calls);
-    const int runs = std::max(1, absl::GetFlag(FLAGS_runs));
     for (int r = 0; r < runs; ++r) {
       abi.run_profiled(model, in_ptrs.data(), out_ptrs.data(), once.data());
       for (int c = 0; c < calls; ++c) total[c] += once[c] / runs;

@@ -36,6 +36,8 @@ int RunJobs(const std::vector<std::string>& positional);
 int RunWatch(const std::vector<std::string>& positional);
 int RunCancel(const std::vector<std::string>& positional);
 int RunExport(const std::vector<std::string>& positional);
+// cmd_measure.cc: a log's best config measured again on the farm.
+int RunMeasure(const std::vector<std::string>& positional);
 
 // Whole models (issue 15): cmd_import_model.cc, cmd_tune_model.cc, cmd_compile.cc, cmd_run.cc;
 // shared in model_flags.{h,cc}.

@@ -34,6 +34,7 @@ constexpr absl::string_view kServer[] = {
 constexpr absl::string_view kBest[] = {"k", "nearest"};
 constexpr absl::string_view kHistory[] = {"job", "plot"};
 constexpr absl::string_view kExport[] = {"o", "header", "allow_nearest"};
+constexpr absl::string_view kMeasure[] = {"runs"};
 constexpr absl::string_view kImportLog[] = {"tvm_device_key"};
 constexpr absl::string_view kVersion[] = {"short"};
 constexpr absl::string_view kModel[] = {"input_shape"};
@@ -121,6 +122,12 @@ constexpr Subcommand kSubcommands[] = {
      "",
      {kExport, kLog, kLogFilter, kTarget},
      RunExport,
+     ""},
+    {"measure",
+     "Measure the best recorded config of a workload again on a farm, a few times.",
+     "",
+     {kMeasure, kLog, kLogFilter, kSetup, kFarm, kDevice},
+     RunMeasure,
      ""},
     {"import-log",
      "Import an AutoTVM JSON-lines tuning log.",
