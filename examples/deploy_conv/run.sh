@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Tune examples/programs/conv2d_winograd.te on the embedded local farm, export the best kernel
-# with its filter transform (`tunefarm export`), build main.cc against the library and run it:
-# the deployed kernel's median time beside the time the tuning log measured for the same config.
+# with its filter transform (`tunefarm export`), build main.cc against the library and run it.
+# Then, ROUNDS times in turn, the farm measures the tuned config again (`tunefarm measure`, the
+# way tuning timed it) and the application times the deployed kernel: their medians side by
+# side, and the tuning log's best beside them (the fastest of many noisy trials reads low).
 #
 #   examples/deploy_conv/run.sh                 # ResNet-50's 3×3 layer at 56×56, 200 trials
 #   TUNEFARM=bazel-bin/cli/tunefarm SHAPE=C=1,H=8,W=8,F=1 TRIALS=8 OUT=/tmp/x examples/deploy_conv/run.sh
@@ -12,6 +14,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="${TUNEFARM:-tunefarm}"
 shape="${SHAPE:-C=4,H=56,W=56,F=4}"
 trials="${TRIALS:-200}"
+rounds="${ROUNDS:-3}"
 out="${OUT:-$(mktemp -d)}"
 program="$here/../programs/conv2d_winograd.te"
 mkdir -p "$out"
@@ -30,7 +33,18 @@ defs=$(echo "$shape" | sed -E 's/([A-Z]+)=([0-9]+)/-D\1=\2/g; s/,/ /g')
 g++ -O2 -I"$out" $defs -DKERNEL="$kernel" -DPACK="${kernel}_pack_Wt" "$here/main.cc" \
   -L"$out" -lkernels -Wl,-rpath,"$out" -o conv_app
 OMP_NUM_THREADS=1 ./conv_app | tee app.out
-deployed_ms=$(sed -nE 's/.*median ([0-9.]+) ms.*/\1/p' app.out)
-awk -v t="$tuned_ms" -v d="$deployed_ms" -v w="$workload" 'BEGIN {
-  printf "%s: tuned %.4f ms (tuning log), deployed %.4f ms: deployed/tuned %.3f\n", w, t, d, d / t }'
 grep -q "^ok," app.out
+: > farm_ms.txt
+: > app_ms.txt
+for r in $(seq 1 "$rounds"); do
+  "$bin" measure --db "$out/tuning.db" --workload "$workload" --runs 3 --threads_per_worker 1 \
+    > "measure_$r.out" 2> "measure_$r.err" || { cat "measure_$r.out" "measure_$r.err"; exit 1; }
+  sed -nE 's/^median ([0-9.]+) ms.*/\1/p' "measure_$r.out" >> farm_ms.txt
+  OMP_NUM_THREADS=1 ./conv_app > "app_$r.out"
+  sed -nE 's/.*median ([0-9.]+) ms.*/\1/p' "app_$r.out" >> app_ms.txt
+done
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+farm_ms=$(median farm_ms.txt)
+deployed_ms=$(median app_ms.txt)
+awk -v t="$tuned_ms" -v f="$farm_ms" -v d="$deployed_ms" -v w="$workload" -v n="$rounds" 'BEGIN {
+  printf "%s: tuning log %.4f ms; side by side, %d rounds: farm %.4f ms, deployed %.4f ms: deployed/farm %.3f (deployed/log %.3f)\n", w, t, n, f, d, d / f, d / t }'
