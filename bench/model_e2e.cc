@@ -49,6 +49,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/child_process.h"
+#include "common/aligned_allocator.h"
 #include "common/machine_peak.h"
 #include "graph/model_tasks.h"
 #include "graph/prepare_model.h"
@@ -102,9 +103,10 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
-std::vector<float> ReadFloats(const std::string& path) {
+// On 64-byte boundaries, as the model's own buffers (aligned_allocator.h).
+AlignedVector<float> ReadFloats(const std::string& path) {
   const std::string b = ReadAll(path);
-  std::vector<float> v(b.size() / 4);
+  AlignedVector<float> v(b.size() / 4);
   std::memcpy(v.data(), b.data(), v.size() * 4);
   return v;
 }
@@ -271,9 +273,9 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
     }
   }
   Model& m = models[0];
-  std::vector<float> input = ReadFloats(base + ".input.bin");
-  std::vector<float> expected = ReadFloats(base + ".expected.bin");
-  std::vector<float> output(expected.size());
+  AlignedVector<float> input = ReadFloats(base + ".input.bin");
+  AlignedVector<float> expected = ReadFloats(base + ".expected.bin");
+  AlignedVector<float> output(expected.size());
   const float* in[] = {input.data()};
   float* out[] = {output.data()};
   for (int threads : thread_counts) {

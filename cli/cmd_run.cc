@@ -17,6 +17,7 @@
 #include "cli/model_flags.h"
 #include "cli/subcommand.h"
 #include "cli/tuning_setup.h"
+#include "common/aligned_allocator.h"
 
 ABSL_FLAG(std::string, input, "",
           "run: the model's input, raw float32 (little-endian, row-major); default: random.");
@@ -58,7 +59,8 @@ bool Find(void* lib, const char* name, F* f) {
   return *f != nullptr;
 }
 
-bool ReadFloats(const std::string& path, size_t count, std::vector<float>* out) {
+template <class Vector>
+bool ReadFloats(const std::string& path, size_t count, Vector* out) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in || static_cast<size_t>(in.tellg()) != count * sizeof(float)) return false;
   in.seekg(0);
@@ -107,7 +109,8 @@ int RunRun(const std::vector<std::string>& positional) {
     for (int d = 0; d < rank; ++d) n *= dims[d];
     return n;
   };
-  std::vector<std::vector<float>> inputs(abi.num_inputs()), outputs(abi.num_outputs());
+  // On 64-byte boundaries, as the model's own buffers and the farm's (aligned_allocator.h).
+  std::vector<AlignedVector<float>> inputs(abi.num_inputs()), outputs(abi.num_outputs());
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (int i = 0; i < abi.num_inputs(); ++i) {

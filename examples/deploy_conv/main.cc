@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "kernels.h"
@@ -27,22 +26,8 @@
 
 namespace {
 
-// std::vector storage on TF_KERNEL_ALIGNMENT-byte boundaries.
-template <class T>
-struct Aligned {
-  using value_type = T;
-  Aligned() = default;
-  template <class U>
-  Aligned(const Aligned<U>&) {}
-  T* allocate(size_t n) {
-    const size_t bytes = (n * sizeof(T) + TF_KERNEL_ALIGNMENT - 1) / TF_KERNEL_ALIGNMENT;
-    return static_cast<T*>(std::aligned_alloc(TF_KERNEL_ALIGNMENT, bytes * TF_KERNEL_ALIGNMENT));
-  }
-  void deallocate(T* p, size_t) { std::free(p); }
-  bool operator==(const Aligned&) const { return true; }
-  bool operator!=(const Aligned&) const { return false; }
-};
-using Floats = std::vector<float, Aligned<float>>;
+// Storage on TF_KERNEL_ALIGNMENT-byte boundaries (kernels.h).
+using Floats = std::vector<float, tf_kernel_allocator<float>>;
 
 DLTensor Tensor(Floats& data, std::vector<int64_t>& shape) {
   DLTensor t{};

@@ -24,7 +24,10 @@
 
 namespace {
 
-DLTensor Tensor(std::vector<float>& data, std::vector<int64_t>& shape) {
+// Storage on TF_KERNEL_ALIGNMENT-byte boundaries (kernels.h), as the farm's buffers.
+using Floats = std::vector<float, tf_kernel_allocator<float>>;
+
+DLTensor Tensor(Floats& data, std::vector<int64_t>& shape) {
   DLTensor t{};
   t.data = data.data();
   t.device = DLDevice{kDLCPU, 0};
@@ -37,7 +40,7 @@ DLTensor Tensor(std::vector<float>& data, std::vector<int64_t>& shape) {
 }  // namespace
 
 int main() {
-  std::vector<float> a(M * K), w(N * K), c(M * N);
+  Floats a(M * K), w(N * K), c(M * N);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7) % 13) / 13.0f - 0.5f;
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 5) % 11) / 11.0f - 0.5f;
   std::vector<int64_t> sa = {M, K}, sw = {N, K}, sc = {M, N};

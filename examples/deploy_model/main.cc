@@ -15,9 +15,9 @@
 
 #include "model.h"
 
-static bool ReadFloats(const char* path, std::vector<float>* v) {
+static bool ReadFloats(const char* path, float* data, size_t n) {
   std::ifstream in(path, std::ios::binary);
-  in.read(reinterpret_cast<char*>(v->data()), static_cast<std::streamsize>(v->size() * 4));
+  in.read(reinterpret_cast<char*>(data), static_cast<std::streamsize>(n * 4));
   return static_cast<bool>(in) && in.peek() == EOF;
 }
 
@@ -31,13 +31,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot create the model: %s\n", tf_model_error());
     return 1;
   }
-  std::vector<float> input(TF_MODEL_INPUT0_ELEMENTS), output(TF_MODEL_OUTPUT0_ELEMENTS);
-  if (!ReadFloats(argv[2], &input)) {
+  // On TF_MODEL_ALIGNMENT-byte boundaries, as the model's own buffers (model.h).
+  alignas(TF_MODEL_ALIGNMENT) static float input[TF_MODEL_INPUT0_ELEMENTS];
+  alignas(TF_MODEL_ALIGNMENT) static float output[TF_MODEL_OUTPUT0_ELEMENTS];
+  if (!ReadFloats(argv[2], input, TF_MODEL_INPUT0_ELEMENTS)) {
     std::fprintf(stderr, "%s must hold %d float32 values\n", argv[2], TF_MODEL_INPUT0_ELEMENTS);
     return 2;
   }
-  const float* inputs[] = {input.data()};
-  float* outputs[] = {output.data()};
+  const float* inputs[] = {input};
+  float* outputs[] = {output};
   std::vector<double> ms;
   for (int run = 0; run < 21; ++run) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin() + 1, ms.end());  // the first run warms up
-  std::vector<int> top(output.size());
+  std::vector<int> top(TF_MODEL_OUTPUT0_ELEMENTS);
   std::iota(top.begin(), top.end(), 0);
   const size_t k = std::min<size_t>(5, top.size());
   std::partial_sort(top.begin(), top.begin() + k, top.end(),
@@ -59,8 +61,8 @@ int main(int argc, char** argv) {
   std::printf("\nlatency: median %.3f ms over 20 runs\n", ms[1 + ms.size() / 2 - 1]);
   int rc = 0;
   if (argc > 3) {
-    std::vector<float> want(output.size());
-    if (!ReadFloats(argv[3], &want)) {
+    std::vector<float> want(TF_MODEL_OUTPUT0_ELEMENTS);
+    if (!ReadFloats(argv[3], want.data(), want.size())) {
       std::fprintf(stderr, "%s must hold %zu float32 values\n", argv[3], want.size());
       rc = 2;
     } else {
