@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "bench/library_baselines.h"
+#include "bench/loaded_library.h"
 #include "bench/openblas_env.h"
 #include "common/machine_peak.h"
 #include "compiler/codegen/build.h"
@@ -83,30 +84,6 @@ GemmProgram ScheduledGemm(int m, int n, int k, int bm, int bn, int kunroll, bool
   if (parallel) (void)pk.Parallel(pk.axis(0));
   return p;
 }
-
-// A built shared library loaded into this process, as the farm's workers load artifacts: the
-// bytes written to a file and dlopen'ed. The handle stays open for the process's life.
-struct LoadedLibrary {
-  void* handle = nullptr;
-  static absl::StatusOr<LoadedLibrary> Load(const std::string& bytes) {
-    char path[] = "/tmp/tunefarm-gemm-XXXXXX.so";
-    int fd = mkstemps(path, 3);
-    if (fd < 0) return absl::InternalError("cannot create a temporary file");
-    const bool written =
-        write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-    close(fd);
-    LoadedLibrary lib;
-    lib.handle = written ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
-    unlink(path);
-    if (lib.handle == nullptr) return absl::InternalError(absl::StrCat("dlopen: ", dlerror()));
-    return lib;
-  }
-  absl::StatusOr<TfKernelFn> Kernel(const char* name) const {
-    void* sym = dlsym(handle, name);
-    if (sym == nullptr) return absl::NotFoundError(name);
-    return reinterpret_cast<TfKernelFn>(sym);
-  }
-};
 
 double Gflops(int m, int n, int k, double seconds) { return 2.0 * m * n * k / seconds * 1e-9; }
 

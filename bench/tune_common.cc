@@ -66,10 +66,13 @@ absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& tune_task,
   const lower::LoweredFunc* f = &lowered->kernel;
   std::vector<lower::LoweredFunc> funcs = {*f};
   for (const tuner::LoweredPack& p : lowered->packs) funcs.push_back(p.func);
-  auto jit = codegen::BuildJit(funcs, task->target);
-  if (!jit.ok()) return jit.status();
-  out.jit = std::move(*jit);
-  auto fn = out.jit->Lookup(tuner::kKernelName);
+  // The shared library the farm measured (and `tunefarm export` ships), loaded as workers do.
+  auto so = codegen::BuildSharedLibrary(funcs, task->target);
+  if (!so.ok()) return so.status();
+  auto lib = LoadedLibrary::Load(*so);
+  if (!lib.ok()) return lib.status();
+  out.lib = *lib;
+  auto fn = out.lib.Kernel(tuner::kKernelName);
   if (!fn.ok()) return fn.status();
   out.fn = *fn;
   for (size_t i = 0; i < f->args.size(); ++i) {
@@ -83,7 +86,7 @@ absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& tune_task,
     auto weight = runtime::NDArray::Empty(p.func.args[0].shape, p.func.args[0].buffer->dtype);
     if (!weight.ok()) return weight.status();
     weight->FillRandom(p.arg_index + 1);
-    auto pack = out.jit->Lookup(p.func.name);
+    auto pack = out.lib.Kernel(p.func.name);
     if (!pack.ok()) return pack.status();
     if (absl::Status s = runtime::Call(*pack, {&*weight, &out.args[p.arg_index]}); !s.ok())
       return s;

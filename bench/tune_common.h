@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/loaded_library.h"
 #include "compiler/abi/kernel_abi.h"
 #include "compiler/codegen/build.h"
 #include "compiler/runtime/ndarray.h"
@@ -19,7 +20,7 @@ namespace tunefarm::bench {
 struct TunedKernel {
   tuner::TuneResult result;
   tuner::TuneTask task;
-  std::unique_ptr<codegen::JitModule> jit;
+  LoadedLibrary lib;
   TfKernelFn fn = nullptr;
   // Kernel arguments, inputs filled with random values (a weight packed ahead of time is
   // there in its packed layout, made by the config's pack function).
@@ -38,8 +39,9 @@ struct TuneBenchOptions {
 // The device key of the benchmarks' local farms; tasks for TuneTaskAndLoad use it.
 inline constexpr char kBenchDeviceKey[] = "cpu-bench";
 
-// Tunes `template_name` with `args` on a fresh local farm (no tuning log), then JIT-compiles
-// the winner here. Prints one progress line per round to stderr.
+// Tunes `template_name` with `args` on a fresh local farm (no tuning log), then builds
+// the winner's shared library here and loads it as the farm's workers did (loaded_library.h).
+// Prints one progress line per round to stderr.
 absl::StatusOr<TunedKernel> TuneAndLoad(const std::string& template_name,
                                         const std::vector<int64_t>& args,
                                         const TuneBenchOptions& options);
