@@ -68,7 +68,7 @@ class NoopBackend final : public DeviceBackend {
   void Describe(v1::DeviceDescription* device) const override { device->set_cpu_model("sim"); }
   v1::MeasureResult Measure(const v1::MeasureRequest& request, const std::string&,
                             const std::string&) override {
-    TimingOutcome t = TimeKernel([&] { return fn_(nullptr, 0); }, request.timing());
+    TimingOutcome t = TimeKernel([&] { return fn_(nullptr, 0); }, [] {}, request.timing());
     v1::MeasureResult r;
     for (double c : t.costs) r.add_costs_s(c);
     return r;
@@ -146,7 +146,7 @@ void SandboxOverhead(int samples, TfKernelFn noop, const std::string& noop_bytes
   std::vector<double> local_ms;
   for (int i = 0; i < samples; ++i) {
     absl::Time start = absl::Now();
-    TimeKernel([&] { return noop(nullptr, 0); }, timing);
+    TimeKernel([&] { return noop(nullptr, 0); }, [] {}, timing);
     local_ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
   }
   absl::StatusOr<std::string> sandbox = FindSandboxBinary();

@@ -104,6 +104,9 @@ expect 0 "succeeded after 4 trials" -- tune dense --shape 32,32,32 --trials 4 --
 expect 0 "median [0-9.]+ ms \([0-9.]+ GFLOP/s\) over 3 runs; the log's best [0-9.]+ ms" -- \
   measure --db "$tmp/m.db" --workload 'dense:[32,32,32,"float32"]' --runs 3 --min_repeat_ms 1
 expect 0 "job 2 'measure dense .*': 3 trials, 3 valid" -- history --db "$tmp/m.db" --job 2
+# The workload as best prints it (TEMPLATE|ARGS), timed cold (a flush before every run).
+expect 0 "median [0-9.]+ ms .* over 2 runs" -- measure --db "$tmp/m.db" \
+  --workload 'dense|[32,32,32,"float32"]' --runs 2 --flush_cache
 expect 2 "--workload wants one TEMPLATE:ARGS" -- measure --db "$tmp/m.db"
 expect 2 "--runs must be 1-100" -- measure --db "$tmp/m.db" --runs 101 \
   --workload 'dense:[32,32,32,"float32"]'

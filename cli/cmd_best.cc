@@ -32,7 +32,8 @@ void PrintRows(const std::vector<db::BestRecord>& best) {
     absl::PrintF("  %2d  %9s  %10.4f  %-*s  %-14s  %s\n", static_cast<int>(i) + 1, gflops,
                  b.mean_cost * 1e3, static_cast<int>(kConfigWidth),
                  Shorten(absl::StrCat("#", r.config_index, " ", r.config_json), kConfigWidth),
-                 r.device.emulated ? absl::StrCat(r.device_key, " (emulated)") : r.device_key,
+                 absl::StrCat(r.device_key, r.device.emulated ? " (emulated)" : "",
+                              r.cold_cache ? " (cold)" : ""),
                  FormatUnixTime(r.timestamp));
   }
 }

@@ -30,6 +30,7 @@ ABSL_DECLARE_FLAG(int, runs);  // cmd_run.cc
 ABSL_DECLARE_FLAG(std::string, target);
 ABSL_DECLARE_FLAG(int, repeat);
 ABSL_DECLARE_FLAG(int, min_repeat_ms);
+ABSL_DECLARE_FLAG(bool, flush_cache);
 
 namespace tunefarm::cli {
 
@@ -108,6 +109,7 @@ int RunMeasure(const std::vector<std::string>& positional) {
   mo.device_key = device_key;
   mo.timing.set_repeat(absl::GetFlag(FLAGS_repeat));
   mo.timing.set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
+  mo.timing.set_flush_cache(absl::GetFlag(FLAGS_flush_cache));
   mo.cancelled = [] { return WaitForTerminationSignalFor(0) != 0; };  // Ctrl-C stops
   tuner::TrackerMeasurer measurer((*stack)->farm->client.get(), mo);
   absl::FPrintF(stderr, "measuring config %d of %s %s %d times on %s...\n", **index,

@@ -114,6 +114,7 @@ absl::StatusOr<v1::JobSpec> SpecFromFlags(const std::vector<std::string>& positi
   spec.set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
   spec.set_seed(absl::GetFlag(FLAGS_seed));
   spec.set_top_k(absl::GetFlag(FLAGS_top_k) == 0 ? -1 : absl::GetFlag(FLAGS_top_k));
+  SetJobTimingCache(&spec);
   if (spec.trials() <= 0) return absl::InvalidArgumentError("--trials must be positive");
   // Validate the workload here, before a farm is started for it.
   auto valid = tuner::MakeTaskFromSpec(*task, spec.target(), "validate");

@@ -40,6 +40,7 @@ void SetJobFlags(v1::JobSpec* spec) {
   spec->set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
   spec->set_seed(absl::GetFlag(FLAGS_seed));
   spec->set_top_k(absl::GetFlag(FLAGS_top_k) == 0 ? -1 : absl::GetFlag(FLAGS_top_k));
+  SetJobTimingCache(spec);
 }
 
 // A model the job service reads from its own --model_dir.

@@ -21,12 +21,13 @@ absl::StatusOr<std::unique_ptr<db::TuningLog>> OpenLogFromFlags(bool read_only) 
 
 absl::StatusOr<WorkloadSpec> ParseWorkloadSpec(const std::string& text) {
   // Template names may hold ':' themselves ("expr:NAME:HASH", "generated:dense"): the args
-  // start at the first ':' followed (after optional spaces) by '['.
-  size_t colon = text.find(':');
+  // start at the first ':' followed (after optional spaces) by '['. '|' separates them too, as
+  // `best` and `history` print a workload ("expr:conv_relu:d700...|[1,4,...]").
+  size_t colon = text.find_first_of(":|");
   while (colon != std::string::npos) {
     const size_t next = text.find_first_not_of(' ', colon + 1);
     if (next != std::string::npos && text[next] == '[') break;
-    colon = text.find(':', colon + 1);
+    colon = text.find_first_of(":|", colon + 1);
   }
   WorkloadSpec spec;
   spec.template_name = text.substr(0, colon);

@@ -15,7 +15,7 @@ constexpr absl::string_view kFarm[] = {"tracker",       "token",           "work
                                        "tls_ca",        "tls_server_name"};
 constexpr absl::string_view kSetup[] = {
     "workers", "threads_per_worker", "build_threads", "builders",
-    "repeat",  "min_repeat_ms",      "service"};
+    "repeat",  "min_repeat_ms",      "flush_cache",   "service"};
 constexpr absl::string_view kDevice[] = {"target", "key", "device"};
 constexpr absl::string_view kTarget[] = {"target"};
 constexpr absl::string_view kListen[] = {"host", "port", "http", "http_host", "http_allowed_hosts"};

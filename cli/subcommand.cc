@@ -20,6 +20,12 @@
 namespace tunefarm::cli {
 namespace {
 
+// Names of the flags the command line gave (FlagOnCommandLine): one command line per process.
+std::set<std::string>& GivenFlags() {
+  static auto* given = new std::set<std::string>();
+  return *given;
+}
+
 // Flags that belong to the subcommand, by name.
 std::vector<const absl::CommandLineFlag*> FlagsOf(const Subcommand& cmd) {
   std::vector<const absl::CommandLineFlag*> out;
@@ -153,6 +159,7 @@ int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv) {
       PrintCommandUsage(*cmd, stderr);
       return kExitUsage;
     }
+    GivenFlags().insert(std::string(known(name) ? name : name.substr(2)));
   }
 
   // Abseil parses the flags; argv[0] becomes "tunefarm SUB" for its messages.
@@ -169,5 +176,7 @@ int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv) {
   }
   return cmd->run(positional);
 }
+
+bool FlagOnCommandLine(absl::string_view name) { return GivenFlags().count(std::string(name)) > 0; }
 
 }  // namespace tunefarm::cli

@@ -52,6 +52,11 @@ absl::Status CheckFlagTable(absl::Span<const Subcommand> table);
 // prints that subcommand's flags. Unknown subcommands and flags exit with kExitUsage.
 int Dispatch(absl::Span<const Subcommand> table, int argc, char** argv);
 
+// Whether the running subcommand's command line gave flag `name` (as --name, --name=V or
+// --noname), for flags whose default depends on the command (tune-model times cold unless
+// --flush_cache=false says otherwise). False before Dispatch parsed a command line.
+bool FlagOnCommandLine(absl::string_view name);
+
 }  // namespace tunefarm::cli
 
 #endif  // TUNEFARM_CLI_SUBCOMMAND_H_

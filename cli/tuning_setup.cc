@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/farm_flags.h"
 #include "cli/model_flags.h"
+#include "cli/subcommand.h"
 #include "common/transport.h"
 #include "tuner/tuning/autotvm_seed.h"
 #include "tuner/tuning/strategy_factory.h"
@@ -33,6 +34,10 @@ ABSL_FLAG(std::string, builders, "",
           "candidates are built on them; else here.");
 ABSL_FLAG(int, repeat, 3, "Timed repeats per measurement.");
 ABSL_FLAG(int, min_repeat_ms, 20, "Each repeat runs the kernel until it lasts this long.");
+ABSL_FLAG(bool, flush_cache, false,
+          "Cold-cache timing (TVM's enable_cpu_cache_flush): before every timed run, evict the "
+          "kernel's arguments but the first (the layer's input) from the CPU caches, as a layer "
+          "inside a network finds its weights; one run per repeat (--min_repeat_ms is ignored).");
 ABSL_FLAG(std::string, service, "", "Job service address (a `tunefarm serve`), HOST:PORT.");
 ABSL_FLAG(std::string, model_dir, "",
           "serve: the directory whose ONNX models jobs may name by relative path (default: none; "
@@ -87,6 +92,7 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs)
   mo.builder_key = absl::GetFlag(FLAGS_builders);
   mo.timing.set_repeat(absl::GetFlag(FLAGS_repeat));
   mo.timing.set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
+  mo.timing.set_flush_cache(absl::GetFlag(FLAGS_flush_cache));
   const std::string model_dir = UserPath(absl::GetFlag(FLAGS_model_dir));
   mo.expand_model = [model_dir](const v1::ModelSpec& model, const std::string& target) {
     return ExpandModel(model, target, model_dir);
@@ -118,6 +124,11 @@ absl::StatusOr<std::unique_ptr<TuningStack>> StartTuningStack(bool persist_jobs)
 }
 
 std::string ServiceAddress() { return absl::GetFlag(FLAGS_service); }
+
+void SetJobTimingCache(v1::JobSpec* spec) {
+  if (!FlagOnCommandLine("flush_cache")) return;
+  spec->set_cache(absl::GetFlag(FLAGS_flush_cache) ? v1::TIMING_CACHE_COLD : v1::TIMING_CACHE_WARM);
+}
 
 absl::StatusOr<std::unique_ptr<v1::JobService::Stub>> ConnectJobService() {
   if (ServiceAddress().empty()) return absl::InvalidArgumentError("--service is required");

@@ -50,6 +50,10 @@ void AttachServiceToken(grpc::ClientContext* ctx);
 // changes directory; BUILD_WORKING_DIRECTORY says where the user was).
 std::string UserPath(const std::string& path);
 
+// The job's timing cache mode from --flush_cache when the command line gave it; otherwise left
+// unspecified, so the service decides (a model's job is timed cold, others as it is set).
+void SetJobTimingCache(v1::JobSpec* spec);
+
 }  // namespace tunefarm::cli
 
 #endif  // TUNEFARM_CLI_TUNING_SETUP_H_

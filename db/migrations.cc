@@ -122,8 +122,16 @@ constexpr char kSchemaV6[] = R"sql(
 ALTER TABLE devices ADD COLUMN emulated INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 7: records timed cold (every run after a cache flush, TVM's enable_cpu_cache_flush)
+// are marked: their times include streaming the weights, which compile does not add again.
+// Existing records were timed warm.
+constexpr char kSchemaV7[] = R"sql(
+ALTER TABLE records ADD COLUMN cold_cache INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}, {6, kSchemaV6},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},
+    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7},
 };
 static_assert(std::size(kMigrations) == kCurrentSchemaVersion, "one migration per schema version");
 

@@ -115,7 +115,7 @@ bool operator==(const Record& a, const Record& b) {
          a.job_id == b.job_id && a.config_index == b.config_index &&
          a.config_json == b.config_json && a.costs == b.costs && a.error == b.error &&
          a.error_message == b.error_message && a.tuner_version == b.tuner_version &&
-         a.timestamp == b.timestamp && a.request_id == b.request_id;
+         a.timestamp == b.timestamp && a.request_id == b.request_id && a.cold_cache == b.cold_cache;
 }
 
 absl::Status ValidateRecordFields(const Record& r) {

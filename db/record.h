@@ -127,6 +127,10 @@ struct Record {
   // The farm's id of the measurement request; empty when unknown (imported, older logs). The
   // log stores each request id at most once.
   std::string request_id;
+  // Timed cold (TVM's enable_cpu_cache_flush): every run found its weights and outputs out of
+  // the caches, as a layer inside a network does. A cold time includes what streaming the
+  // weights costs; a warm one (back to back runs, the default) does not.
+  bool cold_cache = false;
 
   // A record is valid (may win best-k) iff error == kOk and it has at least one positive,
   // finite cost.

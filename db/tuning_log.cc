@@ -21,7 +21,7 @@ namespace {
   "COALESCE(d.driver_version, ''), COALESCE(d.compiler_version, ''), "             \
   "COALESCE(r.job_id, 0), r.config_index, r.config_json, r.costs, r.error_class, " \
   "r.error_message, r.tuner_version, r.timestamp, r.mean_cost, "                   \
-  "COALESCE(r.request_id, ''), COALESCE(d.emulated, 0) "                           \
+  "COALESCE(r.request_id, ''), COALESCE(d.emulated, 0), r.cold_cache "             \
   "FROM records r JOIN workloads w ON w.id = r.workload_id "                       \
   "JOIN targets t ON t.id = r.target_id LEFT JOIN devices d ON d.id = r.device_id "
 
@@ -68,7 +68,8 @@ constexpr char kSelectDevice[] = "SELECT id FROM devices WHERE key = ?1 AND fing
 constexpr char kInsertRecord[] =
     "INSERT INTO records(workload_id, target_id, device_key, device_id, job_id, config_index, "
     "config_json, costs, mean_cost, error_class, error_message, tuner_version, timestamp, "
-    "request_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+    "request_id, cold_cache) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+    "?15)";
 constexpr char kRecordOfRequest[] = "SELECT id FROM records WHERE request_id = ?1";
 constexpr char kInsertJob[] =
     "INSERT INTO jobs(name, created_at, target, device_key, tuner_version, trials) "
@@ -119,6 +120,7 @@ absl::StatusOr<Record> ReadRecord(const Statement& s) {
   r.timestamp = s.ColumnDouble(18);
   r.request_id = s.ColumnText(20);
   r.device.emulated = s.ColumnInt(21) != 0;
+  r.cold_cache = s.ColumnInt(22) != 0;
   return r;
 }
 
@@ -371,7 +373,8 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::InsertLocked(
         .BindInt(10, static_cast<int64_t>(r.error))
         .BindText(11, r.error_message)
         .BindText(12, r.tuner_version)
-        .BindDouble(13, r.timestamp);
+        .BindDouble(13, r.timestamp)
+        .BindInt(15, r.cold_cache ? 1 : 0);
     if (r.job_id != 0) {
       s->BindInt(5, r.job_id);
     } else {

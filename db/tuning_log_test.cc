@@ -193,6 +193,7 @@ TEST_F(TuningLogTest, Insert_RoundTrip_IdenticalRecords) {
   std::vector<Record> in = {MakeRecord(w, 1, 0.1, job),
                             MakeErrorRecord(w, 2, ErrorClass::kDeviceLost)};
   in[1].job_id = job;
+  in[0].cold_cache = true;  // timed cold: kept
   std::vector<int64_t> ids = InsertOk(in);
   auto out = log_->JobHistory(job);
   ASSERT_TRUE(out.ok());

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <memory>
 
 #include "rpc_server/cost_stats.h"
 
@@ -12,8 +10,6 @@ namespace tunefarm {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;  // CLOCK_MONOTONIC
-// Larger than any current L3 slice a single core sees.
-constexpr size_t kFlushBytes = 64u << 20;
 // Bound on `number` so a near-zero-cost kernel cannot grow it forever.
 constexpr int64_t kMaxNumber = 1 << 24;
 
@@ -33,22 +29,18 @@ double TimeOneRepeat(const std::function<int32_t()>& run, int64_t number, int32_
 
 }  // namespace
 
-void FlushDataCache() {
-  static std::unique_ptr<char[]> buffer(new char[kFlushBytes]);
-  static char value = 0;
-  std::memset(buffer.get(), ++value, kFlushBytes);
-}
-
-TimingOutcome TimeKernel(const std::function<int32_t()>& run, const v1::TimingOptions& options) {
+TimingOutcome TimeKernel(const std::function<int32_t()>& run, const std::function<void()>& flush,
+                         const v1::TimingOptions& options) {
   return TimeRepeats([&](int64_t number, int32_t* rc) { return TimeOneRepeat(run, number, rc); },
-                     FlushDataCache, options);
+                     flush, options);
 }
 
 TimingOutcome TimeRepeats(const RepeatTimer& time_repeat, const std::function<void()>& flush,
                           const v1::TimingOptions& options) {
   TimingOutcome out;
-  int64_t number = std::max(1, options.number());
-  const double min_repeat_s = options.min_repeat_ms() / 1000.0;
+  // Cold runs: one per repeat, each after its flush (a second run would be warm).
+  int64_t number = options.flush_cache() ? 1 : std::max(1, options.number());
+  const double min_repeat_s = options.flush_cache() ? 0 : options.min_repeat_ms() / 1000.0;
   if (min_repeat_s > 0) {
     // Grow `number` until one repeat lasts min_repeat_ms (as TVM: aim 1.618x past the target).
     while (number < kMaxNumber) {
@@ -87,6 +79,7 @@ TimingOutcome TimeRepeats(const RepeatTimer& time_repeat, const std::function<vo
   out.distribution = Summarize(out.costs);
   out.distribution.set_converged(converged);
   out.distribution.set_number(static_cast<int32_t>(number));
+  out.distribution.set_cold_cache(options.flush_cache());
   return out;
 }
 

@@ -1,7 +1,8 @@
 // The timing harness, in the style of TVM's time_evaluator: `number` runs per repeat, grown
 // until a repeat lasts `min_repeat_ms`; `repeat` repeats (or, in adaptive mode, until the
-// median's confidence interval is tight enough); optional cache flush before each repeat;
-// monotonic clock. The caller has done the warm-up run.
+// median's confidence interval is tight enough); monotonic clock. With `flush_cache` (TVM's
+// enable_cpu_cache_flush) every timed run is one run after a flush: `number` stays 1, as a
+// second run in a repeat would find the caches warm again. The caller has done the warm-up run.
 #ifndef TUNEFARM_RPC_SERVER_TIMING_H_
 #define TUNEFARM_RPC_SERVER_TIMING_H_
 
@@ -30,21 +31,20 @@ inline constexpr int kDefaultAdaptiveMaxTimeMs = 2000;
 inline constexpr int kMaxRepeats = 10000;
 
 // Times `run` (one kernel call returning its TF_KERNEL_* code) per `options` on the host's
-// monotonic clock, flushing the CPU caches (FlushDataCache) before each repeat if asked.
-TimingOutcome TimeKernel(const std::function<int32_t()>& run, const v1::TimingOptions& options);
+// monotonic clock; with options.flush_cache, `flush` (e.g. FlushArguments over the call's
+// tensors) runs before every timed run, outside the timed interval.
+TimingOutcome TimeKernel(const std::function<int32_t()>& run, const std::function<void()>& flush,
+                         const v1::TimingOptions& options);
 
 // One repeat: runs the kernel `number` times and returns the seconds per run, or a negative
 // value with `*rc` set to the failure code (kept as TimingOutcome::kernel_rc).
 using RepeatTimer = std::function<double(int64_t number, int32_t* rc)>;
 
 // The device-independent loop behind TimeKernel, for devices with their own clock (CUDA
-// events): grows `number`, repeats (adaptive or not) and summarizes. `flush` runs before each
-// counted repeat when options.flush_cache is set, outside the timed interval.
+// events): grows `number`, repeats (adaptive or not) and summarizes. When options.flush_cache
+// is set, `number` is 1 and `flush` runs before each counted repeat, outside the timed interval.
 TimingOutcome TimeRepeats(const RepeatTimer& time_repeat, const std::function<void()>& flush,
                           const v1::TimingOptions& options);
-
-// Evicts the data caches by writing a buffer larger than the last-level cache.
-void FlushDataCache();
 
 }  // namespace tunefarm
 

@@ -234,6 +234,56 @@ TEST_F(JobManagerFarmTest, Bounds_TooManyTasksTrialsOrJobs_Refused) {
   EXPECT_LE(store_->Load()->size(), 2u);
 }
 
+// How the caches stand at each timed run: a model's job is timed cold unless it says otherwise
+// (its layers run inside a network), an operator's job as the service is set (warm here), and
+// every record says which it was, the worker's word.
+TEST_F(JobManagerFarmTest, TimingCache_ModelJobsColdByDefault_RecordsSayWhich) {
+  JobManagerOptions mo = Options();
+  int model_m = 16;  // each model job's one dense task: a shape the log has no records of yet
+  mo.expand_model = [&model_m](const v1::ModelSpec&, const std::string&) {
+    const v1::JobSpec one = DenseSpec(1, model_m);
+    return absl::StatusOr<std::vector<v1::TaskSpec>>(
+        std::vector<v1::TaskSpec>(one.tasks().begin(), one.tasks().end()));
+  };
+  JobManager manager(mo);
+  // Returns the ended job's stored cache mode and whether each of its records was timed cold.
+  auto run = [&](const v1::JobSpec& spec, v1::TimingCache* cache, std::vector<bool>* cold) {
+    auto id = manager.Submit(spec);
+    ASSERT_TRUE(id.ok()) << id.status();
+    v1::JobStatus st = WaitFor(manager, *id, [](const auto&) { return false; });
+    ASSERT_EQ(st.state(), v1::JOB_SUCCEEDED) << st.error();
+    *cache = st.spec().cache();
+    auto records = log_->JobHistory(st.log_job_id());
+    ASSERT_TRUE(records.ok()) << records.status();
+    ASSERT_FALSE(records->empty());
+    for (const db::Record& r : *records) cold->push_back(r.cold_cache);
+  };
+  v1::JobSpec model = DenseSpec(4);
+  model.clear_tasks();
+  model.mutable_model()->set_onnx("fake: the expander above ignores it");
+  v1::TimingCache cache;
+  std::vector<bool> cold;
+  run(model, &cache, &cold);
+  EXPECT_EQ(cache, v1::TIMING_CACHE_COLD);
+  EXPECT_EQ(cold, std::vector<bool>(cold.size(), true));
+
+  cold.clear();
+  run(DenseSpec(4, 32), &cache, &cold);
+  EXPECT_EQ(cache, v1::TIMING_CACHE_UNSPECIFIED);
+  EXPECT_EQ(cold, std::vector<bool>(cold.size(), false));
+
+  cold.clear();
+  model.set_cache(v1::TIMING_CACHE_WARM);  // a model job that asks for warm timing gets it
+  model_m = 64;
+  run(model, &cache, &cold);
+  EXPECT_EQ(cache, v1::TIMING_CACHE_WARM);
+  EXPECT_EQ(cold, std::vector<bool>(cold.size(), false));
+
+  v1::JobSpec unknown = DenseSpec(4, 48);
+  unknown.set_cache(static_cast<v1::TimingCache>(9));  // a newer client's mode
+  EXPECT_EQ(manager.Submit(unknown).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(JobManagerFarmTest, ServiceStopsMidJob_NewManagerResumes_EveryTrialOnceInLog) {
   constexpr int kTrials = 40;
   std::string id;

@@ -67,6 +67,8 @@ absl::StatusOr<std::vector<TuneTask>> JobManager::Validate(v1::JobSpec& spec) co
     absl::StatusOr<std::vector<v1::TaskSpec>> tasks =
         options_.expand_model(spec.model(), spec.target());
     if (!tasks.ok()) return tasks.status();
+    // A network's layers are timed as they run in it: cold (the stored spec keeps no model).
+    if (spec.cache() == v1::TIMING_CACHE_UNSPECIFIED) spec.set_cache(v1::TIMING_CACHE_COLD);
     if (spec.name().empty()) {
       spec.set_name(spec.model().path().empty() ? "model" : spec.model().path());
     }
@@ -93,6 +95,9 @@ absl::StatusOr<std::vector<TuneTask>> JobManager::Validate(v1::JobSpec& spec) co
   }
   if (spec.early_stopping() < 0) {
     return absl::InvalidArgumentError("early_stopping must not be negative");
+  }
+  if (!v1::TimingCache_IsValid(spec.cache())) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown timing cache mode ", spec.cache()));
   }
   for (const v1::TaskSpec& t : spec.tasks()) {
     if (!std::isfinite(t.weight()) || t.weight() < 0) {
@@ -333,6 +338,9 @@ void JobManager::Run(Job* job) {
   if (mo.job_id.empty()) mo.job_id = absl::StrCat(id, "-", log_job_id);
   mo.device_key = spec.device_key();
   mo.timing = options_.timing;
+  if (spec.cache() != v1::TIMING_CACHE_UNSPECIFIED) {
+    mo.timing.set_flush_cache(spec.cache() == v1::TIMING_CACHE_COLD);
+  }
   mo.timeout_ms = options_.measure_timeout_ms;
   mo.seed = spec.seed() + 1;
   mo.cancelled = [job] { return job->cancel.load(); };

@@ -43,6 +43,7 @@ db::Record RecordFromResult(const TuneTask& task, int64_t index, const v1::Measu
   rec.tuner_version = context.tuner_version;
   rec.timestamp = absl::ToDoubleSeconds(context.now - absl::UnixEpoch());
   rec.request_id = r.request_id();
+  rec.cold_cache = r.distribution().cold_cache();
   return rec;
 }
 
