@@ -93,6 +93,9 @@ int RunTuneModel(const std::vector<std::string>& positional) {
   }
   spec.set_name(name);
   SetJobFlags(&spec);
+  // The tasks of a model go to the job as tasks when it runs here: they are timed cold, as the
+  // job service times a model's (JobSpec.cache), unless --flush_cache=false says otherwise.
+  if (spec.cache() == v1::TIMING_CACHE_UNSPECIFIED) spec.set_cache(v1::TIMING_CACHE_COLD);
   if (spec.trials() <= 0) {
     absl::FPrintF(stderr, "tunefarm tune-model: --trials must be positive\n");
     return kExitUsage;

@@ -115,6 +115,28 @@ TEST(MigrateSchema, Version3RuntimeErrorsOfOutOfMemory_Reclassified) {
   EXPECT_EQ(errors[3], ErrorClass::kWrongAnswer);  // only runtime errors move
 }
 
+// A reading command (best, compile) after an upgrade: the log of the older version is migrated
+// on open and then read; a read-only open of a newer log's file is refused.
+TEST(TuningLogOpen, ReadOnlyOfOlderSchema_MigratedThenRead) {
+  std::string path = TempPath("v6.db");
+  {
+    auto conn = Connection::Open(path, {});
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE(MigrateSchema(**conn, 6).ok());
+  }
+  TuningLogOptions read_only;
+  read_only.read_only = true;
+  auto log = TuningLog::Open(path, read_only);
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ(*(*log)->CountRecords(), 0);
+  auto conn = Connection::Open(path, {});
+  EXPECT_EQ(*SchemaVersion(**conn), kCurrentSchemaVersion);
+  ASSERT_TRUE((*conn)->Exec("INSERT INTO schema_version(version) VALUES (99)").ok());
+  auto newer = TuningLog::Open(path, read_only);
+  EXPECT_EQ(newer.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(newer.status().message().find("newer tunefarm"), std::string::npos) << newer.status();
+}
+
 TEST(MigrateSchema, NewerDatabase_FailedPrecondition) {
   std::string path = TempPath("newer.db");
   auto conn = Connection::Open(path, {});

@@ -217,10 +217,28 @@ absl::StatusOr<std::unique_ptr<TuningLog>> TuningLog::Open(const std::string& pa
   if (options.read_only) {
     absl::StatusOr<int> version = SchemaVersion(**conn);
     if (!version.ok()) return WithContext(version.status(), path);
+    if (*version < kCurrentSchemaVersion) {
+      // A log of an older tunefarm: migrated once (a short write, as any writer of it would),
+      // so reading commands (best, compile, export) work after an upgrade. A file this
+      // process may not write stays as it is, and says so.
+      conn->reset();
+      TuningLogOptions writer = options;
+      writer.read_only = false;
+      absl::StatusOr<std::unique_ptr<TuningLog>> migrated = Open(path, writer);
+      if (!migrated.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(path, ": schema version ", *version, " of an older tunefarm, expected ",
+                         kCurrentSchemaVersion, ", and it cannot be migrated here (",
+                         migrated.status().message(),
+                         "); open it once with write access (e.g. tunefarm import-log or tune)"));
+      }
+      migrated->reset();
+      return Open(path, options);
+    }
     if (*version != kCurrentSchemaVersion) {
       return absl::FailedPreconditionError(absl::StrCat(path, ": schema version ", *version,
                                                         ", expected ", kCurrentSchemaVersion,
-                                                        "; open it once read-write to migrate"));
+                                                        ": written by a newer tunefarm"));
     }
     return std::unique_ptr<TuningLog>(new TuningLog(path, options, nullptr));
   }

@@ -54,7 +54,13 @@ pids+=($!)
 # under qemu first).
 ok=""
 for _ in $(seq 1 120); do
-  "$bin" status --tracker "$addr" > "$tmp/status.out" 2>&1 || true
+  # Every measurement is in the log: the job's 32 trials (and its top-k re-measurements), valid.
+"$bin" history --db "$tmp/arm.db" --job 1 > "$tmp/history.out" 2>&1 || fail "history"
+read -r n_trials n_valid < <(grep -Eo "[0-9]+ trials, [0-9]+ valid" "$tmp/history.out" |
+  head -1 | awk '{ print $1, $3 }')
+(( ${n_trials:-0} >= 32 && ${n_valid:-0} >= 32 )) ||
+  fail "the log holds ${n_trials:-no} records of the job, ${n_valid:-no} valid (want 32+)"
+"$bin" status --tracker "$addr" > "$tmp/status.out" 2>&1 || true
   if grep -q "arm64-qemu .*aarch64(emu) .*emulated aarch64 (qemu-user on " "$tmp/status.out" &&
      grep -q " cpu-x86 .* x86_64 " "$tmp/status.out"; then
     ok=1

@@ -73,6 +73,19 @@ for tile in '"tile_x":\[-1,16\],"tile_y":\[-1,8\]' '"tile_x":\[-1,32\],"tile_y":
   '"tile_x":\[-1,64\],"tile_y":\[-1,16\]' '"tile_x":\[-1,16\],"tile_y":\[-1,4\]'; do
   want tuned.log "$tile"
 done
+# The same for a conv2d_NCHWc.x86 task: its 2 translated configs (TVM's 3004 and 1517; the
+# third record's tile_ow 28 is no choice of ours) measured on the local farm as the only round.
+"$bin" tune conv2d_nchwc --shape 1,64,56,56,64,3,3,1,1 --trials 2 --batch 2 --strategy random \
+  --top_k 0 --workers 1 --min_repeat_ms 1 --db tune_conv.db --seed-from-log "$tvm_log" \
+  > tune_conv.out 2> tune_conv.err || { cat tune_conv.out tune_conv.err; fail "tune conv"; }
+want tune_conv.out "seeded 2 configs of conv2d_nchwc\[1,64,56,56,64,3,3,1,1,float32\] from .* \(its records of this workload: 3, of which 1 have no translated config\)"
+want tune_conv.out "succeeded after 2 trials"
+"$bin" export-log --db tune_conv.db tuned_conv.log > /dev/null
+/usr/bin/python3 "$check" tuned_conv.log
+[[ $(wc -l < tuned_conv.log) == 2 ]] || fail "want 2 measured conv configs"
+want tuned_conv.log '"tile_ic","sp",\[-1,8\]\],\["tile_oc","sp",\[-1,16\]\],\["tile_ow","sp",\[-1,8\]\],\["unroll_kw","ot",true\]'
+want tuned_conv.log '"tile_ic","sp",\[-1,16\]\],\["tile_oc","sp",\[-1,32\]\],\["tile_ow","sp",\[-1,14\]\],\["unroll_kw","ot",false\]'
+want tuned_conv.log '"result":\[\[[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\],0,'
 # Wrong flags and files fail cleanly.
 set +e
 "$bin" tune dense --shape 64,64,64 --trials 1 --db tune.db --seed-from-log missing.log \

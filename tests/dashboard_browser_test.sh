@@ -97,6 +97,15 @@ check "overview lists the embedded farm's device" grep -q 'class="device" data-k
 check "overview lists the job" grep -q 'class="job" data-job="job-1"' "$tmp/serve.html"
 check "overview draws the job's curve" grep -q '<polyline class="best"' "$tmp/serve.html"
 check "overview shows the best config of dense" grep -q 'dense \[32,32,32,"float32"\]' "$tmp/serve.html"
+check "overview gives the best config's fraction of the core's peak" grep -qE \
+  '<tr class="best-row">(<td[^>]*>[^<]*</td>){4}<td class="num">[0-9]+ %</td>' "$tmp/serve.html"
+check "overview names the peak it measured" grep -qE \
+  'peak: one core of this host, [0-9]+ GFLOP/s' "$tmp/serve.html"
+check "overview lists the device's queue" grep -qE \
+  '<tr class="queue"><td>cpu-local</td>(<td class="num">[0-9]+</td>){4}</tr>' "$tmp/serve.html"
+check "overview gives the device's measurements per second" grep -qE \
+  '<tr class="device" data-key="cpu-local"[^>]*><td>cpu-local</td><td>[^<]*</td><td><span[^>]*>[a-z]+</span></td><td class="num">[0-9.]+</td>' \
+  "$tmp/serve.html"
 chrome --screenshot="$out/dashboard.png" "http://127.0.0.1:$shttp/"
 check "overview screenshot saved" test -s "$out/dashboard.png"
 

@@ -30,6 +30,10 @@ grep -q "warning: g1 conv_relu has no tuned record" "$tmp/warn.txt"
 "$T" tune-model "$m.onnx" --trials 56 --batch 4 --top_k 0 --db "$tmp/tuning.db" 2>&1 |
   tee "$tmp/tune.txt" | tail -3
 grep -q "succeeded" "$tmp/tune.txt"
+# A model's kernels are timed cold (a flush before every run), and the log says so.
+"$T" best --db "$tmp/tuning.db" -k 1 > "$tmp/best.txt"
+grep -q "cpu-local (cold)" "$tmp/best.txt" || { cat "$tmp/best.txt"; exit 1; }
+! grep -E "^ +1 " "$tmp/best.txt" | grep -v "(cold)" || { echo "a warm record"; exit 1; }
 "$T" compile "$m.onnx" --db "$tmp/tuning.db" -o "$tmp/model.so" | tee "$tmp/compile.txt"
 grep -q "(0 untuned)" "$tmp/compile.txt"
 grep -q "_winograd" "$tmp/import.txt" || grep -q "+T" "$tmp/import.txt"

@@ -183,6 +183,20 @@ def test_Submit_Model_ItsGroupsBecomeTheTasks(client, tmp_path):
     assert len(final.tasks) >= 1
     assert final.trials_done == 4
     assert client.best(final.tasks[0])[0].gflops > 0
+    # A model's layers are timed as they run in the network: cold.
+    assert final.spec.cache == tunefarm.job_pb2.TIMING_CACHE_COLD
+
+
+def test_Submit_CacheCold_JobTimedCold(client):
+    job = client.submit(template="dense", args=[24, 24, 24], trials=2, batch_size=2,
+                        strategy="random", cache="cold")
+    final = job.wait(progress=False, timeout=JOB_TIMEOUT_S)
+    assert final.state == tunefarm.SUCCEEDED, final.error
+    assert final.spec.cache == tunefarm.job_pb2.TIMING_CACHE_COLD
+    best = client.best(template="dense", args=[24, 24, 24])
+    assert best and all(b.cold_cache for b in best)
+    with pytest.raises(ValueError):
+        client.submit(template="dense", args=[8, 8, 8], trials=2, cache="lukewarm")
 
 
 def test_Submit_CorruptModel_InvalidArgument(client):

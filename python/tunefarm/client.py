@@ -82,6 +82,8 @@ class Best:
     # True: timed on an emulated device (a board under qemu-user): the emulator's speed, only
     # returned when no real device measured this workload on the target.
     emulated: bool = False
+    # True: timed cold (every run after its weights and outputs left the caches).
+    cold_cache: bool = False
 
 
 class Job:
@@ -185,7 +187,7 @@ class Client:
     def submit(self, template=None, args=None, *, dtype="", program=None, shapes=None,
                program_name="", tasks=None, model=None, model_path=None, input_shapes="",
                trials, target="", device_key="", strategy="", batch_size=0, early_stopping=0,
-               seed=0, top_k=0, name=""):
+               seed=0, top_k=0, name="", cache=None):
         """Submits a tuning job and returns its Job. What to tune is one of:
           template="dense", args=[M, N, K], dtype="float32"   a template of the registry
           program="C[i, j] = ...", shapes={"M": 64, ...}       a tensor-expression program
@@ -199,9 +201,16 @@ class Client:
         trials is the total number of measurements; target ("" = the service's host CPU),
         device_key ("" = the service's default), strategy ("xgb", "ga", "random", "grid"),
         batch_size, early_stopping, seed and top_k are JobSpec's fields (proto/job.proto).
+        cache: "cold" times every run after its weights and outputs are evicted from the caches
+        (TVM's enable_cpu_cache_flush), "warm" back to back; None = the service decides (a
+        model's job cold, others as the service is set).
         Raises Error INVALID_ARGUMENT for a bad spec (unknown template, bad shape, trials <= 0,
         unknown strategy or device key), RESOURCE_EXHAUSTED when the service runs all the jobs
         it allows; ValueError when the arguments name no task or several kinds."""
+        caches = {None: job_pb2.TIMING_CACHE_UNSPECIFIED, "warm": job_pb2.TIMING_CACHE_WARM,
+                  "cold": job_pb2.TIMING_CACHE_COLD}
+        if cache not in caches:
+            raise ValueError("cache= is 'cold', 'warm' or None, not %r" % (cache,))
         given = [x is not None for x in (template, program, tasks, model, model_path)]
         if sum(given) != 1:
             raise ValueError(
@@ -230,7 +239,7 @@ class Client:
         spec = job_pb2.JobSpec(
             name=name, tasks=specs, target=target, device_key=device_key, trials=int(trials),
             strategy=strategy, batch_size=batch_size, early_stopping=early_stopping, seed=seed,
-            top_k=top_k, model=model_spec)
+            top_k=top_k, model=model_spec, cache=caches[cache])
         response = self._call(self._stub.SubmitJob, job_pb2.SubmitJobRequest(spec=spec))
         return Job(self, response.job_id)
 
@@ -340,7 +349,8 @@ class Client:
                 template=r.workload.template_name, args=r.workload.args, gflops=b.gflops,
                 mean_cost_s=b.mean_cost, config=json.loads(r.config_json or "{}"),
                 config_json=r.config_json, target=r.target, device_key=r.device_key,
-                exact=b.exact, distance=b.distance, record=r, emulated=r.device.emulated))
+                exact=b.exact, distance=b.distance, record=r, emulated=r.device.emulated,
+                cold_cache=r.cold_cache))
         return rows
 
     def export(self, workloads=None, *, template=None, args=None, dtype="float32",

@@ -31,6 +31,7 @@ void ToProto(const Record& r, v1::Record* out) {
   out->set_error_message(r.error_message);
   out->set_tuner_version(r.tuner_version);
   out->set_timestamp(r.timestamp);
+  out->set_cold_cache(r.cold_cache);
 }
 
 absl::StatusOr<Record> FromProto(const v1::Record& p) {
@@ -57,6 +58,7 @@ absl::StatusOr<Record> FromProto(const v1::Record& p) {
   r.error_message = p.error_message();
   r.tuner_version = p.tuner_version();
   r.timestamp = p.timestamp();
+  r.cold_cache = p.cold_cache();
   return r;
 }
 
