@@ -73,6 +73,7 @@ ARM64_PACKAGES=(
   libabsl-dev:arm64
   libseccomp-dev:arm64
   libssl-dev:arm64
+  libgomp1:arm64         # the board loads kernels with parallel loops (OpenMP) against it
 )
 
 arm64=""
