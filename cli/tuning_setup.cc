@@ -37,7 +37,9 @@ ABSL_FLAG(int, min_repeat_ms, 20, "Each repeat runs the kernel until it lasts th
 ABSL_FLAG(bool, flush_cache, false,
           "Cold-cache timing (TVM's enable_cpu_cache_flush): before every timed run, evict the "
           "kernel's arguments but the first (the layer's input) from the CPU caches, as a layer "
-          "inside a network finds its weights; one run per repeat (--min_repeat_ms is ignored).");
+          "inside a network finds its weights; one run per repeat (--min_repeat_ms is ignored). "
+          "A model's job (tune-model, or a job sent with a model) is timed cold unless "
+          "--flush_cache=false; serve: the default of its jobs that do not say.");
 ABSL_FLAG(std::string, service, "", "Job service address (a `tunefarm serve`), HOST:PORT.");
 ABSL_FLAG(std::string, model_dir, "",
           "serve: the directory whose ONNX models jobs may name by relative path (default: none; "
