@@ -42,10 +42,18 @@ v1::MeasureResult Harness::Measure(const v1::SandboxMeasure& measure) {
   }
 
   // Cold runs (flush_cache) find every argument but the first (the layer's input) out of the
-  // caches, as a layer of a network finds its weights.
-  TimingOutcome timing =
-      TimeKernel([&] { return fn(call->args(), call->num_args()); },
-                 [&] { FlushArguments(call->args(), call->num_args(), 1); }, request.timing());
+  // caches, as a layer of a network finds its weights, and the kernel's kept workspaces too
+  // (an inference has run since this layer last wrote them).
+  std::vector<LoadedLibrary::Workspace> workspaces;
+  if (request.timing().flush_cache()) workspaces = lib->Workspaces(max_tensor_bytes_);
+  TimingOutcome timing = TimeKernel([&] { return fn(call->args(), call->num_args()); },
+                                    [&] {
+                                      FlushArguments(call->args(), call->num_args(), 1);
+                                      for (const LoadedLibrary::Workspace& w : workspaces) {
+                                        FlushRange(w.block, static_cast<size_t>(w.bytes));
+                                      }
+                                    },
+                                    request.timing());
   if (timing.kernel_rc != 0) return KernelFailed("kernel (timed run)", timing.kernel_rc);
   return TimedResult(timing, request.timing());
 }

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -81,6 +82,20 @@ std::unique_ptr<LoadedLibrary> LoadedLibrary::Open(const std::string& path,
 
 TfKernelFn LoadedLibrary::Symbol(const std::string& name) const {
   return reinterpret_cast<TfKernelFn>(dlsym(handle_, name.c_str()));
+}
+
+std::vector<LoadedLibrary::Workspace> LoadedLibrary::Workspaces(int64_t max_bytes) const {
+  auto list = reinterpret_cast<TfKernelWorkspacesFn>(dlsym(handle_, TF_KERNEL_WORKSPACES_SYMBOL));
+  if (list == nullptr) return {};
+  std::vector<void*> blocks(kMaxWorkspaces, nullptr);
+  std::vector<int64_t> bytes(kMaxWorkspaces, 0);
+  const int32_t n = std::min(list(blocks.data(), bytes.data(), kMaxWorkspaces), kMaxWorkspaces);
+  std::vector<Workspace> out;
+  for (int32_t i = 0; i < n; ++i) {
+    if (bytes[i] < 0 || bytes[i] > max_bytes) break;
+    out.push_back({blocks[i], bytes[i]});
+  }
+  return out;
 }
 
 const std::vector<std::string>* HostReference::Find(const std::string& key) {

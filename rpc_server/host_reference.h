@@ -49,6 +49,17 @@ class LoadedLibrary {
   // name.
   TfKernelFn Symbol(const std::string& name) const;
 
+  // The heap workspaces the artifact's kernels keep between calls (TF_KERNEL_WORKSPACES_SYMBOL):
+  // each one's current block (null before its first call) and size. Empty when the artifact
+  // has none; at most kMaxWorkspaces, and a size outside [0, max_bytes] ends the list (the
+  // artifact is not trusted: the caller only evicts these ranges from the caches).
+  struct Workspace {
+    const void* block = nullptr;
+    int64_t bytes = 0;
+  };
+  static constexpr int32_t kMaxWorkspaces = 256;
+  std::vector<Workspace> Workspaces(int64_t max_bytes) const;
+
  private:
   LoadedLibrary() = default;
   void* handle_ = nullptr;

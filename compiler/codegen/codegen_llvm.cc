@@ -91,7 +91,8 @@ class CpuEmitter : public LLVMEmitter {
   absl::Status AddFunction(const lower::LoweredFunc& f);
   void AddNamesFunction(const std::vector<std::string>& names);
   // A module destructor that frees the heap temporaries kept between calls (see
-  // EmitAllocate), run when the library is unloaded; nothing when the module has none.
+  // EmitAllocate), run when the library is unloaded, and the exported list of them
+  // (TF_KERNEL_WORKSPACES_SYMBOL); nothing when the module has none.
   void AddWorkspaceDestructor();
 
  private:
@@ -132,6 +133,8 @@ class CpuEmitter : public LLVMEmitter {
   int parallel_count_ = 0;
   // One slot per heap allocation site: a global holding the block kept for the next call.
   std::vector<llvm::GlobalVariable*> workspace_slots_;
+  // The size in bytes of the block each slot holds.
+  std::vector<int64_t> workspace_bytes_;
 };
 
 absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
@@ -366,6 +369,7 @@ void CpuEmitter::EmitAllocate(const ir::AllocateNode* op) {
                                         absl::StrCat("tf_workspace.", buf.name));
   slot->setAlignment(llvm::Align(8));
   workspace_slots_.push_back(slot);
+  workspace_bytes_.push_back(bytes);
   llvm::Value* cached =
       b_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, slot, null, llvm::MaybeAlign(8),
                          llvm::AtomicOrdering::AcquireRelease);
@@ -411,6 +415,33 @@ void CpuEmitter::AddWorkspaceDestructor() {
   }
   b_.CreateRetVoid();
   llvm::appendToGlobalDtors(*m_, dtor, 65535);
+
+  // int32_t tunefarm_kernel_workspaces(void** blocks, int64_t* bytes, int32_t capacity)
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64 = b_.getInt64Ty();
+  auto* list =
+      llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, ptr, i32}, false),
+                             llvm::Function::ExternalLinkage, TF_KERNEL_WORKSPACES_SYMBOL, m_);
+  SetAttributes(list);
+  llvm::Value* blocks = list->getArg(0);
+  llvm::Value* sizes = list->getArg(1);
+  llvm::Value* capacity = list->getArg(2);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", list));
+  for (size_t i = 0; i < workspace_slots_.size(); ++i) {
+    llvm::BasicBlock* write = llvm::BasicBlock::Create(ctx_, "write", list);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "next", list);
+    b_.CreateCondBr(b_.CreateICmpSGT(capacity, b_.getInt32(static_cast<int32_t>(i))), write, next);
+    b_.SetInsertPoint(write);
+    llvm::LoadInst* block = b_.CreateAlignedLoad(ptr, workspace_slots_[i], llvm::MaybeAlign(8));
+    block->setAtomic(llvm::AtomicOrdering::Acquire);
+    b_.CreateAlignedStore(block, b_.CreateConstInBoundsGEP1_64(ptr, blocks, i),
+                          llvm::MaybeAlign(8));
+    b_.CreateAlignedStore(b_.getInt64(workspace_bytes_[i]),
+                          b_.CreateConstInBoundsGEP1_64(i64, sizes, i), llvm::MaybeAlign(8));
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
+  }
+  b_.CreateRet(b_.getInt32(static_cast<int32_t>(workspace_slots_.size())));
 }
 
 }  // namespace

@@ -483,6 +483,7 @@ TEST(Codegen, SharedLibrary_DlopenAndCall_MatchesReference) {
   auto names = reinterpret_cast<TfKernelNamesFn>(dlsym(lib, TF_KERNEL_NAMES_SYMBOL));
   ASSERT_NE(names, nullptr);
   EXPECT_STREQ(names(), "gemm_so");
+  EXPECT_EQ(dlsym(lib, TF_KERNEL_WORKSPACES_SYMBOL), nullptr);  // no kept workspace
   auto fn = reinterpret_cast<TfKernelFn>(dlsym(lib, "gemm_so"));
   ASSERT_NE(fn, nullptr);
   CheckGemm(fn, 32, 48, 16);
@@ -511,6 +512,23 @@ TEST(Codegen, HeapTemporary_KeptBetweenConcurrentCalls) {
   ASSERT_NE(lib, nullptr) << dlerror();
   auto fn = reinterpret_cast<TfKernelFn>(dlsym(lib, "rowsum2"));
   ASSERT_NE(fn, nullptr);
+  // The artifact lists its one workspace (T, 256 KB): no block before the first call, the
+  // kept one after it; a capacity of 0 writes nothing and still counts.
+  auto workspaces = reinterpret_cast<TfKernelWorkspacesFn>(dlsym(lib, TF_KERNEL_WORKSPACES_SYMBOL));
+  ASSERT_NE(workspaces, nullptr);
+  void* block = reinterpret_cast<void*>(1);
+  int64_t bytes = 0;
+  ASSERT_EQ(workspaces(&block, &bytes, 1), 1);
+  EXPECT_EQ(block, nullptr);
+  EXPECT_EQ(bytes, int64_t{n} * n * 4);
+  {
+    auto x = *NDArray::Empty({n, n}, DataType::Float(32));
+    auto y = *NDArray::Empty({n}, DataType::Float(32));
+    ASSERT_TRUE(runtime::Call(fn, {&x, &y}).ok());
+  }
+  ASSERT_EQ(workspaces(&block, &bytes, 1), 1);
+  EXPECT_NE(block, nullptr);
+  EXPECT_EQ(workspaces(nullptr, nullptr, 0), 1);
   std::vector<std::thread> threads;
   std::atomic<int> wrong{0};
   for (int t = 0; t < 4; ++t) {
