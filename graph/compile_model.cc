@@ -391,19 +391,24 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
   report.unshared_bytes = memory.unshared_bytes;
   report.weights_bytes = plan.weights_bytes;
 
-  // The library: kernels (LLVM) + runner (C), linked; its header and weights beside it.
+  // The library: kernels and the kernel runtime (LLVM) + runner (C), linked; its header and weights
+  // beside it.
   ScratchDir dir;
   if (!dir.ok()) return absl::InternalError("cannot create a scratch directory");
   absl::StatusOr<std::string> object = codegen::BuildObject(kernels, *target);
   if (!object.ok()) return object.status();
   if (absl::Status s = WriteFile(dir.File("kernels.o"), *object); !s.ok()) return s;
+  absl::StatusOr<std::string> runtime = codegen::KernelRuntimeObject(*target);
+  if (!runtime.ok()) return runtime.status();
+  if (absl::Status s = WriteFile(dir.File("runtime.o"), *runtime); !s.ok()) return s;
   if (absl::Status s = WriteFile(dir.File("runner.c"), EmitRunnerSource(plan)); !s.ok()) return s;
   if (absl::Status s = codegen::CompileCSource(dir.File("runner.c"), dir.File("runner.o"));
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = codegen::LinkSharedLibrary({dir.File("kernels.o"), dir.File("runner.o")},
-                                                  options.library_path);
+  if (absl::Status s = codegen::LinkSharedLibrary(
+          {dir.File("kernels.o"), dir.File("runtime.o"), dir.File("runner.o")},
+          options.library_path);
       !s.ok()) {
     return s;
   }

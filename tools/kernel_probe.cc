@@ -5,7 +5,7 @@
 //
 //   bazel run -c opt //tools:kernel_probe -- --expr $PWD/examples/programs/max_pool.te
 //       --shape N=1,C=64,H=112,W=112 --random 20 [--config 17,42] [--set knob=value,...] [--ir]
-//       [--reference]
+//       [--reference] [--artifact]
 //   bazel run -c opt //tools:kernel_probe -- --template_name dense --args 64,64,64 --random 5
 #include <algorithm>
 #include <chrono>
@@ -20,6 +20,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "compiler/codegen/build.h"
 #include "compiler/ir/ir_printer.h"
@@ -45,6 +46,9 @@ ABSL_FLAG(bool, asm_out, false, "print each config's assembly");
 ABSL_FLAG(bool, passes, false, "print each config's IR after every lowering pass");
 ABSL_FLAG(bool, reference, false, "also build the unscheduled reference program");
 ABSL_FLAG(int, repeats, 20, "timed calls per kernel (the median is printed)");
+ABSL_FLAG(bool, artifact, false,
+          "also time each config's artifact build as the tuner's builders do it (lower, object, "
+          "kernel runtime, link), printed as `artifact`, with the median at the end");
 
 namespace tunefarm {
 namespace {
@@ -93,7 +97,17 @@ absl::StatusOr<tuner::TuneTask> MakeProbeTask() {
                          absl::GetFlag(FLAGS_target), "probe");
 }
 
+// The artifact build times of the configs probed so far (--artifact).
+std::vector<double> artifact_ms;
+
 void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
+  std::string artifact;
+  if (absl::GetFlag(FLAGS_artifact) && index.has_value()) {
+    tuner::BuildResult r = tuner::BuildConfig(task, index);
+    if (r.status.ok()) artifact_ms.push_back(r.build_seconds * 1e3);
+    artifact = r.status.ok() ? absl::StrFormat("  artifact %.1f ms", r.build_seconds * 1e3)
+                             : "  artifact error: " + std::string(r.status.message());
+  }
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig(task, index);
   absl::StatusOr<lower::LoweredFunc> f =
@@ -141,11 +155,13 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
       run_s = MedianSeconds([&] { (void)runtime::Call(*fn, ptrs); }, absl::GetFlag(FLAGS_repeats));
     }
   }
-  std::printf("%-12s lower %6.1f ms  nodes %8lld  build %8.1f ms  run %10.1f us  %8.2f GFLOP/s%s\n",
-              index ? std::to_string(*index).c_str() : "ref", lower_s * 1e3,
-              static_cast<long long>(ir::CountNodes(f->body)), build_s * 1e3, run_s * 1e6,
-              run_s > 0 ? task.workload.flop / run_s * 1e-9 : 0.0,
-              jit.ok() ? "" : ("  build error: " + std::string(jit.status().message())).c_str());
+  std::printf(
+      "%-12s lower %6.1f ms  nodes %8lld  build %8.1f ms  run %10.1f us  %8.2f GFLOP/s%s%s\n",
+      index ? std::to_string(*index).c_str() : "ref", lower_s * 1e3,
+      static_cast<long long>(ir::CountNodes(f->body)), build_s * 1e3, run_s * 1e6,
+      run_s > 0 ? task.workload.flop / run_s * 1e-9 : 0.0,
+      jit.ok() ? "" : ("  build error: " + std::string(jit.status().message())).c_str(),
+      artifact.c_str());
   std::printf("  %s\n", knobs.c_str());
   if (absl::GetFlag(FLAGS_ir)) std::printf("%s\n", ir::ToString(f->body).c_str());
   if (absl::GetFlag(FLAGS_asm_out)) {
@@ -206,6 +222,11 @@ int Run() {
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
   std::uniform_int_distribution<int64_t> pick(0, task->space->size() - 1);
   for (int i = 0; i < absl::GetFlag(FLAGS_random); ++i) Probe(*task, pick(rng));
+  if (!artifact_ms.empty()) {
+    std::sort(artifact_ms.begin(), artifact_ms.end());
+    std::printf("artifact builds: median %.1f ms over %zu configs\n",
+                artifact_ms[artifact_ms.size() / 2], artifact_ms.size());
+  }
   return 0;
 }
 

@@ -6,11 +6,15 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "compiler/codegen/codegen_llvm.h"
+#include "compiler/codegen/kernel_runtime.h"
 #include "compiler/codegen/linker.h"
+#include "compiler/codegen/llvm_emitter.h"
 #include "compiler/codegen/target_machine_pool.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -31,25 +35,36 @@ absl::Status ToStatus(llvm::Error err, const std::string& what) {
   return absl::InternalError(absl::StrCat(what, ": ", llvm::toString(std::move(err))));
 }
 
-absl::StatusOr<std::string> Emit(const std::vector<lower::LoweredFunc>& funcs, const Target& target,
-                                 llvm::CodeGenFileType type, OptPipeline pipeline) {
+absl::Status CheckCpuTarget(const Target& target) {
   if (target.kind != Target::Kind::kLLVM) {
     return absl::InvalidArgumentError(
         absl::StrCat("target '", target.str, "' is not a CPU target"));
   }
+  return absl::OkStatus();
+}
+
+// `module` as an object file or assembly for `tm`'s target.
+absl::StatusOr<std::string> EmitFile(llvm::Module& module, llvm::TargetMachine& tm,
+                                     llvm::CodeGenFileType type, const Target& target) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) {
+    return absl::InternalError(absl::StrCat("LLVM cannot emit files for '", target.str, "'"));
+  }
+  pm.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+absl::StatusOr<std::string> Emit(const std::vector<lower::LoweredFunc>& funcs, const Target& target,
+                                 llvm::CodeGenFileType type, OptPipeline pipeline) {
+  if (absl::Status s = CheckCpuTarget(target); !s.ok()) return s;
   auto tm = BorrowTargetMachine(target);
   if (!tm.ok()) return tm.status();
   llvm::LLVMContext context;
   auto module = CodegenLLVM(funcs, **tm, context, pipeline);
   if (!module.ok()) return module.status();
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if ((*tm)->addPassesToEmitFile(pm, os, nullptr, type)) {
-    return absl::InternalError(absl::StrCat("LLVM cannot emit files for '", target.str, "'"));
-  }
-  pm.run(**module);
-  return std::string(buffer.begin(), buffer.end());
+  return EmitFile(**module, **tm, type, target);
 }
 
 // A scratch directory removed on destruction.
@@ -114,7 +129,7 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
   auto tm = BorrowTargetMachine(target);
   if (!tm.ok()) return tm.status();
   auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = CodegenLLVM(funcs, **tm, *context, pipeline);
+  auto module = CodegenLLVM(funcs, **tm, *context, pipeline, /*with_runtime=*/true);
   if (!module.ok()) return module.status();
 
   // Parallel loops call into libgomp; make its symbols visible to the JIT. LLVM dlcloses the
@@ -158,6 +173,31 @@ absl::StatusOr<std::string> BuildObject(const std::vector<lower::LoweredFunc>& f
   return Emit(funcs, target, llvm::CGFT_ObjectFile, pipeline);
 }
 
+absl::StatusOr<std::string> KernelRuntimeObject(const Target& target) {
+  if (absl::Status s = CheckCpuTarget(target); !s.ok()) return s;
+  // Built once per target (triple, CPU and features) in a process.
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* built = new std::map<std::string, std::string>();
+  const std::string key = target.triple + "|" + target.cpu + "|" + target.features;
+  {
+    absl::MutexLock lock(&mu);
+    auto it = built->find(key);
+    if (it != built->end()) return it->second;
+  }
+  auto tm = BorrowTargetMachine(target);
+  if (!tm.ok()) return tm.status();
+  llvm::LLVMContext context;
+  llvm::Module module("tunefarm_kernel_runtime", context);
+  module.setTargetTriple((*tm)->getTargetTriple().str());
+  module.setDataLayout((*tm)->createDataLayout());
+  EmitKernelRuntime(module, **tm);
+  OptimizeModule(module, **tm, OptPipeline::kO3);
+  auto object = EmitFile(module, **tm, llvm::CGFT_ObjectFile, target);
+  if (!object.ok()) return object.status();
+  absl::MutexLock lock(&mu);
+  return built->emplace(key, *std::move(object)).first->second;
+}
+
 absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
                                           const Target& target) {
   return Emit(funcs, target, llvm::CGFT_AssemblyFile, OptPipeline::kO3);
@@ -183,12 +223,16 @@ absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredF
   if (absl::Status s = CheckCanLink(target.IsHost() ? "" : target.triple); !s.ok()) return s;
   auto obj = BuildObject(funcs, target, pipeline);
   if (!obj.ok()) return obj.status();
+  auto runtime = KernelRuntimeObject(target);
+  if (!runtime.ok()) return runtime.status();
   TempDir dir;
   if (!dir.ok()) return absl::InternalError("cannot create a temporary directory");
   std::string obj_path = dir.File("kernel.o");
+  std::string runtime_path = dir.File("runtime.o");
   std::string so_path = dir.File("kernel.so");
   if (absl::Status s = WriteFile(obj_path, *obj); !s.ok()) return s;
-  if (absl::Status s = LinkSharedLibrary({obj_path}, so_path, LinkerKind::kInProcess,
+  if (absl::Status s = WriteFile(runtime_path, *runtime); !s.ok()) return s;
+  if (absl::Status s = LinkSharedLibrary({obj_path, runtime_path}, so_path, LinkerKind::kInProcess,
                                          target.IsHost() ? "" : target.triple);
       !s.ok()) {
     return s;

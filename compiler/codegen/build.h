@@ -42,10 +42,16 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
                                                     const Target& target,
                                                     OptPipeline pipeline = OptPipeline::kO3);
 
-// The object file (ELF) for any LLVM target, including cross targets such as AArch64.
+// The object file (ELF) for any LLVM target, including cross targets such as AArch64. A
+// library links it with KernelRuntimeObject for the same target.
 absl::StatusOr<std::string> BuildObject(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target,
                                         OptPipeline pipeline = OptPipeline::kO3);
+
+// The kernel runtime (kernel_runtime.h) as an object file for `target`, which every library of
+// kernels links beside their objects; compiled once per target in a process.
+// InvalidArgument: not a CPU target.
+absl::StatusOr<std::string> KernelRuntimeObject(const Target& target);
 
 // Textual assembly, for people.
 absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
@@ -55,7 +61,8 @@ absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>&
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target);
 
-// A shared library's bytes: the object linked against libgomp and libm (linker.h), for the
+// A shared library's bytes: the object and the kernel runtime linked against libgomp and libm
+// (linker.h), for the
 // host or, with Debian's cross toolchain installed, another Linux architecture (a board's).
 // Errors: LinkSharedLibrary's; those of CheckCanLink (an unknown triple, a missing cross
 // toolchain) come before the kernel is compiled.

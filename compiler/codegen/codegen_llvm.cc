@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/abi/kernel_abi.h"
+#include "compiler/codegen/kernel_runtime.h"
 #include "compiler/codegen/llvm_emitter.h"
 #include "compiler/codegen/llvm_init.h"
 #include "compiler/ir/ir_printer.h"
@@ -89,22 +90,14 @@ class CpuEmitter : public LLVMEmitter {
   using LLVMEmitter::LLVMEmitter;
 
   absl::Status AddFunction(const lower::LoweredFunc& f);
-  void AddNamesFunction(const std::vector<std::string>& names);
-  // A module destructor that frees the heap temporaries kept between calls (see
-  // EmitAllocate), run when the library is unloaded, and the exported list of them
-  // (TF_KERNEL_WORKSPACES_SYMBOL); nothing when the module has none.
-  void AddWorkspaceDestructor();
+  // The data the kernel runtime (kernel_runtime.h) reads: the kernels' names, and the table of
+  // the heap temporaries kept between calls (see EmitAllocate), which the runtime lists
+  // (TF_KERNEL_WORKSPACES_SYMBOL) and frees when the library is unloaded.
+  void AddNamesData(const std::vector<std::string>& names);
+  void AddWorkspaceTable();
 
  private:
-  void SetAttributes(llvm::Function* fn) {
-    fn->addFnAttr("target-cpu", tm_.getTargetCPU());
-    fn->addFnAttr("target-features", tm_.getTargetFeatureString());
-    if (tm_.getTargetFeatureString().contains("+avx512f")) {
-      fn->addFnAttr("prefer-vector-width", "512");
-      fn->addFnAttr("min-legal-vector-width", "512");
-    }
-    fn->addFnAttr(llvm::Attribute::NoUnwind);
-  }
+  void SetAttributes(llvm::Function* fn) { SetKernelFunctionAttributes(fn, tm_); }
 
   llvm::AllocaInst* EntryAlloca(llvm::Type* t, llvm::Value* count, const std::string& name,
                                 unsigned align) {
@@ -155,61 +148,36 @@ absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
   // A NULL array used to be dereferenced (a crash instead of an error code).
   if (!f.args.empty()) CheckOr(b_.CreateIsNotNull(args), TF_KERNEL_NULL_ARG);
 
-  // DLPack's DLTensor: {data, {device_type, device_id}, ndim, {code, bits, lanes}, shape,
-  // strides, byte_offset}.
-  auto* device_ty = llvm::StructType::get(ctx_, {i32, i32});
-  auto* dtype_ty = llvm::StructType::get(ctx_, {b_.getInt8Ty(), b_.getInt8Ty(), b_.getInt16Ty()});
-  auto* tensor_ty =
-      llvm::StructType::get(ctx_, {ptr, device_ty, i32, dtype_ty, ptr, ptr, b_.getInt64Ty()});
+  llvm::StructType* tensor_ty = DLTensorType(ctx_);
+  llvm::FunctionCallee check = m_->getOrInsertFunction(kCheckTensorSymbol, CheckTensorType(ctx_));
+  llvm::cast<llvm::Function>(check.getCallee())->setVisibility(llvm::GlobalValue::HiddenVisibility);
   llvm::Type* i64 = b_.getInt64Ty();
   for (size_t i = 0; i < f.args.size(); ++i) {
     const lower::FuncArg& a = f.args[i];
     llvm::Value* t = b_.CreateLoad(ptr, b_.CreateConstGEP1_32(ptr, args, static_cast<unsigned>(i)));
-    CheckOr(b_.CreateIsNotNull(t), TF_KERNEL_NULL_ARG);
-    llvm::Value* data = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 0));
-    CheckOr(b_.CreateIsNotNull(data), TF_KERNEL_NULL_ARG);
-    llvm::Value* dev =
-        b_.CreateLoad(i32, b_.CreateStructGEP(device_ty, b_.CreateStructGEP(tensor_ty, t, 1), 0));
-    CheckOr(b_.CreateICmpEQ(dev, b_.getInt32(kDLCPU)), TF_KERNEL_BAD_DEVICE);
-    llvm::Value* ndim = b_.CreateLoad(i32, b_.CreateStructGEP(tensor_ty, t, 2));
-    CheckOr(b_.CreateICmpEQ(ndim, b_.getInt32(static_cast<int>(a.shape.size()))),
-            TF_KERNEL_BAD_SHAPE);
-    llvm::Value* dt = b_.CreateStructGEP(tensor_ty, t, 3);
+    llvm::Value* shape = llvm::ConstantPointerNull::get(b_.getPtrTy());
+    if (!a.shape.empty()) {
+      auto* array_ty = llvm::ArrayType::get(i64, a.shape.size());
+      std::vector<llvm::Constant*> dims;
+      for (int64_t d : a.shape) dims.push_back(b_.getInt64(d));
+      auto* global = new llvm::GlobalVariable(
+          *m_, array_ty, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+          llvm::ConstantArray::get(array_ty, dims), absl::StrCat(f.name, ".shape", i));
+      global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      shape = global;
+    }
     DataType d = a.buffer->dtype;
-    int code = d.is_float() ? kDLFloat : (d.is_uint() || d.is_bool()) ? kDLUInt : kDLInt;
-    int bits = d.is_bool() ? 8 : d.bits;
-    llvm::Value* ok_code = b_.CreateICmpEQ(
-        b_.CreateLoad(b_.getInt8Ty(), b_.CreateStructGEP(dtype_ty, dt, 0)), b_.getInt8(code));
-    llvm::Value* ok_bits = b_.CreateICmpEQ(
-        b_.CreateLoad(b_.getInt8Ty(), b_.CreateStructGEP(dtype_ty, dt, 1)), b_.getInt8(bits));
-    llvm::Value* ok_lanes = b_.CreateICmpEQ(
-        b_.CreateLoad(b_.getInt16Ty(), b_.CreateStructGEP(dtype_ty, dt, 2)), b_.getInt16(1));
-    CheckOr(b_.CreateAnd(ok_code, b_.CreateAnd(ok_bits, ok_lanes)), TF_KERNEL_BAD_DTYPE);
-    llvm::Value* shape = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 4));
-    CheckOr(b_.CreateIsNotNull(shape), TF_KERNEL_NULL_ARG);
-    for (size_t dim = 0; dim < a.shape.size(); ++dim) {
-      llvm::Value* ext =
-          b_.CreateLoad(i64, b_.CreateConstGEP1_32(i64, shape, static_cast<unsigned>(dim)));
-      CheckOr(b_.CreateICmpEQ(ext, b_.getInt64(a.shape[dim])), TF_KERNEL_BAD_SHAPE);
-    }
-    // Strides: NULL, or exactly the compact row-major ones.
-    llvm::Value* strides = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 5));
-    llvm::BasicBlock* check_strides = llvm::BasicBlock::Create(ctx_, "strides", fn_);
-    llvm::BasicBlock* strides_ok = llvm::BasicBlock::Create(ctx_, "strides_ok", fn_);
-    b_.CreateCondBr(b_.CreateIsNull(strides), strides_ok, check_strides);
-    b_.SetInsertPoint(check_strides);
-    int64_t expect = 1;
-    for (int dim = static_cast<int>(a.shape.size()) - 1; dim >= 0; --dim) {
-      llvm::Value* st =
-          b_.CreateLoad(i64, b_.CreateConstGEP1_32(i64, strides, static_cast<unsigned>(dim)));
-      // A dimension of extent 1 may carry any stride.
-      llvm::Value* ok = b_.CreateICmpEQ(st, b_.getInt64(expect));
-      if (a.shape[dim] == 1) ok = b_.getTrue();
-      CheckOr(ok, TF_KERNEL_BAD_STRIDES);
-      expect *= a.shape[dim];
-    }
-    b_.CreateBr(strides_ok);
-    b_.SetInsertPoint(strides_ok);
+    const int code = d.is_float() ? kDLFloat : (d.is_uint() || d.is_bool()) ? kDLUInt : kDLInt;
+    const int bits = d.is_bool() ? 8 : d.bits;
+    llvm::Value* rc = b_.CreateCall(check, {t, b_.getInt32(static_cast<int>(a.shape.size())),
+                                            b_.getInt32(code), b_.getInt32(bits), shape});
+    llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_, "arg_fail", fn_);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "arg_ok", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(rc, b_.getInt32(TF_KERNEL_OK)), next, fail);
+    b_.SetInsertPoint(fail);
+    b_.CreateRet(rc);
+    b_.SetInsertPoint(next);
+    llvm::Value* data = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 0));
     llvm::Value* offset = b_.CreateLoad(i64, b_.CreateStructGEP(tensor_ty, t, 6));
     bufs_[a.buffer.get()] = b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset, a.buffer->name);
   }
@@ -222,15 +190,12 @@ absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
   return Finish(f.name);
 }
 
-void CpuEmitter::AddNamesFunction(const std::vector<std::string>& names) {
-  auto* fty = llvm::FunctionType::get(b_.getPtrTy(), {}, false);
-  auto* fn =
-      llvm::Function::Create(fty, llvm::Function::ExternalLinkage, TF_KERNEL_NAMES_SYMBOL, m_);
-  fn->addFnAttr(llvm::Attribute::NoUnwind);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
-  llvm::Constant* str =
-      b_.CreateGlobalStringPtr(absl::StrJoin(names, ","), "tunefarm.names", 0, m_);
-  b_.CreateRet(str);
+void CpuEmitter::AddNamesData(const std::vector<std::string>& names) {
+  llvm::Constant* text = llvm::ConstantDataArray::getString(ctx_, absl::StrJoin(names, ","));
+  auto* g =
+      new llvm::GlobalVariable(*m_, text->getType(), /*isConstant=*/true,
+                               llvm::GlobalValue::ExternalLinkage, text, kKernelNamesDataSymbol);
+  g->setVisibility(llvm::GlobalValue::HiddenVisibility);
 }
 
 void CpuEmitter::EmitFor(const ir::ForNode* op) {
@@ -399,49 +364,22 @@ void CpuEmitter::EmitAllocate(const ir::AllocateNode* op) {
   b_.SetInsertPoint(done);
 }
 
-void CpuEmitter::AddWorkspaceDestructor() {
-  if (workspace_slots_.empty()) return;
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::FunctionCallee free_fn = m_->getOrInsertFunction("free", b_.getVoidTy(), ptr);
-  auto* dtor = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), false),
-                                      llvm::Function::InternalLinkage, "tf_free_workspaces", m_);
-  SetAttributes(dtor);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", dtor));
-  for (llvm::GlobalVariable* slot : workspace_slots_) {
-    llvm::Value* p = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, slot,
-                                        llvm::ConstantPointerNull::get(b_.getPtrTy()),
-                                        llvm::MaybeAlign(8), llvm::AtomicOrdering::AcquireRelease);
-    b_.CreateCall(free_fn, {p});
-  }
-  b_.CreateRetVoid();
-  llvm::appendToGlobalDtors(*m_, dtor, 65535);
-
-  // int32_t tunefarm_kernel_workspaces(void** blocks, int64_t* bytes, int32_t capacity)
-  llvm::Type* i32 = b_.getInt32Ty();
-  llvm::Type* i64 = b_.getInt64Ty();
-  auto* list =
-      llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, ptr, i32}, false),
-                             llvm::Function::ExternalLinkage, TF_KERNEL_WORKSPACES_SYMBOL, m_);
-  SetAttributes(list);
-  llvm::Value* blocks = list->getArg(0);
-  llvm::Value* sizes = list->getArg(1);
-  llvm::Value* capacity = list->getArg(2);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", list));
+void CpuEmitter::AddWorkspaceTable() {
+  auto* entry_ty = llvm::StructType::get(ctx_, {b_.getPtrTy(), b_.getInt64Ty()});
+  std::vector<llvm::Constant*> entries;
   for (size_t i = 0; i < workspace_slots_.size(); ++i) {
-    llvm::BasicBlock* write = llvm::BasicBlock::Create(ctx_, "write", list);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "next", list);
-    b_.CreateCondBr(b_.CreateICmpSGT(capacity, b_.getInt32(static_cast<int32_t>(i))), write, next);
-    b_.SetInsertPoint(write);
-    llvm::LoadInst* block = b_.CreateAlignedLoad(ptr, workspace_slots_[i], llvm::MaybeAlign(8));
-    block->setAtomic(llvm::AtomicOrdering::Acquire);
-    b_.CreateAlignedStore(block, b_.CreateConstInBoundsGEP1_64(ptr, blocks, i),
-                          llvm::MaybeAlign(8));
-    b_.CreateAlignedStore(b_.getInt64(workspace_bytes_[i]),
-                          b_.CreateConstInBoundsGEP1_64(i64, sizes, i), llvm::MaybeAlign(8));
-    b_.CreateBr(next);
-    b_.SetInsertPoint(next);
+    entries.push_back(llvm::ConstantStruct::get(
+        entry_ty, {workspace_slots_[i], b_.getInt64(workspace_bytes_[i])}));
   }
-  b_.CreateRet(b_.getInt32(static_cast<int32_t>(workspace_slots_.size())));
+  auto* table_ty = llvm::ArrayType::get(entry_ty, entries.size());
+  auto* table = new llvm::GlobalVariable(
+      *m_, table_ty, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantArray::get(table_ty, entries), kWorkspaceTableSymbol);
+  table->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  auto* count = new llvm::GlobalVariable(
+      *m_, b_.getInt32Ty(), /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+      b_.getInt32(static_cast<int32_t>(entries.size())), kWorkspaceCountSymbol);
+  count->setVisibility(llvm::GlobalValue::HiddenVisibility);
 }
 
 }  // namespace
@@ -468,7 +406,7 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Tar
 
 absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
-    llvm::LLVMContext& context, OptPipeline pipeline) {
+    llvm::LLVMContext& context, OptPipeline pipeline, bool with_runtime) {
   auto module = std::make_unique<llvm::Module>("tunefarm", context);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
@@ -482,8 +420,9 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     ordered.push_back(f.name);
     if (absl::Status s = cg.AddFunction(f); !s.ok()) return s;
   }
-  cg.AddNamesFunction(ordered);
-  cg.AddWorkspaceDestructor();
+  cg.AddNamesData(ordered);
+  cg.AddWorkspaceTable();
+  if (with_runtime) EmitKernelRuntime(*module, tm);
   OptimizeModule(*module, tm, pipeline);
   return module;
 }

@@ -2,7 +2,8 @@
 //
 // Each LoweredFunc becomes an exported function with the kernel C ABI
 // (compiler/abi/kernel_abi.h): it validates every DLTensor argument against the compiled
-// shapes and dtypes, then runs the loop nest. Parallel loops are outlined and run through
+// shapes and dtypes (a call of the kernel runtime's check per argument), then runs the loop
+// nest. Parallel loops are outlined and run through
 // libgomp's GOMP_parallel: a mature thread pool that every Debian system already has (gcc's
 // runtime), that reuses its threads across calls, and that a deployed kernel library or a
 // device worker resolves with the ordinary dynamic loader, so artifacts need no runtime of
@@ -27,12 +28,14 @@ namespace tunefarm::codegen {
 // A target machine for `target`. InvalidArgument: a target LLVM cannot create.
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Target& target);
 
-// Generates and optimizes a module holding every function plus `tunefarm_kernel_names`.
+// Generates and optimizes a module holding every function and the data the kernel runtime
+// reads (kernel_runtime.h); with `with_runtime`, the runtime too (a module that runs alone,
+// as in the JIT), otherwise the module is linked with KernelRuntimeObject (build.h).
 // InvalidArgument: duplicate kernel names, an IR construct the CPU backend cannot run (a loop
 // bound to a GPU thread index, an unlowered reduction).
 absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
-    llvm::LLVMContext& context, OptPipeline pipeline = OptPipeline::kO3);
+    llvm::LLVMContext& context, OptPipeline pipeline = OptPipeline::kO3, bool with_runtime = false);
 
 }  // namespace tunefarm::codegen
 

@@ -51,6 +51,15 @@ std::string WriteTemp(const std::string& name, const std::string& bytes) {
   return path;
 }
 
+// A library's inputs: the kernel object `name`.o and the kernel runtime for `target` beside it.
+std::vector<std::string> WithRuntime(const std::string& name, const std::string& object,
+                                     const Target& target = HostTarget()) {
+  absl::StatusOr<std::string> runtime = KernelRuntimeObject(target);
+  EXPECT_TRUE(runtime.ok()) << runtime.status();
+  return {WriteTemp(name + ".o", object),
+          WriteTemp(name + ".runtime.o", runtime.ok() ? *runtime : "")};
+}
+
 // The DT_NEEDED names of a loaded library.
 std::vector<std::string> NeededLibraries(void* lib) {
   struct link_map* map = nullptr;
@@ -86,11 +95,11 @@ void ExpectKernelRuns(const std::string& so_path, const std::string& name, int n
 TEST(Linker, InProcessAndDriver_LinkLoadableLibraries) {
   auto obj = AxpyObject("axpy_par", 1000, /*parallel=*/true);
   ASSERT_TRUE(obj.ok()) << obj.status();
-  const std::string obj_path = WriteTemp("axpy_par.o", *obj);
+  const std::vector<std::string> inputs = WithRuntime("axpy_par", *obj);
   for (LinkerKind kind : {LinkerKind::kInProcess, LinkerKind::kDriver}) {
     const std::string so_path = ::testing::TempDir() + "/axpy_par_" +
                                 (kind == LinkerKind::kInProcess ? "lld" : "cc") + ".so";
-    ASSERT_TRUE(LinkSharedLibrary({obj_path}, so_path, kind).ok());
+    ASSERT_TRUE(LinkSharedLibrary(inputs, so_path, kind).ok());
     ExpectKernelRuns(so_path, "axpy_par", 1000);
     void* lib = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(lib, nullptr);
@@ -117,7 +126,7 @@ TEST(Linker, GarbageInput_IsInternalErrorAndLinkerStaysUsable) {
   auto obj = AxpyObject("axpy_after", 64, /*parallel=*/false);
   ASSERT_TRUE(obj.ok());
   const std::string so_path = ::testing::TempDir() + "/axpy_after.so";
-  ASSERT_TRUE(LinkSharedLibrary({WriteTemp("axpy_after.o", *obj)}, so_path).ok());
+  ASSERT_TRUE(LinkSharedLibrary(WithRuntime("axpy_after", *obj), so_path).ok());
   ExpectKernelRuns(so_path, "axpy_after", 64);
 }
 
@@ -186,8 +195,8 @@ TEST(Linker, Aarch64Kernel_LinksAgainstCrossToolchain) {
   auto obj = AxpyObject("axpy_arm", 256, /*parallel=*/true, *target);
   ASSERT_TRUE(obj.ok()) << obj.status();
   const std::string so_path = ::testing::TempDir() + "/axpy_arm.so";
-  absl::Status linked = LinkSharedLibrary({WriteTemp("axpy_arm.o", *obj)}, so_path,
-                                          LinkerKind::kInProcess, target->triple);
+  const std::vector<std::string> inputs = WithRuntime("axpy_arm", *obj, *target);
+  absl::Status linked = LinkSharedLibrary(inputs, so_path, LinkerKind::kInProcess, target->triple);
   ASSERT_TRUE(linked.ok()) << linked << " (run deploy/setup.sh --tests, which installs it)";
   std::ifstream in(so_path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -199,9 +208,7 @@ TEST(Linker, Aarch64Kernel_LinksAgainstCrossToolchain) {
   EXPECT_NE(bytes.find("libgomp.so.1"), std::string::npos);  // DT_NEEDED by soname
   // The driver route (aarch64-linux-gnu-gcc) makes the same kind of file.
   const std::string driver_path = ::testing::TempDir() + "/axpy_arm_driver.so";
-  ASSERT_TRUE(LinkSharedLibrary({WriteTemp("axpy_arm.o", *obj)}, driver_path, LinkerKind::kDriver,
-                                target->triple)
-                  .ok());
+  ASSERT_TRUE(LinkSharedLibrary(inputs, driver_path, LinkerKind::kDriver, target->triple).ok());
 }
 
 // Builds from several threads at once (the builder pool) all link correctly.
@@ -220,7 +227,7 @@ TEST(Linker, ConcurrentBuilds_AllLinkAndRun) {
           continue;
         }
         const std::string so_path = ::testing::TempDir() + "/" + name + ".so";
-        if (!LinkSharedLibrary({WriteTemp(name + ".o", *obj)}, so_path).ok()) ++failed;
+        if (!LinkSharedLibrary(WithRuntime(name, *obj), so_path).ok()) ++failed;
         libs[t * kEach + i] = so_path;
       }
     });

@@ -485,6 +485,21 @@ TEST(MustFail, KernelCalledWithBadArguments_AbiErrorCodes) {
   strided.strides = strides;
   args[2] = &strided;
   EXPECT_EQ(fn(args, 3), TF_KERNEL_BAD_STRIDES);
+  int64_t outer_wrong[2] = {13, 1};  // Only the outer stride is off.
+  strided.strides = outer_wrong;
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_BAD_STRIDES);
+  int64_t compact[2] = {12, 1};  // Explicit row-major strides are accepted.
+  strided.strides = compact;
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_OK);
+  DLTensor null_shape = *c.dl();
+  null_shape.shape = nullptr;
+  args[2] = &null_shape;
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_NULL_ARG);
+  args[2] = c.dl();
+  args[0] = nullptr;  // The first argument checked, not only the last.
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_NULL_ARG);
+  args[0] = c_shape.dl();
+  EXPECT_EQ(fn(args, 3), TF_KERNEL_BAD_SHAPE);
   EXPECT_ERROR(runtime::Call(fn, {&a, &w, &c_dtype}), StatusCode::kInternal,
                "kernel returned error 3");
   EXPECT_EQ((*jit)->Lookup("missing").status().code(), StatusCode::kNotFound);
