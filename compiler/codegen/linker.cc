@@ -12,9 +12,11 @@
 #include <sstream>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "compiler/codegen/link_stubs.h"
 #include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -152,10 +154,12 @@ bool lld_unusable ABSL_GUARDED_BY(lld_mu) = false;
 // caller links with `cc` instead.
 absl::Status LinkInProcess(const std::vector<std::string>& object_paths,
                            const std::string& out_path,
-                           const std::vector<std::string>& runtime_inputs) {
+                           const std::vector<std::string>& runtime_inputs,
+                           const std::string& soname = "") {
   std::vector<const char*> args = {"ld.lld",      "--build-id",       "--eh-frame-hdr", "-z",
                                    "noexecstack", "--hash-style=gnu", "--as-needed",    "-shared",
                                    "-o",          out_path.c_str()};
+  if (!soname.empty()) args.insert(args.end(), {"-soname", soname.c_str()});
   for (const std::string& o : object_paths) args.push_back(o.c_str());
   for (const std::string& lib : runtime_inputs) args.push_back(lib.c_str());
   std::string messages;
@@ -179,6 +183,103 @@ absl::Status LinkInProcess(const std::vector<std::string>& object_paths,
         absl::StrCat("link a shared library (", out_path, ") failed: ", err.str()));
   }
   return absl::OkStatus();
+}
+
+// The link stubs of one architecture (link_stubs.h) and the symbols they define; no inputs
+// when they could not be made (links then read the real libraries).
+struct Stubs {
+  std::vector<std::string> inputs;
+  absl::flat_hash_set<std::string> symbols;
+};
+
+// A scratch directory for the stubs.
+class StubDir {
+ public:
+  StubDir() {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl = absl::StrCat(base != nullptr ? base : "/tmp", "/tunefarm-stubs-XXXXXX");
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~StubDir() {
+    for (const std::string& f : files_) unlink(f.c_str());
+    if (!path_.empty()) rmdir(path_.c_str());
+  }
+  bool ok() const { return !path_.empty(); }
+  std::string File(const std::string& name) {
+    files_.push_back(absl::StrCat(path_, "/", name));
+    return files_.back();
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+absl::StatusOr<Stubs> MakeStubs(const std::string& gnu_triple,
+                                const std::vector<std::string>& real_inputs, StubDir& dir) {
+  if (!dir.ok()) return absl::InternalError("no scratch directory");
+  Stubs stubs;
+  for (const StubbedLibrary& lib : StubbedLibraries()) {
+    std::string real;
+    for (const std::string& path : real_inputs) {
+      if (absl::EndsWith(path, "/" + lib.soname)) real = path;
+    }
+    if (real.empty()) return absl::NotFoundError(absl::StrCat("no ", lib.soname));
+    absl::StatusOr<absl::flat_hash_set<std::string>> defined = DefinedDynamicSymbols(real);
+    if (!defined.ok()) return defined.status();
+    std::vector<std::string> symbols;
+    for (const std::string& name : lib.symbols) {
+      if (defined->contains(name)) symbols.push_back(name);
+    }
+    absl::StatusOr<std::string> object = StubObject(gnu_triple, symbols);
+    if (!object.ok()) return object.status();
+    // One directory for every architecture: the file names say which.
+    const std::string object_path = dir.File(absl::StrCat(gnu_triple, "-", lib.soname, ".o"));
+    std::ofstream(object_path, std::ios::binary) << *object;
+    const std::string stub_path = dir.File(absl::StrCat(gnu_triple, "-", lib.soname));
+    if (absl::Status s = LinkInProcess({object_path}, stub_path, {}, lib.soname); !s.ok()) {
+      return s;
+    }
+    stubs.inputs.push_back(stub_path);
+    stubs.symbols.insert(symbols.begin(), symbols.end());
+  }
+  return stubs;
+}
+
+absl::Mutex stubs_mu;
+
+// The stubs of `gnu_triple` (x86_64 and aarch64; none for 32-bit arm), made on first use.
+const Stubs& StubsFor(const std::string& gnu_triple, const std::vector<std::string>& real_inputs) {
+  // Removed at exit with the other static objects.
+  static StubDir dir;
+  static auto* made = new std::map<std::string, Stubs>();
+  absl::MutexLock lock(&stubs_mu);
+  auto it = made->find(gnu_triple);
+  if (it == made->end()) {
+    Stubs stubs;
+    if (gnu_triple == "x86_64-linux-gnu" || gnu_triple == "aarch64-linux-gnu") {
+      absl::StatusOr<Stubs> s = MakeStubs(gnu_triple, real_inputs, dir);
+      if (s.ok()) stubs = *std::move(s);
+    }
+    it = made->emplace(gnu_triple, std::move(stubs)).first;
+  }
+  return it->second;
+}
+
+// The runtime inputs for linking `object_paths`: the stubs when they define every symbol the
+// objects leave unresolved, the real libraries otherwise (or when an object is unreadable:
+// lld then says why).
+const std::vector<std::string>& RuntimeInputsFor(const std::vector<std::string>& object_paths,
+                                                 const std::string& gnu_triple,
+                                                 const std::vector<std::string>& real_inputs) {
+  const Stubs& stubs = StubsFor(gnu_triple, real_inputs);
+  if (stubs.inputs.empty()) return real_inputs;
+  absl::StatusOr<absl::flat_hash_set<std::string>> unresolved = UnresolvedSymbols(object_paths);
+  if (!unresolved.ok()) return real_inputs;
+  for (const std::string& name : *unresolved) {
+    if (!stubs.symbols.contains(name)) return real_inputs;
+  }
+  return stubs.inputs;
 }
 
 }  // namespace
@@ -252,8 +353,9 @@ absl::Status LinkSharedLibrary(const std::vector<std::string>& object_paths,
     cross_inputs = *std::move(inputs);
   }
   if (kind == LinkerKind::kInProcess) {
-    absl::Status s =
-        LinkInProcess(object_paths, out_path, host ? HostRuntimeInputs() : cross_inputs);
+    absl::Status s = LinkInProcess(
+        object_paths, out_path,
+        RuntimeInputsFor(object_paths, *gnu, host ? HostRuntimeInputs() : cross_inputs));
     if (!absl::IsUnavailable(s)) return s;
   }
   std::vector<std::string> args = {"-shared", "-o", out_path};

@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -15,10 +16,15 @@
 #include <vector>
 
 #include "compiler/codegen/build.h"
+#include "compiler/codegen/codegen_llvm.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -76,6 +82,44 @@ std::vector<std::string> NeededLibraries(void* lib) {
   return out;
 }
 
+// Whether a loaded library requires symbol versions (DT_VERNEED): a library linked against the
+// real glibc does, one linked against the link stubs (link_stubs.h) does not.
+bool HasVersionNeeds(void* lib) {
+  struct link_map* map = nullptr;
+  if (dlinfo(lib, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return false;
+  for (const ElfW(Dyn)* d = map->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_VERNEED) return true;
+  }
+  return false;
+}
+
+// An object for this machine whose function `tf_cbrt` calls libm's cbrtf, a function no link
+// stub has.
+absl::StatusOr<std::string> CbrtObject() {
+  llvm::LLVMContext ctx;
+  llvm::SMDiagnostic err;
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(
+      "declare float @cbrtf(float)\n"
+      "define float @tf_cbrt(float %x) {\n"
+      "  %y = call float @cbrtf(float %x)\n"
+      "  ret float %y\n"
+      "}\n",
+      err, ctx);
+  if (m == nullptr) return absl::InternalError(err.getMessage().str());
+  auto tm = MakeTargetMachine(HostTarget());
+  if (!tm.ok()) return tm.status();
+  m->setTargetTriple((*tm)->getTargetTriple().str());
+  m->setDataLayout((*tm)->createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if ((*tm)->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile)) {
+    return absl::InternalError("cannot emit an object");
+  }
+  pm.run(*m);
+  return std::string(buffer.begin(), buffer.end());
+}
+
 // Loads `so_path`, runs kernel `name` on n elements and checks y = 2x + 1.
 void ExpectKernelRuns(const std::string& so_path, const std::string& name, int n) {
   void* lib = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -108,6 +152,38 @@ TEST(Linker, InProcessAndDriver_LinkLoadableLibraries) {
         << (kind == LinkerKind::kInProcess ? "lld" : "cc");
     dlclose(lib);
   }
+}
+
+// Kernels that call only what the link stubs define link against the stubs: no symbol versions
+// required, the same libraries by soname, and the kernel runs. An object that calls anything
+// else (libm's cbrtf) links against the real libraries and runs too.
+TEST(Linker, StubsForKernels_RealLibrariesForAnythingElse) {
+  auto obj = AxpyObject("axpy_stubbed", 500, /*parallel=*/true);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string so_path = ::testing::TempDir() + "/axpy_stubbed.so";
+  ASSERT_TRUE(LinkSharedLibrary(WithRuntime("axpy_stubbed", *obj), so_path).ok());
+  ExpectKernelRuns(so_path, "axpy_stubbed", 500);
+  void* lib = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  EXPECT_FALSE(HasVersionNeeds(lib));
+  std::vector<std::string> needed = NeededLibraries(lib);
+  EXPECT_NE(std::find(needed.begin(), needed.end(), "libgomp.so.1"), needed.end());
+  EXPECT_NE(std::find(needed.begin(), needed.end(), "libc.so.6"), needed.end());  // free
+  dlclose(lib);
+
+  auto cbrt = CbrtObject();
+  ASSERT_TRUE(cbrt.ok()) << cbrt.status();
+  const std::string cbrt_so = ::testing::TempDir() + "/cbrt.so";
+  ASSERT_TRUE(LinkSharedLibrary({WriteTemp("cbrt.o", *cbrt)}, cbrt_so).ok());
+  lib = dlopen(cbrt_so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  EXPECT_TRUE(HasVersionNeeds(lib));
+  needed = NeededLibraries(lib);
+  EXPECT_NE(std::find(needed.begin(), needed.end(), "libm.so.6"), needed.end());
+  auto fn = reinterpret_cast<float (*)(float)>(dlsym(lib, "tf_cbrt"));
+  ASSERT_NE(fn, nullptr);
+  EXPECT_FLOAT_EQ(fn(27.0f), 3.0f);
+  dlclose(lib);
 }
 
 // A file that is not an object is the linker's error, with its message, and the next link in
@@ -227,7 +303,11 @@ TEST(Linker, ConcurrentBuilds_AllLinkAndRun) {
           continue;
         }
         const std::string so_path = ::testing::TempDir() + "/" + name + ".so";
-        if (!LinkSharedLibrary(WithRuntime(name, *obj), so_path).ok()) ++failed;
+        absl::Status linked = LinkSharedLibrary(WithRuntime(name, *obj), so_path);
+        if (!linked.ok()) {
+          ++failed;
+          ADD_FAILURE() << name << ": " << linked;
+        }
         libs[t * kEach + i] = so_path;
       }
     });
