@@ -16,12 +16,14 @@
  * comma-separated list of the kernel names it contains, so a loader can find them without
  * metadata files.
  *
- * A CPU artifact whose kernels keep heap workspaces between calls (temporaries too large for
- * the stack, e.g. a Winograd convolution's transformed tiles) also exports
- * `int32_t tunefarm_kernel_workspaces(void** blocks, int64_t* bytes, int32_t capacity)`: it
- * writes up to `capacity` entries, each a workspace's current block (NULL before the first
- * call) and its size in bytes, and returns how many workspaces there are. A worker timing a
- * kernel cold evicts these too, as a layer inside a network finds them.
+ * A CPU artifact also exports
+ * `int32_t tunefarm_kernel_workspaces(void** blocks, int64_t* bytes, int32_t capacity)`, which
+ * lists the heap workspaces its kernels keep between calls (temporaries too large for the
+ * stack, e.g. a Winograd convolution's transformed tiles): it writes up to `capacity` entries,
+ * each a workspace's current block (NULL before the first call) and its size in bytes, and
+ * returns how many workspaces there are (0 for most kernels; older artifacts without
+ * workspaces lack the symbol). A worker timing a kernel cold evicts these too, as a layer
+ * inside a network finds them.
  *
  * This header is plain C with no dependency beyond DLPack, so a device worker, a deployed
  * application and the compiler share it without linking each other.
@@ -64,7 +66,7 @@ typedef int32_t (*TfKernelFn)(DLTensor* const* args, int32_t num_args);
 /* Signature of TF_KERNEL_NAMES_SYMBOL. */
 typedef const char* (*TfKernelNamesFn)(void);
 
-/* Name of the symbol that lists a CPU artifact's kept workspaces, when it has any. */
+/* Name of the symbol that lists a CPU artifact's kept workspaces. */
 #define TF_KERNEL_WORKSPACES_SYMBOL "tunefarm_kernel_workspaces"
 
 /* Signature of TF_KERNEL_WORKSPACES_SYMBOL. */

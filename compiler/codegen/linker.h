@@ -5,8 +5,11 @@
 // than lowering, optimizing and emitting the kernel together. The link line mirrors what
 // `cc -shared` does for these objects (build id, eh-frame header, GNU hash, --as-needed
 // libgomp, libm and libc, libgcc's archive for helper routines), without the C runtime's
-// start files, which kernels do not use. If lld ever fails in a way that leaves its state
-// unusable (it reports that), this process links with `cc` from then on.
+// start files, which kernels do not use. Objects that call only the dozen functions kernels
+// call in libgomp, libm and libc link against small stubs of those libraries (link_stubs.h)
+// instead of the real ones, which lld would otherwise read in full for every candidate. If lld
+// ever fails in a way that leaves its state unusable (it reports that), this process links
+// with `cc` from then on.
 #ifndef TUNEFARM_COMPILER_CODEGEN_LINKER_H_
 #define TUNEFARM_COMPILER_CODEGEN_LINKER_H_
 
