@@ -387,14 +387,18 @@ int Main() {
     speedup[key + "_1t"] = r.torch_1t / r.ours_1t;
     if (r.ours_2t > 0) speedup[key + "_2t"] = torch_2t / r.ours_2t;
     max_rel = std::max(max_rel, r.max_rel_err);
-    absl::PrintF(
-        "%-14s %8.2fms %8.2fms %8.2f %8.2fms %8.2fms %8.2f %9.2f %9.1e  %d outside "
-        "1e-4+1e-3|x|%s\n",
-        r.name, r.ours_1t * 1e3, r.torch_1t * 1e3, r.torch_1t / r.ours_1t, r.ours_2t * 1e3,
-        torch_2t * 1e3, torch_2t / r.ours_2t, r.gflop / r.ours_1t / peak, r.max_rel_err, r.outside,
-        torch_2t_slower ? absl::StrFormat("  (torch 2t: its 1-thread time; %.2fms at 2 threads)",
-                                          r.torch_2t * 1e3)
-                        : "");
+    // Two threads not measured (--one_thread_only): dashes, not 0 ms and NaN.
+    const std::string two_threads = r.ours_2t > 0
+                                        ? absl::StrFormat("%8.2fms %8.2fms %8.2f", r.ours_2t * 1e3,
+                                                          torch_2t * 1e3, torch_2t / r.ours_2t)
+                                        : absl::StrFormat("%10s %10s %8s", "-", "-", "-");
+    absl::PrintF("%-14s %8.2fms %8.2fms %8.2f %s %9.2f %9.1e  %d outside 1e-4+1e-3|x|%s\n", r.name,
+                 r.ours_1t * 1e3, r.torch_1t * 1e3, r.torch_1t / r.ours_1t, two_threads,
+                 r.gflop / r.ours_1t / peak, r.max_rel_err, r.outside,
+                 torch_2t_slower
+                     ? absl::StrFormat("  (torch 2t: its 1-thread time; %.2fms at 2 threads)",
+                                       r.torch_2t * 1e3)
+                     : "");
   }
   auto get = [&](const std::string& k) {
     auto it = speedup.find(k);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/machine_peak.h"
+#include "common/scratch_dir.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/linker.h"
 #include "compiler/runtime/ndarray.h"
@@ -29,24 +30,6 @@ int64_t Elements(const std::vector<int64_t>& shape) {
   for (int64_t d : shape) n *= d;
   return n;
 }
-
-// A scratch directory for the objects, removed with it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string templ = "/tmp/tunefarm-compile-XXXXXX";
-    if (mkdtemp(templ.data()) != nullptr) path_ = templ;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  bool ok() const { return !path_.empty(); }
-  std::string File(const std::string& name) const { return absl::StrCat(path_, "/", name); }
-
- private:
-  std::string path_;
-};
 
 absl::Status WriteFile(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary);
@@ -393,8 +376,9 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
 
   // The library: kernels and the kernel runtime (LLVM) + runner (C), linked; its header and weights
   // beside it.
-  ScratchDir dir;
-  if (!dir.ok()) return absl::InternalError("cannot create a scratch directory");
+  absl::StatusOr<ScratchDir> scratch = ScratchDir::Make("tunefarm-compile");
+  if (!scratch.ok()) return scratch.status();
+  const ScratchDir& dir = *scratch;
   absl::StatusOr<std::string> object = codegen::BuildObject(kernels, *target);
   if (!object.ok()) return object.status();
   if (absl::Status s = WriteFile(dir.File("kernels.o"), *object); !s.ok()) return s;

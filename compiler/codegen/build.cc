@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/scratch_dir.h"
 #include "compiler/codegen/codegen_llvm.h"
 #include "compiler/codegen/kernel_runtime.h"
 #include "compiler/codegen/linker.h"
@@ -66,30 +67,6 @@ absl::StatusOr<std::string> Emit(const std::vector<lower::LoweredFunc>& funcs, c
   if (!module.ok()) return module.status();
   return EmitFile(**module, **tm, type, target);
 }
-
-// A scratch directory removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = getenv("TMPDIR");
-    std::string tmpl = absl::StrCat(base != nullptr ? base : "/tmp", "/tunefarm-XXXXXX");
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    if (path_.empty()) return;
-    for (const std::string& f : files_) unlink(f.c_str());
-    rmdir(path_.c_str());
-  }
-  bool ok() const { return !path_.empty(); }
-  std::string File(const std::string& name) {
-    files_.push_back(absl::StrCat(path_, "/", name));
-    return files_.back();
-  }
-
- private:
-  std::string path_;
-  std::vector<std::string> files_;
-};
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -225,8 +202,9 @@ absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredF
   if (!obj.ok()) return obj.status();
   auto runtime = KernelRuntimeObject(target);
   if (!runtime.ok()) return runtime.status();
-  TempDir dir;
-  if (!dir.ok()) return absl::InternalError("cannot create a temporary directory");
+  absl::StatusOr<ScratchDir> scratch = ScratchDir::Make("tunefarm");
+  if (!scratch.ok()) return scratch.status();
+  const ScratchDir& dir = *scratch;
   std::string obj_path = dir.File("kernel.o");
   std::string runtime_path = dir.File("runtime.o");
   std::string so_path = dir.File("kernel.so");

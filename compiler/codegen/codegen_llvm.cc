@@ -107,15 +107,8 @@ class CpuEmitter : public LLVMEmitter {
     return a;
   }
 
-  // A block that returns `code` from the kernel entry.
-  void CheckOr(llvm::Value* ok, int code) {
-    llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_, "arg_fail", fn_);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "arg_ok", fn_);
-    b_.CreateCondBr(ok, next, fail);
-    b_.SetInsertPoint(fail);
-    b_.CreateRet(b_.getInt32(code));
-    b_.SetInsertPoint(next);
-  }
+  // Returns `code` from the kernel entry unless `ok`.
+  void CheckOr(llvm::Value* ok, int code) { ReturnUnless(b_, ok, b_.getInt32(code)); }
 
   void EmitFor(const ir::ForNode* op) override;
   void EmitParallelFor(const ir::ForNode* op);
@@ -171,12 +164,7 @@ absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
     const int bits = d.is_bool() ? 8 : d.bits;
     llvm::Value* rc = b_.CreateCall(check, {t, b_.getInt32(static_cast<int>(a.shape.size())),
                                             b_.getInt32(code), b_.getInt32(bits), shape});
-    llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_, "arg_fail", fn_);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "arg_ok", fn_);
-    b_.CreateCondBr(b_.CreateICmpEQ(rc, b_.getInt32(TF_KERNEL_OK)), next, fail);
-    b_.SetInsertPoint(fail);
-    b_.CreateRet(rc);
-    b_.SetInsertPoint(next);
+    ReturnUnless(b_, b_.CreateICmpEQ(rc, b_.getInt32(TF_KERNEL_OK)), rc);
     llvm::Value* data = b_.CreateLoad(ptr, b_.CreateStructGEP(tensor_ty, t, 0));
     llvm::Value* offset = b_.CreateLoad(i64, b_.CreateStructGEP(tensor_ty, t, 6));
     bufs_[a.buffer.get()] = b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset, a.buffer->name);

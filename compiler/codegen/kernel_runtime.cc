@@ -67,15 +67,7 @@ void EmitCheckTensor(llvm::Module& m, const llvm::TargetMachine& tm) {
   llvm::StructType* tensor_ty = DLTensorType(ctx);
   auto* device_ty = llvm::cast<llvm::StructType>(tensor_ty->getElementType(1));
   auto* dtype_ty = llvm::cast<llvm::StructType>(tensor_ty->getElementType(3));
-  // Continues in a new block when `ok`, returns `rc` otherwise.
-  auto check = [&](llvm::Value* ok, int rc) {
-    llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx, "fail", fn);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx, "ok", fn);
-    b.CreateCondBr(ok, next, fail);
-    b.SetInsertPoint(fail);
-    b.CreateRet(b.getInt32(rc));
-    b.SetInsertPoint(next);
-  };
+  auto check = [&](llvm::Value* ok, int rc) { ReturnUnless(b, ok, b.getInt32(rc)); };
   check(b.CreateIsNotNull(t), TF_KERNEL_NULL_ARG);
   check(b.CreateIsNotNull(b.CreateLoad(ptr, b.CreateStructGEP(tensor_ty, t, 0))),
         TF_KERNEL_NULL_ARG);
@@ -208,6 +200,16 @@ void SetKernelFunctionAttributes(llvm::Function* fn, const llvm::TargetMachine& 
     fn->addFnAttr("min-legal-vector-width", "512");
   }
   fn->addFnAttr(llvm::Attribute::NoUnwind);
+}
+
+void ReturnUnless(llvm::IRBuilder<>& b, llvm::Value* ok, llvm::Value* rc) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(fn->getContext(), "fail", fn);
+  llvm::BasicBlock* next = llvm::BasicBlock::Create(fn->getContext(), "ok", fn);
+  b.CreateCondBr(ok, next, fail);
+  b.SetInsertPoint(fail);
+  b.CreateRet(rc);
+  b.SetInsertPoint(next);
 }
 
 llvm::StructType* DLTensorType(llvm::LLVMContext& ctx) {

@@ -15,6 +15,7 @@
 #define TUNEFARM_COMPILER_CODEGEN_KERNEL_RUNTIME_H_
 
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -39,6 +40,10 @@ void SetKernelFunctionAttributes(llvm::Function* fn, const llvm::TargetMachine& 
 // DLPack's DLTensor: {data, {device_type, device_id}, ndim, {code, bits, lanes}, shape,
 // strides, byte_offset}.
 llvm::StructType* DLTensorType(llvm::LLVMContext& ctx);
+
+// At the builder's position: returns `rc` from the function unless `ok`, and continues in a
+// new block when it is.
+void ReturnUnless(llvm::IRBuilder<>& b, llvm::Value* ok, llvm::Value* rc);
 
 // The signature of kCheckTensorSymbol.
 llvm::FunctionType* CheckTensorType(llvm::LLVMContext& ctx);

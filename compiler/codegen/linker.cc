@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/scratch_dir.h"
 #include "compiler/codegen/link_stubs.h"
 #include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
@@ -192,32 +193,11 @@ struct Stubs {
   absl::flat_hash_set<std::string> symbols;
 };
 
-// A scratch directory for the stubs.
-class StubDir {
- public:
-  StubDir() {
-    const char* base = getenv("TMPDIR");
-    std::string tmpl = absl::StrCat(base != nullptr ? base : "/tmp", "/tunefarm-stubs-XXXXXX");
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~StubDir() {
-    for (const std::string& f : files_) unlink(f.c_str());
-    if (!path_.empty()) rmdir(path_.c_str());
-  }
-  bool ok() const { return !path_.empty(); }
-  std::string File(const std::string& name) {
-    files_.push_back(absl::StrCat(path_, "/", name));
-    return files_.back();
-  }
-
- private:
-  std::string path_;
-  std::vector<std::string> files_;
-};
-
 absl::StatusOr<Stubs> MakeStubs(const std::string& gnu_triple,
-                                const std::vector<std::string>& real_inputs, StubDir& dir) {
-  if (!dir.ok()) return absl::InternalError("no scratch directory");
+                                const std::vector<std::string>& real_inputs,
+                                const absl::StatusOr<ScratchDir>& scratch) {
+  if (!scratch.ok()) return scratch.status();
+  const ScratchDir& dir = *scratch;
   Stubs stubs;
   for (const StubbedLibrary& lib : StubbedLibraries()) {
     std::string real;
@@ -251,7 +231,7 @@ absl::Mutex stubs_mu;
 // The stubs of `gnu_triple` (x86_64 and aarch64; none for 32-bit arm), made on first use.
 const Stubs& StubsFor(const std::string& gnu_triple, const std::vector<std::string>& real_inputs) {
   // Removed at exit with the other static objects.
-  static StubDir dir;
+  static const absl::StatusOr<ScratchDir> dir = ScratchDir::Make("tunefarm-stubs");
   static auto* made = new std::map<std::string, Stubs>();
   absl::MutexLock lock(&stubs_mu);
   auto it = made->find(gnu_triple);

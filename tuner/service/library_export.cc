@@ -8,39 +8,11 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "common/scratch_dir.h"
 #include "compiler/codegen/target.h"
 
 namespace tunefarm::tuner {
 namespace {
-
-// A fresh private directory (mode 0700, from mkdtemp) removed with everything in it when the
-// export ends, whatever its outcome.
-class TempDir {
- public:
-  static absl::StatusOr<TempDir> Make() {
-    std::error_code ec;
-    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    if (ec) base = "/tmp";
-    std::string path = (base / "tunefarm-export-XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) {
-      return absl::InternalError(absl::StrCat("cannot create a temporary directory in ",
-                                              base.string(), " (check TMPDIR and free space)"));
-    }
-    return TempDir(std::move(path));
-  }
-  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -72,7 +44,7 @@ absl::StatusOr<ExportedLibraryBytes> ExportLibraryBytes(const db::TuningLog& log
   if (!target.ok()) return target.status();
   const bool cuda = target->kind == codegen::Target::Kind::kCUDA;
 
-  absl::StatusOr<TempDir> dir = TempDir::Make();
+  absl::StatusOr<ScratchDir> dir = ScratchDir::Make("tunefarm-export");
   if (!dir.ok()) return dir.status();
   ExportedLibraryBytes out;
   out.library_name = cuda ? "kernels.ptx" : "libkernels.so";
@@ -80,8 +52,8 @@ absl::StatusOr<ExportedLibraryBytes> ExportLibraryBytes(const db::TuningLog& log
   export_options.target = options.target;
   export_options.device_key = options.device_key;
   export_options.allow_nearest = options.allow_nearest;
-  export_options.library_path = absl::StrCat(dir->path(), "/", out.library_name);
-  export_options.header_path = absl::StrCat(dir->path(), "/kernels.h");
+  export_options.library_path = dir->File(out.library_name);
+  export_options.header_path = dir->File("kernels.h");
   absl::StatusOr<std::vector<ExportedKernel>> kernels =
       ExportLibrary(log, canonical, export_options);
   if (!kernels.ok()) return kernels.status();
