@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/match.h"
@@ -347,6 +348,19 @@ int Main() {
   if (models.empty())
     models =
         quick ? "small_cnn,resnet18,encoder" : "resnet18,mobilenet_v2,resnet50,encoder,bert_layer";
+  // Names of tests/models/make_model.py; a misspelt one is refused before anything runs.
+  for (absl::string_view name : absl::StrSplit(models, ',', absl::SkipEmpty())) {
+    if (!absl::c_linear_search(
+            std::vector<absl::string_view>{"small_cnn", "resnet18", "resnet50", "mobilenet_v2",
+                                           "encoder", "encoder_gelu", "bert_layer"},
+            name)) {
+      absl::FPrintF(stderr,
+                    "model_e2e: unknown model '%s' in --models (known: small_cnn, resnet18, "
+                    "resnet50, mobilenet_v2, encoder, encoder_gelu, bert_layer)\n",
+                    name);
+      return 2;
+    }
+  }
   int trials_per_task = absl::GetFlag(FLAGS_trials_per_task);
   if (trials_per_task <= 0) trials_per_task = quick ? 4 : 64;
   int runs = absl::GetFlag(FLAGS_runs);
