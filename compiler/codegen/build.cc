@@ -155,7 +155,7 @@ absl::StatusOr<std::string> KernelRuntimeObject(const Target& target) {
   // Built once per target (triple, CPU and features) in a process.
   static absl::Mutex mu(absl::kConstInit);
   static auto* built = new std::map<std::string, std::string>();
-  const std::string key = target.triple + "|" + target.cpu + "|" + target.features;
+  const std::string key = target.MachineKey();
   {
     absl::MutexLock lock(&mu);
     auto it = built->find(key);

@@ -28,6 +28,8 @@ struct Target {
   std::string str;
 
   bool IsHost() const;
+  // What decides the machine code: triple, CPU and features, as one string (a cache key).
+  std::string MachineKey() const { return triple + "|" + cpu + "|" + features; }
 };
 
 // Parses a target string. InvalidArgument: unknown kind or option, an unknown CPU for the

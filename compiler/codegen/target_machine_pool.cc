@@ -34,7 +34,7 @@ PooledTargetMachine::~PooledTargetMachine() {
 
 absl::StatusOr<PooledTargetMachine> BorrowTargetMachine(const Target& target) {
   // The triple, CPU and features decide the machine; the string names them all.
-  const std::string key = target.triple + "|" + target.cpu + "|" + target.features;
+  const std::string key = target.MachineKey();
   {
     Pool& pool = ThePool();
     absl::MutexLock lock(&pool.mu);
