@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +18,8 @@
 #include "compiler/codegen/kernel_runtime.h"
 #include "compiler/codegen/linker.h"
 #include "compiler/codegen/llvm_emitter.h"
+#include "compiler/codegen/module_split.h"
+#include "compiler/codegen/object_cache.h"
 #include "compiler/codegen/target_machine_pool.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -81,6 +85,41 @@ absl::Status WriteFile(const std::string& path, const std::string& data) {
   out << data;
   if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
+}
+
+// The objects of a library of `funcs`: its module split into one part per outlined loop nest
+// (module_split.h), each part compiled unless the process compiled the same text for the same
+// machine and pipeline before (object_cache.h).
+absl::StatusOr<std::vector<std::string>> BuildObjectParts(
+    const std::vector<lower::LoweredFunc>& funcs, const Target& target, OptPipeline pipeline) {
+  if (absl::Status s = CheckCpuTarget(target); !s.ok()) return s;
+  auto tm = BorrowTargetMachine(target);
+  if (!tm.ok()) return tm.status();
+  llvm::LLVMContext context;
+  auto module = EmitCpuModule(funcs, **tm, context, /*outline_loop_nests=*/true);
+  if (!module.ok()) return module.status();
+  std::vector<std::unique_ptr<llvm::Module>> parts = SplitOutlinedFunctions(**module);
+  parts.push_back(*std::move(module));
+  ObjectCache& cache = ObjectCache::Process();
+  const char* pipeline_name = pipeline == OptPipeline::kO3 ? "O3" : "kernel";
+  std::vector<std::string> objects;
+  for (const std::unique_ptr<llvm::Module>& part : parts) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    part->print(os, nullptr);
+    os.flush();
+    const std::string key = ObjectCache::Key(target.MachineKey(), pipeline_name, text);
+    if (std::optional<std::string> object = cache.Find(key)) {
+      objects.push_back(*std::move(object));
+      continue;
+    }
+    OptimizeModule(*part, **tm, pipeline);
+    auto object = EmitFile(*part, **tm, llvm::CGFT_ObjectFile, target);
+    if (!object.ok()) return object.status();
+    cache.Insert(key, *object);
+    objects.push_back(*std::move(object));
+  }
+  return objects;
 }
 
 }  // namespace
@@ -177,7 +216,7 @@ absl::StatusOr<std::string> KernelRuntimeObject(const Target& target) {
 
 absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
                                           const Target& target) {
-  return Emit(funcs, target, llvm::CGFT_AssemblyFile, OptPipeline::kO3);
+  return Emit(funcs, target, llvm::CGFT_AssemblyFile, OptPipeline::kKernel);
 }
 
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
@@ -198,19 +237,21 @@ absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredF
   // Another architecture links against Debian's cross toolchain for it (fails early, before the
   // kernel is compiled, when that is missing or unknown).
   if (absl::Status s = CheckCanLink(target.IsHost() ? "" : target.triple); !s.ok()) return s;
-  auto obj = BuildObject(funcs, target, pipeline);
-  if (!obj.ok()) return obj.status();
+  auto objects = BuildObjectParts(funcs, target, pipeline);
+  if (!objects.ok()) return objects.status();
   auto runtime = KernelRuntimeObject(target);
   if (!runtime.ok()) return runtime.status();
+  objects->push_back(*std::move(runtime));
   absl::StatusOr<ScratchDir> scratch = ScratchDir::Make("tunefarm");
   if (!scratch.ok()) return scratch.status();
   const ScratchDir& dir = *scratch;
-  std::string obj_path = dir.File("kernel.o");
-  std::string runtime_path = dir.File("runtime.o");
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < objects->size(); ++i) {
+    paths.push_back(dir.File(absl::StrCat("part", i, ".o")));
+    if (absl::Status s = WriteFile(paths.back(), (*objects)[i]); !s.ok()) return s;
+  }
   std::string so_path = dir.File("kernel.so");
-  if (absl::Status s = WriteFile(obj_path, *obj); !s.ok()) return s;
-  if (absl::Status s = WriteFile(runtime_path, *runtime); !s.ok()) return s;
-  if (absl::Status s = LinkSharedLibrary({obj_path, runtime_path}, so_path, LinkerKind::kInProcess,
+  if (absl::Status s = LinkSharedLibrary(paths, so_path, LinkerKind::kInProcess,
                                          target.IsHost() ? "" : target.triple);
       !s.ok()) {
     return s;

@@ -40,13 +40,13 @@ class JitModule {
 // architecture, or what CodegenLLVM rejects.
 absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::LoweredFunc>& funcs,
                                                     const Target& target,
-                                                    OptPipeline pipeline = OptPipeline::kO3);
+                                                    OptPipeline pipeline = OptPipeline::kKernel);
 
 // The object file (ELF) for any LLVM target, including cross targets such as AArch64. A
 // library links it with KernelRuntimeObject for the same target.
 absl::StatusOr<std::string> BuildObject(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target,
-                                        OptPipeline pipeline = OptPipeline::kO3);
+                                        OptPipeline pipeline = OptPipeline::kKernel);
 
 // The kernel runtime (kernel_runtime.h) as an object file for `target`, which every library of
 // kernels links beside their objects; compiled once per target in a process.
@@ -68,7 +68,7 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
 // toolchain) come before the kernel is compiled.
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
                                                const Target& target,
-                                               OptPipeline pipeline = OptPipeline::kO3);
+                                               OptPipeline pipeline = OptPipeline::kKernel);
 
 }  // namespace tunefarm::codegen
 

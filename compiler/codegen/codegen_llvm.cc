@@ -89,6 +89,9 @@ class CpuEmitter : public LLVMEmitter {
  public:
   using LLVMEmitter::LLVMEmitter;
 
+  // With `on`, each loop nest at the top of a kernel is outlined into a function of its own,
+  // called directly (parallel loops always are, and run through GOMP_parallel).
+  void OutlineLoopNests(bool on) { outline_loop_nests_ = on; }
   absl::Status AddFunction(const lower::LoweredFunc& f);
   // The data the kernel runtime (kernel_runtime.h) reads: the kernels' names, and the table of
   // the heap temporaries kept between calls (see EmitAllocate), which the runtime lists
@@ -111,12 +114,18 @@ class CpuEmitter : public LLVMEmitter {
   void CheckOr(llvm::Value* ok, int code) { ReturnUnless(b_, ok, b_.getInt32(code)); }
 
   void EmitFor(const ir::ForNode* op) override;
-  void EmitParallelFor(const ir::ForNode* op);
+  // Emits the loop as a function of its own taking a closure of what the body uses; with
+  // `parallel`, run by every thread of GOMP_parallel on its chunk of the range, otherwise
+  // called once for the whole range.
+  void EmitOutlinedFor(const ir::ForNode* op, bool parallel);
   void EmitAllocate(const ir::AllocateNode* op) override;
 
   llvm::BasicBlock* alloca_block_ = nullptr;
   llvm::Value* err_slot_ = nullptr;  // i32* the kernel returns at the end.
   int parallel_count_ = 0;
+  int loop_nest_count_ = 0;
+  bool outline_loop_nests_ = false;
+  llvm::Function* entry_fn_ = nullptr;  // the kernel being emitted
   // One slot per heap allocation site: a global holding the block kept for the next call.
   std::vector<llvm::GlobalVariable*> workspace_slots_;
   // The size in bytes of the block each slot holds.
@@ -128,6 +137,7 @@ absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
   llvm::Type* ptr = b_.getPtrTy();
   auto* fty = llvm::FunctionType::get(i32, {ptr, i32}, false);
   fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, f.name, m_);
+  entry_fn_ = fn_;
   SetAttributes(fn_);
   alloca_block_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(alloca_block_);
@@ -194,7 +204,13 @@ void CpuEmitter::EmitFor(const ir::ForNode* op) {
     return;
   }
   if (op->for_kind == ir::ForKind::kParallel) {
-    EmitParallelFor(op);
+    EmitOutlinedFor(op, /*parallel=*/true);
+    return;
+  }
+  // Any loop met in the kernel itself is at the top: the loops inside it are emitted into its
+  // function.
+  if (outline_loop_nests_ && fn_ == entry_fn_) {
+    EmitOutlinedFor(op, /*parallel=*/false);
     return;
   }
   llvm::Value* begin = Emit(op->min);
@@ -202,7 +218,7 @@ void CpuEmitter::EmitFor(const ir::ForNode* op) {
   EmitLoop(op->var, begin, end, op->body);
 }
 
-void CpuEmitter::EmitParallelFor(const ir::ForNode* op) {
+void CpuEmitter::EmitOutlinedFor(const ir::ForNode* op, bool parallel) {
   FreeUses uses;
   uses.Visit(op->body);
   std::vector<const ir::VarNode*> vars;
@@ -211,13 +227,21 @@ void CpuEmitter::EmitParallelFor(const ir::ForNode* op) {
   }
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i32 = b_.getInt32Ty();
-  // Closure: {err*, min, extent, vars..., buffers...}
-  std::vector<llvm::Type*> fields = {ptr, i32, i32};
+  // Closure: {err*, min, extent, vars..., buffers...}, without min and extent when both are
+  // constants: the outlined function then has them as constants (a known trip count), and the
+  // kernel's code does not change with them (for the object cache: module_split.h).
+  const int64_t* const_min = ir::AsConstInt(op->min);
+  const int64_t* const_extent = ir::AsConstInt(op->extent);
+  const bool range_in_closure = const_min == nullptr || const_extent == nullptr;
+  const unsigned first_capture = range_in_closure ? 3 : 1;
+  std::vector<llvm::Type*> fields = {ptr};
+  if (range_in_closure) fields.insert(fields.end(), {i32, i32});
   for (const ir::VarNode* v : vars) fields.push_back(vars_.at(v)->getType());
   for (size_t i = 0; i < uses.buffers.size(); ++i) fields.push_back(ptr);
   auto* closure_ty = llvm::StructType::get(ctx_, fields);
   llvm::Value* closure = EntryAlloca(closure_ty, nullptr, "closure", 8);
-  std::vector<llvm::Value*> values = {err_slot_, Emit(op->min), Emit(op->extent)};
+  std::vector<llvm::Value*> values = {err_slot_};
+  if (range_in_closure) values.insert(values.end(), {Emit(op->min), Emit(op->extent)});
   for (const ir::VarNode* v : vars) values.push_back(vars_.at(v));
   for (const ir::BufferNode* buf : uses.buffers) {
     auto it = bufs_.find(buf);
@@ -233,9 +257,10 @@ void CpuEmitter::EmitParallelFor(const ir::ForNode* op) {
 
   // The outlined body: void fn(void* closure).
   auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false);
-  auto* outlined =
-      llvm::Function::Create(fty, llvm::Function::InternalLinkage,
-                             absl::StrCat(fn_->getName().str(), ".par", parallel_count_++), m_);
+  const std::string name = parallel
+                               ? absl::StrCat(fn_->getName().str(), ".par", parallel_count_++)
+                               : absl::StrCat(fn_->getName().str(), ".loop", loop_nest_count_++);
+  auto* outlined = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, m_);
   SetAttributes(outlined);
   llvm::Function* saved_fn = fn_;
   llvm::BasicBlock* saved_alloca = alloca_block_;
@@ -252,25 +277,31 @@ void CpuEmitter::EmitParallelFor(const ir::ForNode* op) {
     return b_.CreateLoad(fields[i], b_.CreateStructGEP(closure_ty, data, i));
   };
   err_slot_ = field(0);
-  llvm::Value* min = field(1);
-  llvm::Value* extent = field(2);
+  llvm::Value* min = range_in_closure ? field(1) : Emit(op->min);
+  llvm::Value* extent = range_in_closure ? field(2) : Emit(op->extent);
   vars_.clear();
   bufs_.clear();
-  for (size_t i = 0; i < vars.size(); ++i) vars_[vars[i]] = field(static_cast<unsigned>(3 + i));
-  for (size_t i = 0; i < uses.buffers.size(); ++i) {
-    bufs_[uses.buffers[i]] = field(static_cast<unsigned>(3 + vars.size() + i));
+  for (size_t i = 0; i < vars.size(); ++i) {
+    vars_[vars[i]] = field(first_capture + static_cast<unsigned>(i));
   }
-  llvm::FunctionCallee nthreads_fn = m_->getOrInsertFunction("omp_get_num_threads", i32);
-  llvm::FunctionCallee tid_fn = m_->getOrInsertFunction("omp_get_thread_num", i32);
-  llvm::Value* nthreads = b_.CreateCall(nthreads_fn);
-  llvm::Value* tid = b_.CreateCall(tid_fn);
-  // Static schedule: contiguous chunks, one per thread.
-  llvm::Value* chunk =
-      b_.CreateSDiv(b_.CreateAdd(extent, b_.CreateSub(nthreads, b_.getInt32(1))), nthreads);
-  llvm::Value* begin = b_.CreateAdd(min, b_.CreateMul(tid, chunk));
-  llvm::Value* limit = b_.CreateAdd(min, extent);
-  llvm::Value* end = b_.CreateSelect(b_.CreateICmpSLT(b_.CreateAdd(begin, chunk), limit),
-                                     b_.CreateAdd(begin, chunk), limit);
+  for (size_t i = 0; i < uses.buffers.size(); ++i) {
+    bufs_[uses.buffers[i]] = field(first_capture + static_cast<unsigned>(vars.size() + i));
+  }
+  llvm::Value* begin = min;
+  llvm::Value* end = b_.CreateAdd(min, extent, "", false, true);
+  if (parallel) {
+    llvm::FunctionCallee nthreads_fn = m_->getOrInsertFunction("omp_get_num_threads", i32);
+    llvm::FunctionCallee tid_fn = m_->getOrInsertFunction("omp_get_thread_num", i32);
+    llvm::Value* nthreads = b_.CreateCall(nthreads_fn);
+    llvm::Value* tid = b_.CreateCall(tid_fn);
+    // Static schedule: contiguous chunks, one per thread.
+    llvm::Value* chunk =
+        b_.CreateSDiv(b_.CreateAdd(extent, b_.CreateSub(nthreads, b_.getInt32(1))), nthreads);
+    begin = b_.CreateAdd(min, b_.CreateMul(tid, chunk));
+    llvm::Value* limit = b_.CreateAdd(min, extent);
+    end = b_.CreateSelect(b_.CreateICmpSLT(b_.CreateAdd(begin, chunk), limit),
+                          b_.CreateAdd(begin, chunk), limit);
+  }
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "par_body", outlined);
   b_.CreateBr(body);
   b_.SetInsertPoint(body);
@@ -283,6 +314,10 @@ void CpuEmitter::EmitParallelFor(const ir::ForNode* op) {
   vars_ = std::move(saved_vars);
   bufs_ = std::move(saved_bufs);
   b_.SetInsertPoint(saved_block);
+  if (!parallel) {
+    b_.CreateCall(fty, outlined, {closure});
+    return;
+  }
   llvm::FunctionCallee gomp =
       m_->getOrInsertFunction("GOMP_parallel", b_.getVoidTy(), ptr, ptr, i32, i32);
   b_.CreateCall(gomp, {outlined, closure, b_.getInt32(0), b_.getInt32(0)});
@@ -392,13 +427,14 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Tar
   return tm;
 }
 
-absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitCpuModule(
     const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
-    llvm::LLVMContext& context, OptPipeline pipeline, bool with_runtime) {
+    llvm::LLVMContext& context, bool outline_loop_nests) {
   auto module = std::make_unique<llvm::Module>("tunefarm", context);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
   CpuEmitter cg(module.get(), tm);
+  cg.OutlineLoopNests(outline_loop_nests);
   std::set<std::string> names;
   std::vector<std::string> ordered;
   for (const lower::LoweredFunc& f : funcs) {
@@ -410,8 +446,16 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
   }
   cg.AddNamesData(ordered);
   cg.AddWorkspaceTable();
-  if (with_runtime) EmitKernelRuntime(*module, tm);
-  OptimizeModule(*module, tm, pipeline);
+  return module;
+}
+
+absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
+    const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
+    llvm::LLVMContext& context, OptPipeline pipeline, bool with_runtime) {
+  auto module = EmitCpuModule(funcs, tm, context, /*outline_loop_nests=*/false);
+  if (!module.ok()) return module.status();
+  if (with_runtime) EmitKernelRuntime(**module, tm);
+  OptimizeModule(**module, tm, pipeline);
   return module;
 }
 

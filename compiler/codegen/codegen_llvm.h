@@ -7,7 +7,7 @@
 // libgomp's GOMP_parallel: a mature thread pool that every Debian system already has (gcc's
 // runtime), that reuses its threads across calls, and that a deployed kernel library or a
 // device worker resolves with the ordinary dynamic loader, so artifacts need no runtime of
-// ours. Vector IR nodes map to LLVM vector types; the module is optimized at O3 for the
+// ours. Vector IR nodes map to LLVM vector types; the module is optimized (opt_pipeline.h) for the
 // target CPU with floating-point contraction (FMA) allowed and no reassociation.
 #ifndef TUNEFARM_COMPILER_CODEGEN_CODEGEN_LLVM_H_
 #define TUNEFARM_COMPILER_CODEGEN_CODEGEN_LLVM_H_
@@ -28,6 +28,15 @@ namespace tunefarm::codegen {
 // A target machine for `target`. InvalidArgument: a target LLVM cannot create.
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Target& target);
 
+// Generates the module of `funcs`, not optimized, with the data the kernel runtime reads
+// (kernel_runtime.h). With `outline_loop_nests`, each loop nest at the top of a kernel becomes
+// a function of its own called from the kernel (as parallel loops always are), which
+// SplitOutlinedFunctions (module_split.h) can then compile apart. InvalidArgument: as
+// CodegenLLVM.
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitCpuModule(
+    const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
+    llvm::LLVMContext& context, bool outline_loop_nests);
+
 // Generates and optimizes a module holding every function and the data the kernel runtime
 // reads (kernel_runtime.h); with `with_runtime`, the runtime too (a module that runs alone,
 // as in the JIT), otherwise the module is linked with KernelRuntimeObject (build.h).
@@ -35,7 +44,8 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Tar
 // bound to a GPU thread index, an unlowered reduction).
 absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(
     const std::vector<lower::LoweredFunc>& funcs, llvm::TargetMachine& tm,
-    llvm::LLVMContext& context, OptPipeline pipeline = OptPipeline::kO3, bool with_runtime = false);
+    llvm::LLVMContext& context, OptPipeline pipeline = OptPipeline::kKernel,
+    bool with_runtime = false);
 
 }  // namespace tunefarm::codegen
 

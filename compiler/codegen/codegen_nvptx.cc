@@ -472,7 +472,7 @@ absl::StatusOr<GpuModule> Generate(const std::vector<lower::LoweredFunc>& funcs,
     if (absl::Status s = emitter.AddKernel(f, *launch); !s.ok()) return s;
     g.launches.push_back(*launch);
   }
-  OptimizeModule(*g.module, **tm);
+  OptimizeModule(*g.module, **tm, OptPipeline::kO3);
   g.tm = std::move(*tm);
   return g;
 }

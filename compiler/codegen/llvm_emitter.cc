@@ -18,6 +18,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Scalar/LoopUnrollPass.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -650,18 +651,36 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, OptPipeline pipeli
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
+  // The full unrolling of constant loops at O3's size threshold (the pipeline text's
+  // `loop-unroll-full` takes O2's, which leaves depthwise convolutions up to 1.7x slower).
+  pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::LoopPassManager& lpm,
+                                        llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (name != "loop-unroll-full-o3") return false;
+    lpm.addPass(llvm::LoopFullUnrollPass(/*OptLevel=*/3));
+    return true;
+  });
   llvm::ModulePassManager mpm;
   if (pipeline == OptPipeline::kKernel) {
-    // Parsed from LLVM's own pipeline syntax; a text LLVM 16 rejects is a bug of this file.
-    llvm::Error err = pb.parsePassPipeline(
+    // O3's function passes in O3's order (LLVM 16, `opt -passes='default<O3>'
+    // -print-pipeline-passes`), less its module and call-graph passes (a kernel's functions
+    // call only the runtime and libgomp), less what finds nothing in a lowered loop nest
+    // (speculative execution, aggressive instcombine, tail calls, merged loads and stores,
+    // memcpy forming, float2int, loop distribution and load elimination, loop sinking) and
+    // with early CSE over memory SSA where O3 runs GVN. Parsed from LLVM's pipeline syntax:
+    // a text LLVM 16 rejects is a bug of this file.
+    llvm::cantFail(pb.parsePassPipeline(
         mpm,
-        "function(sroa,early-cse<memssa>,instcombine,simplifycfg,loop-mssa(loop-rotate,licm),"
-        "loop(indvars,loop-unroll-full),sroa,gvn,instcombine,simplifycfg,loop-vectorize,"
-        "slp-vectorizer,instcombine,simplifycfg)");
-    if (err) {
-      llvm::consumeError(std::move(err));
-      mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    }
+        "function(sroa,early-cse<memssa>,instcombine,simplifycfg,jump-threading,"
+        "correlated-propagation,reassociate,loop-mssa(loop-instsimplify,loop-simplifycfg,"
+        "licm<no-allowspeculation>,loop-rotate,licm<allowspeculation>,"
+        "simple-loop-unswitch<nontrivial;trivial>),simplifycfg,instcombine,"
+        "loop(loop-idiom,indvars,loop-deletion,loop-unroll-full-o3),sroa,early-cse<memssa>,"
+        "sccp,instcombine,dse,loop-mssa(licm<allowspeculation>),"
+        "simplifycfg<hoist-common-insts;sink-common-insts>,loop(loop-rotate,loop-deletion),"
+        "loop-vectorize,instcombine,"
+        "simplifycfg<forward-switch-cond;switch-to-lookup;no-keep-loops;hoist-common-insts;"
+        "sink-common-insts>,slp-vectorizer,instcombine,loop-unroll<O3>,sroa,instcombine,"
+        "loop-mssa(licm<allowspeculation>),simplifycfg)"));
   } else {
     mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   }

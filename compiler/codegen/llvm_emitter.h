@@ -92,9 +92,9 @@ class LLVMEmitter {
   size_t EmitTransposedCopies(const std::vector<ir::Stmt>& stmts, size_t first);
 };
 
-// Runs `pipeline` (O3 by default) for `tm` on `m`.
+// Runs `pipeline` (the kernel pipeline by default; opt_pipeline.h) for `tm` on `m`.
 void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
-                    OptPipeline pipeline = OptPipeline::kO3);
+                    OptPipeline pipeline = OptPipeline::kKernel);
 
 }  // namespace tunefarm::codegen
 
