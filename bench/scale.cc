@@ -4,7 +4,9 @@
 //   bazel run -c opt //bench:scale -- [--quick]
 //
 // 1. Builds: the median wall time of BuildConfig (schedule -> lowered -> LLVM -> linked .so)
-//    over configs of the dense template, as the tuner's builder threads run it.
+//    over configs of the dense template, as the tuner's builder threads run it: in sequence,
+//    as a tuning run builds them (parts of their modules come from the object cache), and
+//    each from an empty cache.
 // 2. The tracker: the real `tunefarm tracker` in its own process (so its CPU time is its own,
 //    read from /proc), and N simulated workers in this process: the real Worker (gRPC, lease
 //    long polls, heartbeats, artifact cache) over a backend that answers at once with a cost
@@ -16,7 +18,8 @@
 //    trials/s is the tuner's own rate: builds, cost model, search; each run's winner is
 //    compared with the local builds' one.
 //
-// Ends with: RESULT build_ms_median=... trials_per_s_local=... trials_per_s_builders=...
+// Ends with: RESULT build_ms_median=... build_ms_cold=... object_cache_hit_rate=...
+//            trials_per_s_local=... trials_per_s_builders=...
 //            tracker_cpu_frac_1000=... p99_ms_1000=...
 // trials_per_s_builders is the 4-builder run (_1 and _2 the others).
 #include <unistd.h>
@@ -38,6 +41,7 @@
 #include "bench/child_process.h"
 #include "bench/sim_requests.h"
 #include "common/content_hash.h"
+#include "compiler/codegen/object_cache.h"
 #include "farm/tracker_client.h"
 #include "rpc_server/device_backend.h"
 #include "rpc_server/worker.h"
@@ -76,31 +80,51 @@ class InstantBackend final : public DeviceBackend {
   absl::StatusOr<double> MeasureNoise() override { return 0.0; }
 };
 
-// Median build time (ms) over `n` configs of dense 512^3, one at a time.
-double BuildMedianMs(int n) {
+struct BuildTimes {
+  double median_ms = 0;       // in sequence, as a tuning run builds them
+  double cold_median_ms = 0;  // each from an empty object cache
+  double hit_rate = 0;        // of the sequence's module parts, from the object cache
+};
+
+// Build times (ms) over `n` configs of dense 512^3, one at a time: each from an empty object
+// cache (codegen/object_cache.h), then all in sequence from an empty cache, as a tuning run
+// builds a task's candidates (the kernel entry and the weight packs repeat across configs).
+BuildTimes MeasureBuilds(int n) {
   auto task = tuner::MakeTask("dense", {512, 512, 512}, "float32", "llvm", kKey);
   if (!task.ok()) {
     absl::FPrintF(stderr, "dense task: %s\n", task.status().ToString());
     std::exit(1);
   }
-  std::vector<double> ms;
+  codegen::ObjectCache& cache = codegen::ObjectCache::Process();
+  std::vector<double> cold, warm;
   int failed = 0;
   const int64_t size = task->space->size();
-  for (int i = 0; i < n; ++i) {
-    // Spread over the space (a prime stride), as a search's batches are.
-    const int64_t index = (static_cast<int64_t>(i) * 7919) % size;
-    tuner::BuildResult r = tuner::BuildConfig(*task, index);
-    if (!r.status.ok()) {
-      ++failed;
-      continue;
+  for (bool sequence : {false, true}) {
+    cache.Clear();
+    for (int i = 0; i < n; ++i) {
+      if (!sequence) cache.Clear();
+      // Spread over the space (a prime stride), as a search's batches are.
+      const int64_t index = (static_cast<int64_t>(i) * 7919) % size;
+      tuner::BuildResult r = tuner::BuildConfig(*task, index);
+      if (!r.status.ok()) {
+        failed += sequence ? 1 : 0;
+        continue;
+      }
+      (sequence ? warm : cold).push_back(r.build_seconds * 1e3);
     }
-    ms.push_back(r.build_seconds * 1e3);
   }
+  const codegen::ObjectCache::Stats stats = cache.stats();
+  BuildTimes t;
+  t.median_ms = Median(warm);
+  t.cold_median_ms = Median(cold);
+  t.hit_rate = static_cast<double>(stats.hits) / static_cast<double>(stats.hits + stats.misses);
   absl::PrintF(
-      "builds: %zu configs of dense 512^3 built (%d refused by the space's checks): "
-      "median %.1f ms, p90 %.1f ms\n",
-      ms.size(), failed, Median(ms), Percentile(ms, 0.9));
-  return Median(ms);
+      "builds: %zu configs of dense 512^3 built (%d refused by the space's checks): in sequence "
+      "median %.1f ms, p90 %.1f ms (%.0f%% of module parts from the object cache); each from an "
+      "empty cache median %.1f ms, p90 %.1f ms\n",
+      warm.size(), failed, t.median_ms, Percentile(warm, 0.9), 100 * t.hit_rate, t.cold_median_ms,
+      Percentile(cold, 0.9));
+  return t;
 }
 
 struct Row {
@@ -288,7 +312,7 @@ int Run(bool quick) {
     absl::FPrintF(stderr, "cannot find cli/tunefarm (run with bazel run)\n");
     return 1;
   }
-  const double build_ms = BuildMedianMs(quick ? 12 : 40);
+  const BuildTimes builds = MeasureBuilds(quick ? 12 : 40);
 
   // The tracker, in its own process.
   const int port = FreeLoopbackPort();
@@ -384,7 +408,9 @@ int Run(bool quick) {
   tracker.Kill();
   unlink(tracker_log.c_str());
   const Row& big = rows.back();
-  PrintResult({{"build_ms_median", Fixed(build_ms, 1)},
+  PrintResult({{"build_ms_median", Fixed(builds.median_ms, 1)},
+               {"build_ms_cold", Fixed(builds.cold_median_ms, 1)},
+               {"object_cache_hit_rate", Fixed(builds.hit_rate, 2)},
                {"trials_per_s_local", Fixed(tps_local, 1)},
                {"trials_per_s_builders", Fixed(tps(with_builders.back().second), 1)},
                {"trials_per_s_builders_1", Fixed(tps(with_builders[0].second), 1)},
