@@ -125,13 +125,17 @@ absl::StatusOr<std::vector<std::string>> BuildObjectParts(
     OptimizeModule(*part, **tm, pipeline);
     // The kernel entry (argument checks, workspaces, the calls of its loop nests) is generated
     // at LLVM's quickest setting: 2-3 ms less per build from an empty cache, about 1 ns more
-    // per call (8 -> 9 ns for a whole 16-element kernel through its library).
+    // per call (8 -> 9 ns for a whole 16-element kernel through its library). The machine is
+    // put back as it was, options too: code generation at None turns on fast instruction
+    // selection in the machine's options, which would then stay on for the next kernels.
     const llvm::CodeGenOpt::Level level = (*tm)->getOptLevel();
+    const llvm::TargetOptions options = (*tm)->Options;
     if (&part == &parts.back() && !HoldsLoopNest(*part)) {
       (*tm)->setOptLevel(llvm::CodeGenOpt::None);
     }
     auto object = EmitFile(*part, **tm, llvm::CGFT_ObjectFile, target);
     (*tm)->setOptLevel(level);
+    (*tm)->Options = options;
     if (!object.ok()) return object.status();
     cache.Insert(key, *object);
     objects.push_back(*std::move(object));

@@ -9,6 +9,7 @@
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_llvm.h"
 #include "compiler/codegen/object_cache.h"
+#include "compiler/codegen/target_machine_pool.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
@@ -144,6 +145,29 @@ TEST(ModuleSplit, SecondBuild_TakesEveryPartFromTheCache_SameLibraryThatRuns) {
     EXPECT_NEAR(y.data<float>()[i], s, 1e-4 * (1 + std::abs(s))) << i;
   }
   dlclose(lib);
+}
+
+// A library's bytes depend on its kernels only, not on what the process built before: the
+// kernel entry's code generation at LLVM's quickest setting must leave the (reused) target
+// machine as it found it, or the next kernels' loop nests would be compiled differently.
+TEST(ModuleSplit, SameKernel_SameBytes_WhateverWasBuiltBetween) {
+  const lower::LoweredFunc f = TwoNestKernel("two_again");
+  ObjectCache& cache = ObjectCache::Process();
+  cache.Clear();
+  auto first = BuildSharedLibrary({f}, HostTarget());
+  ASSERT_TRUE(first.ok()) << first.status();
+  for (const char* other : {"other1", "other2"}) {
+    ASSERT_TRUE(BuildSharedLibrary({TwoNestKernel(other)}, HostTarget()).ok());
+  }
+  cache.Clear();
+  auto again = BuildSharedLibrary({f}, HostTarget());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*first, *again);
+  // The pooled machine these builds used (one thread: the same one) is as it was made.
+  auto tm = BorrowTargetMachine(HostTarget());
+  ASSERT_TRUE(tm.ok()) << tm.status();
+  EXPECT_FALSE((*tm)->Options.EnableFastISel);
+  EXPECT_EQ((*tm)->getOptLevel(), llvm::CodeGenOpt::Aggressive);
 }
 
 }  // namespace
