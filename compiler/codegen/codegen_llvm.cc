@@ -288,8 +288,10 @@ void CpuEmitter::EmitOutlinedFor(const ir::ForNode* op, bool parallel) {
     bufs_[uses.buffers[i]] = field(first_capture + static_cast<unsigned>(vars.size() + i));
   }
   llvm::Value* begin = min;
-  llvm::Value* end = b_.CreateAdd(min, extent, "", false, true);
-  if (parallel) {
+  llvm::Value* end = nullptr;
+  if (!parallel) {
+    end = b_.CreateAdd(min, extent, "", false, true);
+  } else {
     llvm::FunctionCallee nthreads_fn = m_->getOrInsertFunction("omp_get_num_threads", i32);
     llvm::FunctionCallee tid_fn = m_->getOrInsertFunction("omp_get_thread_num", i32);
     llvm::Value* nthreads = b_.CreateCall(nthreads_fn);
