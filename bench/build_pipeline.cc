@@ -22,17 +22,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
 #include "bench/loaded_library.h"
-#include "common/scratch_dir.h"
 #include "compiler/codegen/build.h"
-#include "compiler/codegen/linker.h"
 #include "compiler/codegen/object_cache.h"
 #include "compiler/runtime/ndarray.h"
 #include "tuner/tuning/builder.h"
@@ -74,18 +70,7 @@ absl::StatusOr<std::string> OneModuleO3Library(const std::vector<lower::LoweredF
   if (!obj.ok()) return obj.status();
   auto runtime = codegen::KernelRuntimeObject(target);
   if (!runtime.ok()) return runtime.status();
-  absl::StatusOr<ScratchDir> dir = ScratchDir::Make("build_pipeline");
-  if (!dir.ok()) return dir.status();
-  const std::string obj_path = dir->File("kernel.o"), runtime_path = dir->File("runtime.o");
-  const std::string so_path = dir->File("kernel.so");
-  std::ofstream(obj_path, std::ios::binary) << *obj;
-  std::ofstream(runtime_path, std::ios::binary) << *runtime;
-  if (absl::Status s = codegen::LinkSharedLibrary({obj_path, runtime_path}, so_path); !s.ok()) {
-    return s;
-  }
-  std::ostringstream so;
-  so << std::ifstream(so_path, std::ios::binary).rdbuf();
-  return so.str();
+  return codegen::LinkLibrary({*obj, *runtime}, target);
 }
 
 // One config: both builds timed, both kernels timed side by side. False when the config does

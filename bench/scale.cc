@@ -117,7 +117,8 @@ BuildTimes MeasureBuilds(int n) {
   BuildTimes t;
   t.median_ms = Median(warm);
   t.cold_median_ms = Median(cold);
-  t.hit_rate = static_cast<double>(stats.hits) / static_cast<double>(stats.hits + stats.misses);
+  const int64_t lookups = stats.hits + stats.misses;
+  t.hit_rate = lookups > 0 ? static_cast<double>(stats.hits) / static_cast<double>(lookups) : 0;
   absl::PrintF(
       "builds: %zu configs of dense 512^3 built (%d refused by the space's checks): in sequence "
       "median %.1f ms, p90 %.1f ms (%.0f%% of module parts from the object cache); each from an "

@@ -253,6 +253,25 @@ absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& f
   return os.str();
 }
 
+absl::StatusOr<std::string> LinkLibrary(const std::vector<std::string>& objects,
+                                        const Target& target) {
+  absl::StatusOr<ScratchDir> scratch = ScratchDir::Make("tunefarm");
+  if (!scratch.ok()) return scratch.status();
+  const ScratchDir& dir = *scratch;
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    paths.push_back(dir.File(absl::StrCat("part", i, ".o")));
+    if (absl::Status s = WriteFile(paths.back(), objects[i]); !s.ok()) return s;
+  }
+  const std::string so_path = dir.File("kernel.so");
+  if (absl::Status s = LinkSharedLibrary(paths, so_path, LinkerKind::kInProcess,
+                                         target.IsHost() ? "" : target.triple);
+      !s.ok()) {
+    return s;
+  }
+  return ReadFile(so_path);
+}
+
 absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredFunc>& funcs,
                                                const Target& target, OptPipeline pipeline) {
   // Another architecture links against Debian's cross toolchain for it (fails early, before the
@@ -263,21 +282,7 @@ absl::StatusOr<std::string> BuildSharedLibrary(const std::vector<lower::LoweredF
   auto runtime = KernelRuntimeObject(target);
   if (!runtime.ok()) return runtime.status();
   objects->push_back(*std::move(runtime));
-  absl::StatusOr<ScratchDir> scratch = ScratchDir::Make("tunefarm");
-  if (!scratch.ok()) return scratch.status();
-  const ScratchDir& dir = *scratch;
-  std::vector<std::string> paths;
-  for (size_t i = 0; i < objects->size(); ++i) {
-    paths.push_back(dir.File(absl::StrCat("part", i, ".o")));
-    if (absl::Status s = WriteFile(paths.back(), (*objects)[i]); !s.ok()) return s;
-  }
-  std::string so_path = dir.File("kernel.so");
-  if (absl::Status s = LinkSharedLibrary(paths, so_path, LinkerKind::kInProcess,
-                                         target.IsHost() ? "" : target.triple);
-      !s.ok()) {
-    return s;
-  }
-  return ReadFile(so_path);
+  return LinkLibrary(*objects, target);
 }
 
 }  // namespace tunefarm::codegen

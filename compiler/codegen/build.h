@@ -61,6 +61,11 @@ absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>&
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target);
 
+// A shared library's bytes: `objects` (ELF, for `target`; one of them KernelRuntimeObject's)
+// linked in process as BuildSharedLibrary links them. Errors: LinkSharedLibrary's.
+absl::StatusOr<std::string> LinkLibrary(const std::vector<std::string>& objects,
+                                        const Target& target);
+
 // A shared library's bytes: the object and the kernel runtime linked against libgomp and libm
 // (linker.h), for the
 // host or, with Debian's cross toolchain installed, another Linux architecture (a board's).
