@@ -6,8 +6,9 @@
 // BERT-style encoder layers, torch.nn.TransformerEncoderLayer: `encoder` 256 wide with 4 heads
 // and ReLU, `bert_layer` BERT-base's 768 wide, 12 heads, 3072 inner, GELU, 128 tokens; built
 // and exported to ONNX by
-// tests/models/make_model.py with Debian's PyTorch, nothing downloaded), for 1 and 2 threads
-// each: `tunefarm tune-model` on the embedded local farm with --threads_per_worker t
+// tests/models/make_model.py with Debian's PyTorch, nothing downloaded), at 1 thread, and at 2
+// for the models of --two_thread_models (ResNet-18, whose 2-thread speedup RESULT reports):
+// `tunefarm tune-model` on the embedded local farm with --threads_per_worker t
 // (--trials_per_task trials per tuning task, into --db, or --db.2t for 2 threads: a log given
 // again counts its records toward the budget, so a larger --trials_per_task tunes further),
 // `tunefarm compile`, then in this process the compiled library's batch-1 latency at t threads
@@ -16,9 +17,11 @@
 // TorchScript with optimize_for_inference, oneDNN, torch.set_num_threads(t)), run alternately.
 // The output is checked against PyTorch's on the same input: max_rel_err is the largest
 // |ours − PyTorch| over the largest |PyTorch| output (relative to the output's scale), and the
-// count of elements outside 1e-4 + 1e-3·|PyTorch| is printed beside it. Each model's per-call
-// profile (our time per fused group, its GFLOP/s and share) and PyTorch's own operator profile
-// follow; peak_frac is the model's GFLOP/s over this core's FMA peak measured in the run.
+// count of elements outside 1e-4 + 1e-3·|PyTorch| is printed beside it. Each model's PyTorch
+// operator profile follows, then a table of its fused groups in execution order: our time per
+// group inside the model at 1 and 2 threads (profiled calls) beside PyTorch's time for the same
+// layer (its eager model, timed per module; matched through the ONNX node names). peak_frac is
+// the model's GFLOP/s over this core's FMA peak measured in the run.
 //
 // PyTorch's 2-thread time is the faster of its runs at 1 and 2 threads (the table says when
 // the 1-thread one was faster).
@@ -70,6 +73,10 @@ ABSL_FLAG(int, runs, 0, "Timed inferences per configuration (default 40; --quick
 ABSL_FLAG(std::string, tunefarm, "", "Path of the tunefarm binary (default: from runfiles).");
 ABSL_FLAG(bool, one_thread_only, false,
           "Tune and time at one thread only (a model's 2-thread speedup is then not measured).");
+ABSL_FLAG(std::string, two_thread_models, "resnet18",
+          "Models also tuned and timed at 2 threads (comma-separated, or 'all'): by default the "
+          "one whose 2-thread speedup the RESULT line reports; the others' 2-thread tuning "
+          "would take hours on 2 cores.");
 
 namespace tunefarm::bench {
 namespace {
@@ -188,6 +195,116 @@ absl::StatusOr<double> TorchLatency(const std::string& name, int threads, int ru
   return ms / 1e3;
 }
 
+// Our mean time per call (seconds) over `runs` profiled inferences at the current thread count.
+std::vector<double> ProfileCalls(Model& m, const float* const* in, float* const* out, int runs) {
+  const int calls = m.num_calls();
+  std::vector<double> per(calls, 0.0), once(calls);
+  for (int k = 0; k < runs; ++k) {
+    m.run_profiled(m.handle, in, out, once.data());
+    for (int c = 0; c < calls; ++c) per[c] += once[c] / runs;
+  }
+  return per;
+}
+
+// PyTorch's time per layer (ms) from torch_latency.py --profile: "  layer N NAME MS ms".
+std::map<std::string, double> ParseTorchLayers(const std::string& text) {
+  std::map<std::string, double> ms;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    double v = 0;
+    if (f.size() == 5 && f[0] == "layer" && f[4] == "ms" && absl::SimpleAtod(f[3], &v)) {
+      ms[std::string(f[2])] = v;
+    }
+  }
+  return ms;
+}
+
+// The PyTorch module an exported node belongs to. torch.onnx names a node by its scopes and
+// operator, each scope named from the nearest scope that is not a container, which it then
+// extends: "/layer1/layer1.0/conv1/Conv" -> "layer1.0.conv1", "/fc/Gemm" -> "fc",
+// "/features/features.1/conv/conv.0/conv.0.0/Conv" -> "features.1.conv.0.0".
+std::string ModuleOfNode(absl::string_view node_name) {
+  std::vector<absl::string_view> parts = absl::StrSplit(node_name, '/', absl::SkipEmpty());
+  if (parts.size() < 2) return "";
+  std::vector<std::string> path;
+  for (size_t k = 0; k + 1 < parts.size(); ++k) {
+    if (!path.empty() && absl::StartsWith(parts[k], absl::StrCat(path.back(), "."))) {
+      path.back() = std::string(parts[k]);  // a container's child: extends its name
+    } else {
+      path.push_back(std::string(parts[k]));
+    }
+  }
+  return absl::StrJoin(path, ".");
+}
+
+// Our time per fused group in the model against PyTorch's per layer, in execution order, at 1
+// and (where measured) 2 threads. A group is matched to PyTorch's layer through its anchor
+// node's name; groups of one layer share its time (the ratio is over their sum), groups with
+// no layer of their own (pooling, layout transforms, PyTorch's separate batch norm and ReLU
+// calls) show a dash. PyTorch's per-layer times are of its eager model (hooks around each
+// convolution, linear and attention module): the frozen graph does not attribute its fused
+// convolutions per call, and eager adds a few microseconds of Python per layer.
+void PrintLayerTable(const graph::PreparedModel& model, Model (&models)[2],
+                     const std::vector<double> (&per)[2],
+                     const std::map<std::string, double> (&torch)[2],
+                     std::map<std::string, double>& flop_of_call) {
+  Model& m = models[0];
+  const int calls = m.num_calls();
+  const bool two = static_cast<int>(per[1].size()) == calls;
+  std::vector<std::string> module(calls);
+  std::map<std::string, double> ours_of_module[2];
+  for (int c = 0; c < calls; ++c) {
+    int g = -1;
+    const std::string call = m.call_name(c);
+    if (call.size() > 1 && call[0] == 'g' &&
+        absl::SimpleAtoi(call.substr(1, call.find(' ') - 1), &g) && g >= 0 &&
+        g < static_cast<int>(model.groups.size()) && !model.groups[g].nodes.empty()) {
+      module[c] = ModuleOfNode(model.graph.nodes[model.groups[g].nodes[0]].name);
+    }
+    for (int t = 0; t < (two ? 2 : 1); ++t) {
+      if (torch[t].count(module[c])) ours_of_module[t][module[c]] += per[t][c];
+    }
+  }
+  absl::PrintF(
+      "\nPer fused group, in execution order (ours: in the model, profiled; PyTorch: its "
+      "eager layer; ratio: PyTorch's time over ours):\n%-30s %-22s %8s %8s %6s %8s",
+      "our call", "PyTorch layer", "ours 1t", "torch 1t", "ratio", "GFLOP/s");
+  if (two) absl::PrintF(" %8s %8s %6s", "ours 2t", "torch 2t", "ratio");
+  absl::PrintF("\n");
+  double sum_ours[2] = {0, 0}, sum_torch[2] = {0, 0};
+  std::map<std::string, bool> shown;
+  for (int c = 0; c < calls; ++c) {
+    const double f = flop_of_call.count(m.call_name(c)) ? flop_of_call[m.call_name(c)] : 0;
+    const bool first = !module[c].empty() && !shown[module[c]];
+    shown[module[c]] = true;
+    std::string cols[2];
+    for (int t = 0; t < (two ? 2 : 1); ++t) {
+      sum_ours[t] += per[t][c];
+      auto it = torch[t].find(module[c]);
+      if (it == torch[t].end()) {
+        cols[t] = absl::StrFormat("%8.3f %8s %6s", per[t][c] * 1e3, "-", "");
+      } else if (!first) {
+        cols[t] = absl::StrFormat("%8.3f %8s %6s", per[t][c] * 1e3, "(above)", "");
+      } else {
+        sum_torch[t] += it->second;
+        cols[t] = absl::StrFormat("%8.3f %8.3f %6.2f", per[t][c] * 1e3, it->second,
+                                  it->second / 1e3 / ours_of_module[t][module[c]]);
+      }
+    }
+    // The 2-thread library may run another algorithm for the group (Winograd or direct).
+    const std::string other = two && std::string(models[1].call_name(c)) != m.call_name(c)
+                                  ? absl::StrCat("  2t: ", models[1].call_name(c))
+                                  : "";
+    absl::PrintF("%-30s %-22s %s %8.1f%s%s\n", std::string(m.call_name(c)).substr(0, 30),
+                 module[c].substr(0, 22), cols[0], per[0][c] > 0 ? f / per[0][c] / 1e9 : 0.0,
+                 two ? " " + cols[1] : "", other);
+  }
+  absl::PrintF("%-30s %-22s %8.3f %8.3f %6s %8s", "(sum)", "", sum_ours[0] * 1e3, sum_torch[0], "",
+               "");
+  if (two) absl::PrintF(" %8.3f %8.3f", sum_ours[1] * 1e3, sum_torch[1]);
+  absl::PrintF("\n");
+}
+
 struct ModelResult {
   std::string name;
   bool ok = false;
@@ -238,8 +355,12 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
   // Tuned for each thread count on its own (the kernels measured with that many threads, one
   // worker per that many cores), each into its own log, compiled into its own library.
   Model models[2];
-  const std::vector<int> thread_counts =
-      absl::GetFlag(FLAGS_one_thread_only) ? std::vector<int>{1} : std::vector<int>{1, 2};
+  const std::string two = absl::GetFlag(FLAGS_two_thread_models);
+  const bool two_threads =
+      !absl::GetFlag(FLAGS_one_thread_only) &&
+      (two == "all" ||
+       absl::c_linear_search(std::vector<std::string>(absl::StrSplit(two, ',')), name));
+  const std::vector<int> thread_counts = two_threads ? std::vector<int>{1, 2} : std::vector<int>{1};
   for (int threads : thread_counts) {
     const std::string tdb = threads == 1 ? db : db + ".2t";
     const std::string lib = absl::StrCat(base, "_", threads, "t");
@@ -273,7 +394,6 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
       return r;
     }
   }
-  Model& m = models[0];
   AlignedVector<float> input = ReadFloats(base + ".input.bin");
   AlignedVector<float> expected = ReadFloats(base + ".expected.bin");
   AlignedVector<float> output(expected.size());
@@ -295,8 +415,8 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
     }
     r.max_rel_err = std::max(r.max_rel_err, scale > 0 ? max_err / scale : max_err);
   }
-  // Ours and PyTorch's, alternately at each thread count.
-  std::string torch_profile;
+  // Ours and PyTorch's, alternately at each thread count; PyTorch's per-layer profile at each.
+  std::string torch_profile[2];
   for (int threads : thread_counts) {
     Model& model = models[threads - 1];
     omp_set_num_threads(threads);
@@ -308,7 +428,7 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
       ours.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
     }
     absl::StatusOr<double> torch =
-        TorchLatency(name, threads, runs, dir, threads == 1 ? &torch_profile : nullptr);
+        TorchLatency(name, threads, runs, dir, &torch_profile[threads - 1]);
     if (!torch.ok()) {
       r.why = std::string(torch.status().message());
       return r;
@@ -316,28 +436,20 @@ ModelResult RunModel(const std::string& name, const std::string& dir, const std:
     (threads == 1 ? r.ours_1t : r.ours_2t) = Median(ours);
     (threads == 1 ? r.torch_1t : r.torch_2t) = *torch;
   }
+  // Our time per call (fused group) inside the model, at each thread count.
+  std::vector<double> per[2];
+  for (int threads : thread_counts) {
+    Model& model = models[threads - 1];
+    omp_set_num_threads(threads);
+    per[threads - 1] = ProfileCalls(model, in, out, runs);
+  }
   omp_set_num_threads(1);
-  // Our time per call (fused group), at one thread.
-  const int calls = m.num_calls();
-  std::vector<double> per(calls, 0.0), once(calls);
-  for (int k = 0; k < runs; ++k) {
-    m.run_profiled(m.handle, in, out, once.data());
-    for (int c = 0; c < calls; ++c) per[c] += once[c] / runs;
-  }
-  double total = 0;
-  for (double t : per) total += t;
-  std::vector<int> order(calls);
-  for (int c = 0; c < calls; ++c) order[c] = c;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return per[a] > per[b]; });
-  absl::PrintF("%-34s %9s %7s %9s\n", "our call (1 thread)", "ms", "share", "GFLOP/s");
-  for (int k = 0; k < std::min(calls, quick ? 6 : 14); ++k) {
-    const int c = order[k];
-    const double f = flop_of_call.count(m.call_name(c)) ? flop_of_call[m.call_name(c)] : 0;
-    absl::PrintF("%-34s %9.3f %6.1f%% %9.1f\n", m.call_name(c), per[c] * 1e3, 100 * per[c] / total,
-                 per[c] > 0 ? f / per[c] / 1e9 : 0.0);
-  }
-  absl::PrintF("(%d calls, %.3f ms in all)\nPyTorch's operators, one inference at 1 thread:\n%s",
-               calls, total * 1e3, torch_profile);
+  const std::string operators =
+      torch_profile[0].substr(0, torch_profile[0].find("PyTorch per layer"));
+  absl::PrintF("PyTorch's operators, one inference at 1 thread:\n%s", operators);
+  PrintLayerTable(*model, models, per,
+                  {ParseTorchLayers(torch_profile[0]), ParseTorchLayers(torch_profile[1])},
+                  flop_of_call);
   r.ok = true;
   return r;
 }
@@ -401,7 +513,8 @@ int Main() {
     speedup[key + "_1t"] = r.torch_1t / r.ours_1t;
     if (r.ours_2t > 0) speedup[key + "_2t"] = torch_2t / r.ours_2t;
     max_rel = std::max(max_rel, r.max_rel_err);
-    // Two threads not measured (--one_thread_only): dashes, not 0 ms and NaN.
+    // Two threads not measured (--one_thread_only, --two_thread_models): dashes, not 0 ms and
+    // NaN.
     const std::string two_threads = r.ours_2t > 0
                                         ? absl::StrFormat("%8.2fms %8.2fms %8.2f", r.ours_2t * 1e3,
                                                           torch_2t * 1e3, torch_2t / r.ours_2t)

@@ -27,10 +27,11 @@ namespace {
 
 constexpr char kBestAnyDevice[] = TF_RECORD_SELECT
     "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.mean_cost IS NOT NULL "
-    "AND COALESCE(d.emulated, 0) = ?4 ORDER BY r.mean_cost, r.id";
+    "AND COALESCE(d.emulated, 0) = ?4 AND r.cold_cache = ?5 ORDER BY r.mean_cost, r.id";
 constexpr char kBestOneDevice[] = TF_RECORD_SELECT
     "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.device_key = ?3 "
-    "AND r.mean_cost IS NOT NULL AND COALESCE(d.emulated, 0) = ?4 ORDER BY r.mean_cost, r.id";
+    "AND r.mean_cost IS NOT NULL AND COALESCE(d.emulated, 0) = ?4 AND r.cold_cache = ?5 "
+    "ORDER BY r.mean_cost, r.id";
 constexpr char kJobHistory[] = TF_RECORD_SELECT "WHERE r.job_id = ?1 ORDER BY r.id";
 constexpr char kTemplateHistory[] = TF_RECORD_SELECT
     "WHERE r.device_key = ?1 AND w.template = ?2 AND (?3 = '' OR t.target = ?3) "
@@ -156,11 +157,14 @@ absl::StatusOr<std::optional<int64_t>> FindWorkloadId(Connection& conn, const Wo
 // `k`, reading rows in the order of the records_best index (the device filter is checked per
 // row, so the order stays the index's and nothing is sorted).
 absl::Status CollectBestOf(Connection& conn, int64_t workload_id, int64_t target_id,
-                           const std::string& device_key, int k, bool emulated,
+                           const std::string& device_key, int k, bool emulated, bool cold,
                            std::vector<BestRecord>* out) {
   absl::StatusOr<Statement> s = conn.Prepare(device_key.empty() ? kBestAnyDevice : kBestOneDevice);
   if (!s.ok()) return s.status();
-  s->BindInt(1, workload_id).BindInt(2, target_id).BindInt(4, emulated ? 1 : 0);
+  s->BindInt(1, workload_id)
+      .BindInt(2, target_id)
+      .BindInt(4, emulated ? 1 : 0)
+      .BindInt(5, cold ? 1 : 0);
   if (!device_key.empty()) s->BindText(3, device_key);
   absl::flat_hash_set<int64_t> seen_configs;
   while (static_cast<int>(out->size()) < k) {
@@ -180,16 +184,23 @@ absl::Status CollectBestOf(Connection& conn, int64_t workload_id, int64_t target
   return absl::OkStatus();
 }
 
-// Real devices' records when there is any, else emulated ones: the two never rank together.
+// Real devices' records when there is any, else emulated ones; of those, the ones timed with
+// cold caches when there is any (as a model runs its layers), else warm ones. The sets never
+// rank together: a warm time is faster than the same kernel's cold one, and would win a
+// mixed ranking for a reason that is not the kernel.
 absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_id,
                          const std::string& device_key, int k, std::vector<BestRecord>* out) {
   const size_t before = out->size();
-  if (absl::Status s = CollectBestOf(conn, workload_id, target_id, device_key, k,
-                                     /*emulated=*/false, out);
-      !s.ok() || out->size() > before) {
-    return s;
+  for (bool emulated : {false, true}) {
+    for (bool cold : {true, false}) {
+      if (absl::Status s =
+              CollectBestOf(conn, workload_id, target_id, device_key, k, emulated, cold, out);
+          !s.ok() || out->size() > before) {
+        return s;
+      }
+    }
   }
-  return CollectBestOf(conn, workload_id, target_id, device_key, k, /*emulated=*/true, out);
+  return absl::OkStatus();
 }
 
 }  // namespace

@@ -164,8 +164,10 @@ class TuningLog {
   // key); all exact=true. Invalid records never appear. Ties on mean cost go to the earlier
   // record. Emulated devices' records (DeviceFingerprint::emulated) never rank with real ones:
   // the answer is real measurements when there is any, else emulated ones (each record says
-  // which). InvalidArgument: k < 1, empty target/template, or nearest_on_miss set (nearest
-  // shapes are db::QueryBest's). NotFound: no valid record.
+  // which). Likewise records timed with cold caches (Record::cold_cache, as a model runs its
+  // layers) never rank with warm-timed ones: of the chosen kind, the cold-timed records when
+  // there is any, else the warm ones. InvalidArgument: k < 1, empty target/template, or
+  // nearest_on_miss set (nearest shapes are db::QueryBest's). NotFound: no valid record.
   absl::StatusOr<std::vector<BestRecord>> BestK(const BestQuery& query) const;
 
   // The workloads of a template with at least one valid record on `target` (and device key,

@@ -124,6 +124,41 @@ TEST_F(TuningLogTest, BestK_EmulatedDevices_NeverMixedWithReal) {
   EXPECT_FALSE((*best)[1].record.device.emulated);
 }
 
+// Warm-timed records never rank with cold-timed ones (a warm time is faster than the same
+// kernel's cold one): the cold-timed ones answer when there are any, whatever the warm ones
+// measured, and a log of warm records alone still answers.
+TEST_F(TuningLogTest, BestK_ColdTimedRecords_RankApartFromWarmAndWin) {
+  Workload w = DenseWorkload(64, 64, 64);
+  InsertOk({MakeRecord(w, 3, 0.001), MakeRecord(w, 4, 0.002)});
+  auto warm_only = log_->BestK(Query(w, 5));
+  ASSERT_TRUE(warm_only.ok()) << warm_only.status();
+  ASSERT_EQ(warm_only->size(), 2u);
+  EXPECT_EQ((*warm_only)[0].record.config_index, 3);
+  Record cold_slow = MakeRecord(w, 8, 0.005);
+  cold_slow.cold_cache = true;
+  Record cold_slower = MakeRecord(w, 9, 0.006);
+  cold_slower.cold_cache = true;
+  InsertOk({cold_slower, cold_slow});
+  auto best = log_->BestK(Query(w, 5));
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 2u);  // the faster warm timings are not among them
+  EXPECT_EQ((*best)[0].record.config_index, 8);
+  EXPECT_EQ((*best)[1].record.config_index, 9);
+  EXPECT_TRUE((*best)[0].record.cold_cache);
+  EXPECT_TRUE((*best)[1].record.cold_cache);
+  // An emulated device's cold record does not displace the real warm ones' ranking: real first.
+  Workload v = DenseWorkload(32, 32, 32);
+  Record emulated_cold = MakeRecord(v, 5, 0.0001);
+  emulated_cold.device.emulated = true;
+  emulated_cold.device.cpu_model = "emulated aarch64";
+  emulated_cold.cold_cache = true;
+  InsertOk({emulated_cold, MakeRecord(v, 6, 0.01)});
+  auto real = log_->BestK(Query(v, 5));
+  ASSERT_TRUE(real.ok()) << real.status();
+  ASSERT_EQ(real->size(), 1u);
+  EXPECT_EQ((*real)[0].record.config_index, 6);
+}
+
 TEST_F(TuningLogTest, BestK_NearestOnMiss_InvalidArgument_ItIsQueryBests) {
   InsertOk({MakeRecord(DenseWorkload(512, 512, 512), 1, 0.01)});
   BestQuery q = Query(DenseWorkload(1024, 1024, 1024), 5);

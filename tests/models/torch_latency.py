@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """PyTorch's batch-1 latency of a model of make_model.py, in its best CPU configuration: frozen
-TorchScript with optimize_for_inference (oneDNN), torch.set_num_threads(T). The model and input
+TorchScript with optimize_for_inference (oneDNN), torch.set_num_threads(T) and as many OpenBLAS
+threads (OPENBLAS_NUM_THREADS: its matmuls would otherwise use every core). The model and input
 come from the same seed as make_model.py's, so the weights are the ones exported to ONNX.
 
   /usr/bin/python3 tests/models/torch_latency.py NAME --threads T [--runs N] [--profile]
@@ -16,7 +17,24 @@ import os
 import sys
 import time
 
-import torch
+
+def threads_arg(argv):
+    """--threads T (or --threads=T) from the command line, before argparse and torch load."""
+    for i, arg in enumerate(argv):
+        if arg == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+    return "1"
+
+
+# Debian's PyTorch does its matmuls (linear layers, attention) in the system BLAS, OpenBLAS
+# built with pthreads, which ignores torch.set_num_threads and runs on every core: at "1
+# thread" a BERT layer's GEMMs ran on both cores here (10.6 ms against 16.9 ms on one). Its
+# thread count is fixed when it loads, so it is set here, before torch loads it.
+os.environ["OPENBLAS_NUM_THREADS"] = threads_arg(sys.argv)
+
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_model  # noqa: E402
@@ -79,7 +97,13 @@ def main():
         # both are timed, and the faster counts.
         variants["frozen decomposed"] = torch.jit.optimize_for_inference(
             torch.jit.freeze(torch.jit.trace(model, x, check_trace=False).eval()))
-    times = {k: [] for k in variants}
+    # With T > 1 threads each variant is also timed with PyTorch's own operators on one thread
+    # (OpenBLAS keeps its T): its OpenMP threads spin between operators and compete with
+    # OpenBLAS's for the cores, and a BERT layer ran 2.8x faster that way on 2 cores here.
+    configs = [(name, f, a.threads) for name, f in variants.items()]
+    if a.threads > 1:
+        configs += [(name + " omp1", f, 1) for name, f in variants.items()]
+    times = {name: [] for name, _, _ in configs}
     with torch.no_grad():
         for f in variants.values():
             for _ in range(5):
@@ -93,9 +117,13 @@ def main():
                 print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12))
         if a.profile:
             print_layers(model, x)
-        # Alternating rounds, so drift on a shared machine reaches every variant alike.
+        # Alternating rounds, so drift on a shared machine reaches every variant alike; a
+        # change of thread count gets one untimed inference first (OpenMP resizes its team).
         for _ in range(a.runs):
-            for name, f in variants.items():
+            for name, f, threads in configs:
+                if threads != torch.get_num_threads():
+                    torch.set_num_threads(threads)
+                    f(x)
                 t0 = time.perf_counter()
                 f(x)
                 times[name].append(time.perf_counter() - t0)
