@@ -20,11 +20,14 @@
 // count of elements outside 1e-4 + 1e-3·|PyTorch| is printed beside it. Each model's PyTorch
 // operator profile follows, then a table of its fused groups in execution order: our time per
 // group inside the model at 1 and 2 threads (profiled calls) beside PyTorch's time for the same
-// layer (its eager model, timed per module; matched through the ONNX node names). peak_frac is
-// the model's GFLOP/s over this core's FMA peak measured in the run.
+// layer (its frozen graph's oneDNN times for convolutions, the eager model's for linear layers;
+// matched through the ONNX node names). peak_frac is the model's GFLOP/s over this core's FMA
+// peak measured in the run.
 //
-// PyTorch's 2-thread time is the faster of its runs at 1 and 2 threads (the table says when
-// the 1-thread one was faster).
+// PyTorch runs with as many OpenBLAS threads as OpenMP ones (its matmuls are OpenBLAS's, which
+// would otherwise use every core at "1 thread"); its 2-thread time is the fastest of
+// set_num_threads(2), set_num_threads(1) with OpenBLAS on 2 threads, and its 1-thread run (the
+// table says when the 1-thread one was faster).
 //
 // The last line: `RESULT speedup_resnet18_1t=… speedup_resnet18_2t=… speedup_mobilenetv2_1t=…
 // speedup_resnet50_1t=… speedup_encoder_1t=… speedup_bertlayer_1t=… max_rel_err=…` (speedup =
@@ -206,13 +209,13 @@ std::vector<double> ProfileCalls(Model& m, const float* const* in, float* const*
   return per;
 }
 
-// PyTorch's time per layer (ms) from torch_latency.py --profile: "  layer N NAME MS ms".
+// PyTorch's time per layer (ms) from torch_latency.py --profile: "  layer N NAME MS ms SOURCE".
 std::map<std::string, double> ParseTorchLayers(const std::string& text) {
   std::map<std::string, double> ms;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
     double v = 0;
-    if (f.size() == 5 && f[0] == "layer" && f[4] == "ms" && absl::SimpleAtod(f[3], &v)) {
+    if (f.size() >= 5 && f[0] == "layer" && f[4] == "ms" && absl::SimpleAtod(f[3], &v)) {
       ms[std::string(f[2])] = v;
     }
   }
@@ -240,10 +243,10 @@ std::string ModuleOfNode(absl::string_view node_name) {
 // Our time per fused group in the model against PyTorch's per layer, in execution order, at 1
 // and (where measured) 2 threads. A group is matched to PyTorch's layer through its anchor
 // node's name; groups of one layer share its time (the ratio is over their sum), groups with
-// no layer of their own (pooling, layout transforms, PyTorch's separate batch norm and ReLU
-// calls) show a dash. PyTorch's per-layer times are of its eager model (hooks around each
-// convolution, linear and attention module): the frozen graph does not attribute its fused
-// convolutions per call, and eager adds a few microseconds of Python per layer.
+// no layer of their own (pooling, layout transforms) show a dash. PyTorch's time for a
+// convolution is its frozen graph's (oneDNN's own execution times of the convolution and of the
+// ReLU and residual sum after it); for linear and attention layers its eager model's (hooks
+// around each module, a few microseconds of Python included). See torch_latency.py.
 void PrintLayerTable(const graph::PreparedModel& model, Model (&models)[2],
                      const std::vector<double> (&per)[2],
                      const std::map<std::string, double> (&torch)[2],
@@ -267,7 +270,7 @@ void PrintLayerTable(const graph::PreparedModel& model, Model (&models)[2],
   }
   absl::PrintF(
       "\nPer fused group, in execution order (ours: in the model, profiled; PyTorch: its "
-      "eager layer; ratio: PyTorch's time over ours):\n%-30s %-22s %8s %8s %6s %8s",
+      "layer; ratio: PyTorch's time over ours):\n%-30s %-22s %8s %8s %6s %8s",
       "our call", "PyTorch layer", "ours 1t", "torch 1t", "ratio", "GFLOP/s");
   if (two) absl::PrintF(" %8s %8s %6s", "ours 2t", "torch 2t", "ratio");
   absl::PrintF("\n");

@@ -14,7 +14,9 @@ layer first.
 """
 import argparse
 import os
+import re
 import sys
+import tempfile
 import time
 
 
@@ -40,11 +42,45 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_model  # noqa: E402
 
 
-def print_layers(model, x, runs=10):
-    """PyTorch's time per layer, for comparing with tunefarm's fused groups: the eager model
-    (the frozen graph runs its convolutions as prim::mkldnn_convolution, which the profiler does
-    not attribute per call) with hooks around every convolution, linear and attention module,
-    median over `runs` inferences, in execution order."""
+def onednn_primitives(f, x, runs):
+    """The oneDNN primitives one inference of `f` runs, in order, each as (kind, problem, ms): its
+    verbose mode's execution times (written to the process's stdout, read back from a file),
+    median over `runs` inferences. None when they do not repeat alike from run to run."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+") as log:
+        os.dup2(log.fileno(), 1)
+        try:
+            with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_ON):
+                for _ in range(runs):
+                    f(x)
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        log.seek(0)
+        rows = [line.strip().split(",") for line in log if line.startswith("onednn_verbose,exec,")]
+    if not rows or len(rows) % runs != 0:
+        return None
+    n = len(rows) // runs
+    out = []
+    for k in range(n):
+        kinds = {rows[r * n + k][3] for r in range(runs)}
+        if len(kinds) != 1:
+            return None
+        ms = sorted(float(rows[r * n + k][-1]) for r in range(runs))
+        out.append((kinds.pop(), rows[k][-2], ms[len(ms) // 2]))
+    return out
+
+
+def print_layers(model, frozen, x, runs=10):
+    """PyTorch's time per layer, for comparing with tunefarm's fused groups, in execution order.
+    A convolution's is from the frozen graph (the one timed), which the profiler does not
+    attribute per call: oneDNN's verbose times of its convolution primitive and of the
+    primitives up to the next convolution (the ReLU, the residual sum, reorders), the k-th
+    convolution primitive being the k-th Conv2d the eager model calls. Linear and attention
+    layers (OpenBLAS, PyTorch's own kernels), and convolutions when the primitives do not line
+    up, are timed in the eager model with hooks around each module. Medians over `runs`."""
     kinds = (torch.nn.Conv2d, torch.nn.Linear, torch.nn.MultiheadAttention)
     times, order, start = {}, [], {}
 
@@ -60,19 +96,68 @@ def print_layers(model, x, runs=10):
                 order.append(name)
         return hook
 
+    shapes = {}
+
+    def post_shape(name):
+        def hook(module, inputs, output):
+            shapes[name] = (tuple(inputs[0].shape), tuple(output.shape))
+        return hook
+
     handles = []
+    convs = {}
     for name, m in model.named_modules():
         if isinstance(m, kinds):
             handles.append(m.register_forward_pre_hook(pre(name)))
             handles.append(m.register_forward_hook(post(name)))
-    for _ in range(runs):
-        model(x)
+        if isinstance(m, torch.nn.Conv2d):
+            convs[name] = m
+            handles.append(m.register_forward_hook(post_shape(name)))
+    # With autograd on, an encoder layer runs its modules one by one (under no_grad it takes
+    # the fused fast path, which calls none of them and so fires no hook).
+    with torch.enable_grad():
+        for _ in range(runs):
+            model(x)
     for h in handles:
         h.remove()
-    print("PyTorch per layer (eager, hooks; median of %d):" % runs)
+    ms = {name: 1e3 * sorted(t)[len(t) // 2] for name, t in times.items()}
+    source = {name: "eager" for name in order}
+
+    def problem(name):
+        """A convolution's shape as oneDNN's verbose problem descriptor states it."""
+        m, (i, o) = convs[name], shapes[name]
+        return (m.in_channels, m.out_channels, i[2], o[2], m.kernel_size[0], m.stride[0], i[3],
+                o[3], m.kernel_size[1], m.stride[1])
+
+    def parse(desc):
+        v = dict(re.findall(r"(ic|oc|ih|oh|kh|sh|iw|ow|kw|sw)(\d+)", desc))
+        keys = ("ic", "oc", "ih", "oh", "kh", "sh", "iw", "ow", "kw", "sw")
+        return tuple(int(v[k]) for k in keys) if all(k in v for k in keys) else None
+
+    # Each convolution primitive goes to the first layer of its shape not yet matched (the
+    # frozen graph may run a block's shortcut before its second convolution), and the other
+    # primitives after it (ReLU, sum, reorders) to the same layer.
+    prims = onednn_primitives(frozen, x, runs)
+    if prims is not None:
+        free = [name for name in order if name in convs]
+        frozen_ms, current = {}, None
+        for kind, desc, t in prims:
+            if kind == "convolution":
+                key = parse(desc)
+                current = next((n for n in free if problem(n) == key), None)
+                if current is None:
+                    frozen_ms = None
+                    break
+                free.remove(current)
+            if current is not None:
+                frozen_ms[current] = frozen_ms.get(current, 0.0) + t
+        if frozen_ms is not None and not free:
+            for name, t in frozen_ms.items():
+                ms[name] = t
+                source[name] = "frozen"
+    print("PyTorch per layer (convolutions: frozen graph, oneDNN's times; others: eager, "
+          "hooks; median of %d):" % runs)
     for i, name in enumerate(order):
-        t = sorted(times[name])
-        print("  layer %-3d %-36s %9.3f ms" % (i, name, 1e3 * t[len(t) // 2]))
+        print("  layer %-3d %-36s %9.3f ms  %s" % (i, name, ms[name], source[name]))
 
 
 def main():
@@ -108,15 +193,6 @@ def main():
         for f in variants.values():
             for _ in range(5):
                 f(x)
-        if a.profile:
-            for name, f in variants.items():
-                with torch.profiler.profile(
-                        activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-                    f(x)
-                print("PyTorch (%s):" % name)
-                print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12))
-        if a.profile:
-            print_layers(model, x)
         # Alternating rounds, so drift on a shared machine reaches every variant alike; a
         # change of thread count gets one untimed inference first (OpenMP resizes its team).
         for _ in range(a.runs):
@@ -130,6 +206,18 @@ def main():
     for t in times.values():
         t.sort()
     best = min(times, key=lambda k: times[k][len(times[k]) // 2])
+    if a.profile:
+        # At the thread count of the fastest configuration, the one compared.
+        torch.set_num_threads(next(threads for name, _, threads in configs if name == best))
+        with torch.no_grad():
+            for name, f in variants.items():
+                f(x)
+                with torch.profiler.profile(
+                        activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+                    f(x)
+                print("PyTorch (%s, %d OpenMP threads):" % (name, torch.get_num_threads()))
+                print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12))
+            print_layers(model, variants["frozen"], x)
     others = " ".join("%s_median_ms=%.3f" % (k.replace(" ", "_"), 1e3 * t[len(t) // 2])
                       for k, t in times.items() if k != best)
     t = times[best]
