@@ -280,11 +280,14 @@ int Run(bool quick, const std::string& only, int trials) {
   const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
   const double bandwidth = MeasureReadBandwidthGBs();
   const double vnni_peak = MeasureVnniPeakGops();
+  // The core's int8 limit where it has AMX (oneDNN's int8 kernels run on it); our int8 kernels
+  // use vpdpbusd, and their peak column is of that instruction.
+  const double amx_peak = MeasureAmxInt8PeakGops();
   std::printf(
       "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; int8 (vpdpbusd) peak %.1f GOP/s "
-      "on 1; read bandwidth %.1f GB/s (one core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s)"
-      "\n\n",
-      peak[1], peak[2], vnni_peak, bandwidth, OpenBlasCoreName().c_str(),
+      "on 1; AMX int8 (tdpbusd) peak %.1f GOP/s on 1 (0: no AMX); read bandwidth %.1f GB/s (one "
+      "core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s)\n\n",
+      peak[1], peak[2], vnni_peak, amx_peak, bandwidth, OpenBlasCoreName().c_str(),
       std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset");
   std::printf("%-26s %3s %6s %10s %10s %10s %6s %5s %6s  %-22s %s\n", "shape", "thr", "trials",
               "ours GF/s", "OpenBLAS", "oneDNN", "ratio", "peak", "to_90", "our space",
@@ -383,6 +386,7 @@ int Run(bool quick, const std::string& only, int trials) {
                {"fma_peak_gflops", Fixed(peak[1], 1)},
                {"fma_peak_gflops_2t", Fixed(peak[2], 1)},
                {"vnni_peak_gops", Fixed(vnni_peak, 1)},
+               {"amx_int8_peak_gops", Fixed(amx_peak, 1)},
                {"read_gbs", Fixed(bandwidth, 1)}});
   return 0;
 }

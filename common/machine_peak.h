@@ -19,6 +19,12 @@ double MeasureFmaPeakGflops(int threads = 1);
 // vpdpbusd on zmm, the best of nine runs; 0 without AVX-512 VNNI.
 double MeasureVnniPeakGops();
 
+// int8 GOP/s of one core's AMX unit (the int8 limit of a core that has one: the libraries'
+// int8 kernels use it): four independent chains of tdpbusd on 16x64-byte tiles, the best of
+// nine runs; 0 without AMX-INT8 or when the kernel does not grant the tile state
+// (arch_prctl ARCH_REQ_XCOMP_PERM, which this requests for the process).
+double MeasureAmxInt8PeakGops();
+
 // GB/s one core reads from an array of `bytes` (default 256 MiB, far beyond the caches), read
 // over and over for at least about 20 ms, the best of a few such runs. A kernel called again and
 // again on a working set of that size reads it from wherever it fits (L2, L3 or memory), so this
