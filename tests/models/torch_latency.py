@@ -77,8 +77,9 @@ def print_layers(model, frozen, x, runs=10):
     """PyTorch's time per layer, for comparing with tunefarm's fused groups, in execution order.
     A convolution's is from the frozen graph (the one timed), which the profiler does not
     attribute per call: oneDNN's verbose times of its convolution primitive and of the
-    primitives up to the next convolution (the ReLU, the residual sum, reorders), the k-th
-    convolution primitive being the k-th Conv2d the eager model calls. Linear and attention
+    primitives up to the next convolution (the ReLU, the residual sum, reorders), each
+    convolution primitive matched to a Conv2d of its shape in the eager model's call order.
+    Linear and attention
     layers (OpenBLAS, PyTorch's own kernels), and convolutions when the primitives do not line
     up, are timed in the eager model with hooks around each module. Medians over `runs`."""
     kinds = (torch.nn.Conv2d, torch.nn.Linear, torch.nn.MultiheadAttention)
