@@ -29,6 +29,8 @@ const char* KernelCodeName(int32_t rc) {
       return "TF_KERNEL_NULL_ARG";
     case TF_KERNEL_BAD_DEVICE:
       return "TF_KERNEL_BAD_DEVICE";
+    case TF_KERNEL_NO_TILE_STATE:
+      return "TF_KERNEL_NO_TILE_STATE (the OS refused the AMX tile state)";
     default:
       return "unknown code";
   }

@@ -55,6 +55,9 @@ enum {
   TF_KERNEL_NULL_ARG = 6,
   /* A tensor on a device the kernel was not compiled for (e.g. GPU memory for a CPU kernel). */
   TF_KERNEL_BAD_DEVICE = 7,
+  /* The kernel uses AMX tiles and the operating system refused their state to this process
+     (Linux grants it on request from 5.16 on: arch_prctl(ARCH_REQ_XCOMP_PERM)). */
+  TF_KERNEL_NO_TILE_STATE = 8,
 };
 
 /* Signature of every exported kernel. */

@@ -15,6 +15,7 @@
 #include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/storage_flatten.h"
+#include "compiler/schedule/schedule.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/IRBuilder.h"
@@ -84,6 +85,27 @@ class FreeUses : public ir::IRVisitor {
   absl::flat_hash_set<const ir::VarNode*> defined_, seen_vars_;
   absl::flat_hash_set<const ir::BufferNode*> allocated_, seen_bufs_;
 };
+
+// Whether a statement holds a loop tensorized for AMX.
+bool UsesAmx(const ir::Stmt& s) {
+  class Finder : public ir::IRVisitor {
+   public:
+    bool found = false;
+
+   protected:
+    void Visit_(const ir::ForNode* op) override {
+      auto it = op->pragmas.find(schedule::kTensorizePragma);
+      if (it != op->pragmas.end() &&
+          it->second == static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct)) {
+        found = true;
+        return;
+      }
+      IRVisitor::Visit_(op);
+    }
+  } finder;
+  finder.Visit(s);
+  return finder.found;
+}
 
 class CpuEmitter : public LLVMEmitter {
  public:
@@ -181,6 +203,14 @@ absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
   }
   err_slot_ = EntryAlloca(i32, nullptr, "err", 4);
   b_.CreateStore(b_.getInt32(0), err_slot_);
+  if (UsesAmx(f.body)) {
+    llvm::FunctionCallee permit =
+        m_->getOrInsertFunction(kTilePermitSymbol, llvm::FunctionType::get(i32, false));
+    llvm::cast<llvm::Function>(permit.getCallee())
+        ->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    llvm::Value* rc = b_.CreateCall(permit);
+    ReturnUnless(b_, b_.CreateICmpEQ(rc, b_.getInt32(TF_KERNEL_OK)), rc);
+  }
   Emit(f.body);
   b_.CreateRet(b_.CreateLoad(i32, err_slot_));
   vars_.clear();
@@ -197,6 +227,16 @@ void CpuEmitter::AddNamesData(const std::vector<std::string>& names) {
 }
 
 void CpuEmitter::EmitFor(const ir::ForNode* op) {
+  if (auto it = op->pragmas.find(schedule::kTensorizePragma); it != op->pragmas.end()) {
+    if (it->second != static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct)) {
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("loop '", op->var.name(),
+                       "' is tensorized for WMMA (tensor cores); that needs a cuda target")));
+      return;
+    }
+    EmitAmxNest(op);
+    return;
+  }
   if (op->for_kind == ir::ForKind::kThreadBinding) {
     Fail(absl::InvalidArgumentError(
         absl::StrCat("loop '", op->var.name(), "' is bound to ", op->thread_tag,

@@ -364,6 +364,8 @@ class NvptxEmitter : public LLVMEmitter {
         b_.CreateCall(fn, args);
         return;
       }
+      case TensorIntrinsic::kAmxDotProduct:  // MatchWmmaNest refuses it.
+        return;
     }
   }
 

@@ -190,6 +190,52 @@ void EmitWorkspaces(llvm::Module& m, const llvm::TargetMachine& tm) {
   llvm::appendToGlobalDtors(m, dtor, 65535);
 }
 
+// int32_t tf_tile_permit(void): asks Linux once per process for the AMX tile data state
+// (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA), Linux 5.16+; the grant covers every
+// thread of the process), remembered in a flag; TF_KERNEL_NO_TILE_STATE where it is refused.
+void EmitTilePermit(llvm::Module& m, const llvm::TargetMachine& tm) {
+  constexpr int64_t kSysArchPrctl = 158, kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Function* fn = m.getFunction(kTilePermitSymbol);
+  if (fn == nullptr) {
+    fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), false),
+                                llvm::Function::ExternalLinkage, kTilePermitSymbol, m);
+  }
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  SetKernelFunctionAttributes(fn, tm);
+  fn->addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* granted = new llvm::GlobalVariable(m, i32, /*isConstant=*/false,
+                                           llvm::GlobalValue::InternalLinkage, b.getInt32(0),
+                                           "tf_tile_permit_granted");
+  // Threads may race to the first call: each asks (the request is idempotent) and sets the flag.
+  llvm::LoadInst* seen = b.CreateLoad(i32, granted);
+  seen->setAtomic(llvm::AtomicOrdering::Monotonic);
+  seen->setAlignment(llvm::Align(4));
+  llvm::BasicBlock* ask = llvm::BasicBlock::Create(ctx, "ask", fn);
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx, "ok", fn);
+  llvm::BasicBlock* refused = llvm::BasicBlock::Create(ctx, "refused", fn);
+  llvm::BasicBlock* record = llvm::BasicBlock::Create(ctx, "record", fn);
+  b.CreateCondBr(b.CreateICmpNE(seen, b.getInt32(0)), ok, ask);
+  b.SetInsertPoint(ask);
+  llvm::FunctionCallee syscall =
+      m.getOrInsertFunction("syscall", llvm::FunctionType::get(i64, {i64}, /*isVarArg=*/true));
+  llvm::Value* rc = b.CreateCall(syscall, {b.getInt64(kSysArchPrctl), b.getInt64(kArchReqXcompPerm),
+                                           b.getInt64(kXfeatureXtiledata)});
+  b.CreateCondBr(b.CreateICmpEQ(rc, b.getInt64(0)), record, refused);
+  b.SetInsertPoint(record);
+  llvm::StoreInst* set = b.CreateStore(b.getInt32(1), granted);
+  set->setAtomic(llvm::AtomicOrdering::Monotonic);
+  set->setAlignment(llvm::Align(4));
+  b.CreateBr(ok);
+  b.SetInsertPoint(ok);
+  b.CreateRet(b.getInt32(TF_KERNEL_OK));
+  b.SetInsertPoint(refused);
+  b.CreateRet(b.getInt32(TF_KERNEL_NO_TILE_STATE));
+}
+
 }  // namespace
 
 void SetKernelFunctionAttributes(llvm::Function* fn, const llvm::TargetMachine& tm) {
@@ -232,6 +278,7 @@ void EmitKernelRuntime(llvm::Module& m, const llvm::TargetMachine& tm) {
   EmitCheckTensor(m, tm);
   EmitNames(m, tm);
   EmitWorkspaces(m, tm);
+  if (tm.getTargetTriple().getArch() == llvm::Triple::x86_64) EmitTilePermit(m, tm);
 }
 
 }  // namespace tunefarm::codegen

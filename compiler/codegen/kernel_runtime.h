@@ -1,7 +1,8 @@
 // The kernel runtime: the code every CPU artifact carries besides its kernels, written once as
 // LLVM IR and compiled once per target in a process, then linked into each artifact.
 //
-// It holds the argument check every kernel entry calls for each argument, and the exported
+// It holds the argument check every kernel entry calls for each argument, the AMX permission
+// request of kernels that use tiles (x86-64), and the exported
 // functions of the kernel ABI that only read data a kernel module defines:
 // `tunefarm_kernel_names`, `tunefarm_kernel_workspaces` and the destructor that frees the kept
 // workspaces when a library is unloaded. Generated into every candidate's module, these small
@@ -26,6 +27,10 @@ namespace tunefarm::codegen {
 //                         int32_t dtype_bits, const int64_t* shape):
 // TF_KERNEL_OK, or the code of the first failed check of one kernel argument.
 inline constexpr char kCheckTensorSymbol[] = "tf_check_tensor";
+// int32_t tf_tile_permit(void) (x86-64 only): TF_KERNEL_OK once this process may use AMX
+// tiles (asked of Linux on the first call), else TF_KERNEL_NO_TILE_STATE. Kernels with AMX
+// code call it on entry.
+inline constexpr char kTilePermitSymbol[] = "tf_tile_permit";
 // const char[]: the module's kernel names, comma-separated, NUL-terminated.
 inline constexpr char kKernelNamesDataSymbol[] = "tf_kernel_names_data";
 // struct { void** slot; int64_t bytes; }[]: each kept workspace's slot (see EmitAllocate in

@@ -37,6 +37,11 @@ class LLVMEmitter {
   absl::Status Finish(const std::string& name);
   // A serial loop over [begin, end) binding `var`.
   void EmitLoop(const ir::Var& var, llvm::Value* begin, llvm::Value* end, const ir::Stmt& body);
+  // A nest tensorized as schedule::TensorIntrinsic::kAmxDotProduct (amx_nest.h), on a target
+  // with AMX-INT8: its accumulator tiles loaded (or zeroed), one tdpbusd per tile and 64-byte
+  // step with A and W tiles loaded straight from memory, and stored (defined in amx_tiles.cc).
+  // The kernel must have called tf_tile_permit first.
+  void EmitAmxNest(const ir::ForNode* op);
 
   // Backend hooks.
   virtual void EmitFor(const ir::ForNode* op) = 0;

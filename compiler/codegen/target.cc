@@ -118,4 +118,15 @@ absl::StatusOr<Target> ParseTarget(absl::string_view s) {
   return t;
 }
 
+bool TargetHasFeature(const Target& t, absl::string_view feature) {
+  if (t.kind != Target::Kind::kLLVM) return false;
+  InitializeLLVM();
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(t.triple, error);
+  if (llvm_target == nullptr) return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      llvm_target->createMCSubtargetInfo(t.triple, t.cpu, t.features));
+  return sti != nullptr && sti->checkFeatures(absl::StrCat("+", feature));
+}
+
 }  // namespace tunefarm::codegen

@@ -36,6 +36,10 @@ struct Target {
 // triple, or a triple LLVM has no backend for.
 absl::StatusOr<Target> ParseTarget(absl::string_view s);
 
+// Whether `t`'s CPU and features include the LLVM feature `feature` ("amx-int8",
+// "avx512vnni"): false for a cuda target or a triple LLVM has no backend for.
+bool TargetHasFeature(const Target& t, absl::string_view feature);
+
 // The host CPU as a target ("llvm -mcpu=<host cpu>").
 Target HostTarget();
 

@@ -228,6 +228,8 @@ absl::StatusOr<WmmaNest> MatchWmmaNest(const ir::ForNode* op) {
       }
       break;
     }
+    case TensorIntrinsic::kAmxDotProduct:
+      return fail("AMX tiles (kAmxDotProduct) need an x86 CPU target with AMX-INT8, not cuda");
     default:
       return fail(absl::StrCat("unknown tensor intrinsic ", it->second));
   }

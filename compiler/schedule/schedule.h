@@ -53,6 +53,12 @@ enum class TensorIntrinsic : int64_t {
   kWmmaLoadB = 2,
   kWmmaMma = 3,
   kWmmaStore = 4,
+  // Intel AMX on x86 CPUs (codegen/amx_nest.h): a whole nest
+  //   C[i][j] = C[i][j] + Σ_u int32(A[..i..k.. + u]) · int32(W[..j..k.. + u])   (u = 0..3,
+  // A uint8, W int8 in the VNNI layout, C int32), or its initialization C[i][j] = 0, as tile
+  // loads, tdpbusd and tile stores: rows of up to 16 per tile, 16 columns, 64 bytes of the
+  // reduction per step.
+  kAmxDotProduct = 5,
 };
 // The loop pragma Tensorize sets (value: the TensorIntrinsic).
 inline constexpr char kTensorizePragma[] = "tensorize";

@@ -84,7 +84,8 @@ absl::Status WriteCpuLibrary(const std::vector<lower::LoweredFunc>& funcs, const
       << ",\n  TF_KERNEL_BAD_STRIDES = " << TF_KERNEL_BAD_STRIDES
       << ",\n  TF_KERNEL_OUT_OF_MEMORY = " << TF_KERNEL_OUT_OF_MEMORY
       << ",\n  TF_KERNEL_NULL_ARG = " << TF_KERNEL_NULL_ARG
-      << ",\n  TF_KERNEL_BAD_DEVICE = " << TF_KERNEL_BAD_DEVICE << ",\n};\n\n"
+      << ",\n  TF_KERNEL_BAD_DEVICE = " << TF_KERNEL_BAD_DEVICE
+      << ",\n  TF_KERNEL_NO_TILE_STATE = " << TF_KERNEL_NO_TILE_STATE << ",\n};\n\n"
       << decls << "/* Comma-separated names of the kernels above. */\nconst char* "
       << TF_KERNEL_NAMES_SYMBOL << "(void);\n\n"
       << "#ifdef __cplusplus\n}  /* extern \"C\" */\n\n"

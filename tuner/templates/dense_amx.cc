@@ -1,0 +1,162 @@
+// dense_u8s8_amx: C[M, N] (int32) = A[M, K] (uint8) · W (int8) on Intel AMX tiles (TVM's
+// dense_amx_int8 for x86). The weight comes in the layout tdpbusd reads, the VNNI layout of
+// examples/programs/dense_u8s8_vnni.te: W[N/16][K/4][16 outputs][4 inputs], reordered once
+// ahead of time as oneDNN reorders its own. N must be a multiple of 16 and K of 64, and the
+// target must have AMX-INT8 (Sapphire Rapids and later).
+//
+// Each tensorized nest computes a block of `rows` rows (up to two tiles of 16) by `tiles_n` ×
+// 16 columns over 64 · k_steps inputs: the accumulators stay in tile registers, A and W tiles
+// load straight from memory (codegen/amx_nest.h). Knobs:
+//   tile_mn  rows · 10 + tiles_n: the block, limited to what the eight tile registers hold
+//            (rows · tiles_n accumulators, the A tiles and one W tile);
+//   k_steps  64-byte steps of the reduction per nest (a divisor of K / 64); the block's C tiles
+//            are loaded and stored once per nest;
+//   order    0: row blocks outside column blocks, 1: the reverse (the reduction's outer loop
+//            is inside both);
+//   parallel the outermost loop on the thread pool.
+#include "compiler/codegen/target.h"
+#include "compiler/ir/ir_operators.h"
+#include "tuner/templates/registry.h"
+#include "tuner/templates/template_util.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+using ir::Var;
+using schedule::TensorIntrinsic;
+using te::Tensor;
+
+constexpr int64_t kTile = 16;      // Rows of a tile; int32 columns of an accumulator.
+constexpr int64_t kStep = 64;      // Bytes of the reduction one tdpbusd consumes per row.
+constexpr int64_t kTileRegs = 8;   // tmm0..tmm7.
+constexpr int64_t kMaxRows = 32;   // Two row tiles.
+constexpr int64_t kMaxTilesN = 6;  // One row tile: six accumulators, A and W.
+
+// The tile registers a block needs: its accumulators, its A tiles and one W tile at a time.
+bool FitsTileRegisters(int64_t rows, int64_t tiles_n) {
+  const int64_t tiles_m = (rows + kTile - 1) / kTile;
+  return tiles_m * tiles_n + tiles_m + 1 <= kTileRegs;
+}
+
+class DenseAmxTemplate : public Template {
+ public:
+  std::string name() const override { return "dense_u8s8_amx"; }
+  std::string args_doc() const override { return "M,N,K"; }
+
+  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
+                                        DataType dtype) const override {
+    if (absl::Status s = CheckArgs(name(), args, args_doc()); !s.ok()) return s;
+    if (absl::Status s = CheckDtype(name(), dtype, {DataType::Int(8)}); !s.ok()) return s;
+    if (args[1] % kTile != 0 || args[2] % kStep != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name(), ": N must be a multiple of 16 and K of 64 (AMX tiles), got N=", args[1],
+          " K=", args[2], "; examples/programs/dense_u8s8.te takes any shape"));
+    }
+    return Workload{name(), args, dtype, 2.0 * args[0] * args[1] * args[2]};
+  }
+
+  absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
+                           ConfigSpace* space) const override {
+    if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+    const int64_t m = w.args[0], n_tiles = w.args[1] / kTile, steps = w.args[2] / kStep;
+    std::vector<int64_t> blocks;
+    // Blocks of one row would leave a tile's 16 rows idle (and the loop would vanish).
+    for (int64_t rows = 2; rows <= std::min(m, kMaxRows); ++rows) {
+      if (m % rows != 0) continue;
+      for (int64_t tn = 1; tn <= std::min(n_tiles, kMaxTilesN); ++tn) {
+        if (n_tiles % tn == 0 && FitsTileRegisters(rows, tn)) blocks.push_back(rows * 10 + tn);
+      }
+    }
+    if (blocks.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name(), ": M=", m, " has no divisor from 2 to 32 rows for a block of tiles; ",
+          "examples/programs/dense_u8s8_vnni.te takes it"));
+    }
+    std::vector<int64_t> k_steps;
+    for (int64_t s = 1; s <= steps; ++s) {
+      if (steps % s == 0) k_steps.push_back(s);
+    }
+    space->DefineOther("tile_mn", blocks);
+    space->DefineOther("k_steps", k_steps);
+    space->DefineOther("order", {0, 1});
+    space->DefineOther("parallel", {0, 1});
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
+                                       const Config* config) const override {
+    const std::string tmpl = name();
+    const int64_t m = w.args[0], n = w.args[1], k = w.args[2];
+    const Tensor a = te::Placeholder({I32(m), I32(k)}, DataType::UInt(8), "A");
+    const Tensor wt =
+        te::Placeholder({I32(n / kTile), I32(k / 4), I32(kTile), I32(4)}, DataType::Int(8), "W");
+    const te::IterVar q = te::ReduceAxis(I32(k / 4), "k");
+    TF_TEMPLATE_ASSIGN_OR_RETURN(
+        c,
+        te::Compute(
+            {I32(m), I32(n)},
+            [&](const std::vector<Var>& i) {
+              const Expr j = i[1];
+              Expr sum;
+              for (int u = 0; u < 4; ++u) {
+                Expr term = ir::cast(DataType::Int(32), a({i[0], I32(4) * q->var + I32(u)})) *
+                            ir::cast(DataType::Int(32),
+                                     wt({ir::floordiv(j, I32(kTile)), q->var,
+                                         ir::floormod(j, I32(kTile)), I32(u)}));
+                sum = u == 0 ? term : sum + term;
+              }
+              return te::Sum(sum, {q});
+            },
+            "C"),
+        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({a, wt, c}), tmpl);
+    if (config == nullptr) return inst;  // The reference: the plain reduction.
+    if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+
+    TF_TEMPLATE_ASSIGN_OR_RETURN(block, config->Other("tile_mn"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(k_steps, config->Other("k_steps"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(order, config->Other("order"), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
+    const int64_t rows = block / 10, tiles_n = block % 10;
+    if (rows < 2 || m % rows != 0 || tiles_n <= 0 || (n / kTile) % tiles_n != 0 ||
+        !FitsTileRegisters(rows, tiles_n) || k_steps <= 0 || (k / kStep) % k_steps != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          tmpl, ": tile_mn=", block, " k_steps=", k_steps, " does not fit M=", m, " N=", n,
+          " K=", k, " (rows must divide M, tiles_n N/16, k_steps K/64, and the block fit the "
+          "eight tile registers)"));
+    }
+    schedule::Schedule& s = *inst.sch;
+    TF_TEMPLATE_STAGE(cs, s, c, tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(isplit, cs.Split(cs.axis(0), rows), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(jsplit, cs.Split(cs.axis(1), tiles_n * kTile), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(tsplit, cs.Split(jsplit.second, kTile), tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(ksplit, cs.Split(cs.reduce_axis(0), k_steps * kTile), tmpl);
+    auto [io, ii] = isplit;
+    auto [jt, jl] = tsplit;
+    const te::IterVar jo = jsplit.first;
+    const te::IterVar outer = order == 0 ? io : jo, inner = order == 0 ? jo : io;
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Reorder({outer, inner, ksplit.first, ii, jt, jl, ksplit.second}),
+                                tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(cs.Tensorize(ii, TensorIntrinsic::kAmxDotProduct), tmpl);
+    if (parallel != 0) TF_TEMPLATE_RETURN_IF_ERROR(cs.Parallel(outer), tmpl);
+    return inst;
+  }
+
+ private:
+  absl::Status CheckTarget(const codegen::Target& target) const {
+    if (target.kind != codegen::Target::Kind::kLLVM ||
+        !codegen::TargetHasFeature(target, "amx-int8")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name(), " needs a CPU with AMX-INT8 (e.g. llvm -mcpu=sapphirerapids), not '",
+          target.str, "'; examples/programs/dense_u8s8_vnni.te runs on AVX-512 VNNI"));
+    }
+    return absl::OkStatus();
+  }
+};
+
+TF_REGISTER_TEMPLATE(DenseAmxTemplate);
+
+}  // namespace
+}  // namespace tunefarm::tuner
