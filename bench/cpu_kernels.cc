@@ -92,8 +92,10 @@ std::vector<Space> SpacesFor(const Case& c) {
   switch (c.op) {
     case Op::kDense:
       if (c.int8) {
-        // The weight in the VNNI layout where the shape allows it, plain bytes otherwise.
-        return {{"", "dense_u8s8_vnni", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}},
+        // AMX tiles where the CPU has them (the template refuses other targets), the weight in
+        // the VNNI layout where the shape allows it, plain bytes otherwise.
+        return {{"dense_u8s8_amx", "", {}},
+                {"", "dense_u8s8_vnni", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}},
                 {"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
       }
       return {{"", "dense_layer", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}, {"dense", "", {}}};
@@ -216,7 +218,8 @@ absl::StatusOr<tuner::TuneTask> MakeCaseTask(const Case& c, const std::vector<Sp
   for (const Space& s : spaces) {
     absl::StatusOr<tuner::TuneTask> task;
     if (!s.tmpl.empty()) {
-      task = tuner::MakeTask(s.tmpl, TemplateArgs(c), "float32", "llvm", kBenchDeviceKey);
+      task = tuner::MakeTask(s.tmpl, TemplateArgs(c), c.int8 ? "int8" : "float32", "llvm",
+                             kBenchDeviceKey);
       *space_name = s.tmpl;
     } else {
       const std::string text = ReadExampleProgram(s.program);

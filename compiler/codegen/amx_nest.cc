@@ -18,7 +18,7 @@ using ir::DataType;
 using ir::Expr;
 
 constexpr int64_t kTileRows = 16;
-constexpr int64_t kColumns = 16;   // int32 columns of an accumulator tile.
+constexpr int64_t kColumns = 16;    // int32 columns of an accumulator tile.
 constexpr int64_t kGroupStep = 16;  // Groups of four inputs per tdpbusd (64 bytes).
 constexpr int64_t kTileRegisters = 8;
 
@@ -115,7 +115,8 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
     const int64_t* mn = ir::AsConstInt(f->min);
     const int64_t* ext = ir::AsConstInt(f->extent);
     if (mn == nullptr || *mn != 0 || ext == nullptr || *ext <= 0) {
-      return fail(absl::StrCat("loop '", f->var.name(), "' must start at 0 with a constant extent"));
+      return fail(
+          absl::StrCat("loop '", f->var.name(), "' must start at 0 with a constant extent"));
     }
     loops.push_back({f->var, *ext});
     store = f->body.as<ir::StoreNode>();
@@ -147,10 +148,10 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
     tiles = loops[1];
     next = 2;
   }
-  if (next >= loops.size() || loops[next].extent != kColumns ||
-      c_index->of(loops[next].var) != 1) {
-    return fail("the loop after the rows (and the column tiles) must run over the 16 "
-                "consecutive columns of C");
+  if (next >= loops.size() || loops[next].extent != kColumns || c_index->of(loops[next].var) != 1) {
+    return fail(
+        "the loop after the rows (and the column tiles) must run over the 16 "
+        "consecutive columns of C");
   }
   const Loop cols = loops[next++];
   nest.rows = rows.extent;
@@ -218,8 +219,9 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
     const int64_t* ca = ir::AsConstInt(da);
     const int64_t* cw = ir::AsConstInt(dw);
     if (ca == nullptr || cw == nullptr || *ca != u || *cw != u) {
-      return fail("product u must read A and W one byte after product u - 1 (four consecutive "
-                  "inputs, the VNNI layout)");
+      return fail(
+          "product u must read A and W one byte after product u - 1 (four consecutive "
+          "inputs, the VNNI layout)");
     }
   }
   // Spatial loops: A follows the rows only, W the columns only.

@@ -207,9 +207,9 @@ void EmitTilePermit(llvm::Module& m, const llvm::TargetMachine& tm) {
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
   llvm::Type* i32 = b.getInt32Ty();
   llvm::Type* i64 = b.getInt64Ty();
-  auto* granted = new llvm::GlobalVariable(m, i32, /*isConstant=*/false,
-                                           llvm::GlobalValue::InternalLinkage, b.getInt32(0),
-                                           "tf_tile_permit_granted");
+  auto* granted =
+      new llvm::GlobalVariable(m, i32, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                               b.getInt32(0), "tf_tile_permit_granted");
   // Threads may race to the first call: each asks (the request is idempotent) and sets the flag.
   llvm::LoadInst* seen = b.CreateLoad(i32, granted);
   seen->setAtomic(llvm::AtomicOrdering::Monotonic);

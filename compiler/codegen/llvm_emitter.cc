@@ -602,7 +602,8 @@ void LLVMEmitter::Emit(const Stmt& s) {
     case ir::StmtKind::kSeq: {
       const std::vector<Stmt>& stmts = s.as<ir::SeqNode>()->stmts;
       for (size_t i = 0; i < stmts.size();) {
-        const size_t done = EmitTransposedCopies(stmts, i);
+        size_t done = EmitTransposedCopies(stmts, i);
+        if (done == 0) done = EmitAmxInitAndUpdate(stmts, i);
         if (done == 0) Emit(stmts[i]);
         i += std::max<size_t>(done, 1);
       }

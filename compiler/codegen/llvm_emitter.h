@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/opt_pipeline.h"
 #include "compiler/ir/ir.h"
 #include "llvm/IR/IRBuilder.h"
@@ -42,6 +43,10 @@ class LLVMEmitter {
   // step with A and W tiles loaded straight from memory, and stored (defined in amx_tiles.cc).
   // The kernel must have called tf_tile_permit first.
   void EmitAmxNest(const ir::ForNode* op);
+  // An AMX initialization nest C = 0 at stmts[first] followed by the update of the same block
+  // (the reduction in one nest): emitted as one, the accumulators starting from tilezero
+  // instead of a store of zeros and a load. Returns 2, or 0 where no such pair starts there.
+  size_t EmitAmxInitAndUpdate(const std::vector<ir::Stmt>& stmts, size_t first);
 
   // Backend hooks.
   virtual void EmitFor(const ir::ForNode* op) = 0;
@@ -87,6 +92,8 @@ class LLVMEmitter {
   // (a 32-bit load of S, a 64-byte load of V), the other terms added as usual. nullptr where
   // the sum has no such shape (defined in vnni_dot.cc).
   llvm::Value* EmitByteDotProducts(const ir::BinaryNode* op);
+  // The matched nest (amx_nest.h) of the loop `op`; from_zero: the accumulators start at zero.
+  void EmitAmx(const ir::ForNode* op, const AmxNest& nest, bool from_zero);
   llvm::Value* EmitLoad(const ir::LoadNode* op);
   void EmitStore(const ir::StoreNode* op);
   // A run of 16 vector copies from stmts[first] on, B[ramp(b + t*T, 1, L)] = A[ramp(a + t, S, L)]

@@ -102,9 +102,8 @@ class DenseAmxTemplate : public Template {
               Expr sum;
               for (int u = 0; u < 4; ++u) {
                 Expr term = ir::cast(DataType::Int(32), a({i[0], I32(4) * q->var + I32(u)})) *
-                            ir::cast(DataType::Int(32),
-                                     wt({ir::floordiv(j, I32(kTile)), q->var,
-                                         ir::floormod(j, I32(kTile)), I32(u)}));
+                            ir::cast(DataType::Int(32), wt({ir::floordiv(j, I32(kTile)), q->var,
+                                                            ir::floormod(j, I32(kTile)), I32(u)}));
                 sum = u == 0 ? term : sum + term;
               }
               return te::Sum(sum, {q});
@@ -122,10 +121,11 @@ class DenseAmxTemplate : public Template {
     const int64_t rows = block / 10, tiles_n = block % 10;
     if (rows < 2 || m % rows != 0 || tiles_n <= 0 || (n / kTile) % tiles_n != 0 ||
         !FitsTileRegisters(rows, tiles_n) || k_steps <= 0 || (k / kStep) % k_steps != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          tmpl, ": tile_mn=", block, " k_steps=", k_steps, " does not fit M=", m, " N=", n,
-          " K=", k, " (rows must divide M, tiles_n N/16, k_steps K/64, and the block fit the "
-          "eight tile registers)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(tmpl, ": tile_mn=", block, " k_steps=", k_steps, " does not fit M=", m,
+                       " N=", n, " K=", k,
+                       " (rows must divide M, tiles_n N/16, k_steps K/64, and the block fit the "
+                       "eight tile registers)"));
     }
     schedule::Schedule& s = *inst.sch;
     TF_TEMPLATE_STAGE(cs, s, c, tmpl);
@@ -148,9 +148,9 @@ class DenseAmxTemplate : public Template {
   absl::Status CheckTarget(const codegen::Target& target) const {
     if (target.kind != codegen::Target::Kind::kLLVM ||
         !codegen::TargetHasFeature(target, "amx-int8")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name(), " needs a CPU with AMX-INT8 (e.g. llvm -mcpu=sapphirerapids), not '",
-          target.str, "'; examples/programs/dense_u8s8_vnni.te runs on AVX-512 VNNI"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name(), " needs a CPU with AMX-INT8 (e.g. llvm -mcpu=sapphirerapids), not '",
+                       target.str, "'; examples/programs/dense_u8s8_vnni.te runs on AVX-512 VNNI"));
     }
     return absl::OkStatus();
   }

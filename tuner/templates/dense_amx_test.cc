@@ -77,8 +77,8 @@ TEST(DenseAmxTest, RandomConfigs_MatchReferenceOnThisMachine) {
   if (!codegen::TargetHasFeature(host, "amx-int8")) {
     GTEST_SKIP() << "this CPU has no AMX-INT8 (" << host.str << ")";
   }
-  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{40, 96, 256},
-                                            std::vector<int64_t>{64, 32, 128}}) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{40, 96, 256}, std::vector<int64_t>{64, 32, 128}}) {
     auto w = Amx().MakeWorkload(shape, ir::DataType::Int(8));
     ASSERT_TRUE(w.ok()) << w.status();
     ConfigSpace space;
