@@ -4,9 +4,10 @@
 //
 // Each shape is tuned on the embedded local farm with the default strategy (xgb) in the space
 // generated from the program of examples/programs/ that computes it (dense_layer.te,
-// batch_matmul.te, conv2d_blocked.te, depthwise_blocked.te, and for int8 dense_u8s8_vnni.te and
-// conv2d_u8s8_vnni.te, weights in the VNNI layout; a plainer program or a template where the
-// program refuses the shape), then our winner and every library that has the
+// batch_matmul.te, conv2d_blocked.te, depthwise_blocked.te; a plainer program or a template where
+// the program refuses the shape). int8 shapes take the AMX templates (dense_u8s8_amx,
+// conv2d_u8s8_amx) where the CPU has AMX-INT8, else dense_u8s8_vnni.te and conv2d_u8s8_vnni.te,
+// weights in the VNNI layout in both. Then our winner and every library that has the
 // operation are timed side by side in this process, with the same thread count (alternating rounds,
 // medians):
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
@@ -19,7 +20,8 @@
 // kernel on the same inputs, differ (it requantizes transformed tiles to 8 bits); it is timed
 // and printed beside the shape with its own ratio (ratio_min_vs_inexact), not as the baseline.
 // peak_frac is ours over the machine's limit measured in this run, right after the shape's timing:
-// the FMA peak of as many cores as threads (int8: the vpdpbusd peak) or, where the kernel is closer
+// the FMA peak of as many cores as threads (int8: the tdpbusd or vpdpbusd peak, as our kernel
+// computes with AMX or VNNI) or, where the kernel is closer
 // to it, the rate one core reads the bytes it must move (its arguments, once) from a working set of
 // that size, i.e. from the cache level they fit in (batch-1 GEMV). trials_to_90 is the first trial
 // whose best reached 90% of the final best.
@@ -35,6 +37,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
@@ -104,8 +107,9 @@ std::vector<Space> SpacesFor(const Case& c) {
               {"batch_matmul", "", {}}};
     case Op::kConv: {
       if (c.int8) {
+        // AMX tiles where the CPU has them (NHWC, the filter in the VNNI layout per tap); else
         // NCHW16c and the filter in the VNNI layout for the 3×3 layers it is written for.
-        std::vector<Space> spaces;
+        std::vector<Space> spaces = {{"conv2d_u8s8_amx", "", {}}};
         if (d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 && d[7] == 1 && d[8] == 1) {
           spaces.push_back(
               {"",
@@ -283,8 +287,8 @@ int Run(bool quick, const std::string& only, int trials) {
   const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
   const double bandwidth = MeasureReadBandwidthGBs();
   const double vnni_peak = MeasureVnniPeakGops();
-  // The core's int8 limit where it has AMX (oneDNN's int8 kernels run on it); our int8 kernels
-  // use vpdpbusd, and their peak column is of that instruction.
+  // The core's int8 limit where it has AMX: oneDNN's int8 kernels run on it, and so do ours
+  // (dense_u8s8_amx, conv2d_u8s8_amx), with the VNNI programs where the CPU has no AMX.
   const double amx_peak = MeasureAmxInt8PeakGops();
   std::printf(
       "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; int8 (vpdpbusd) peak %.1f GOP/s "
@@ -348,10 +352,13 @@ int Run(bool quick, const std::string& only, int trials) {
     }
     const double ratio = t.fastest < 0 ? 0 : t.fastest_s() / t.ours_s;
     // Against the peak measured again now, beside the kernel (this shared machine's rate moves
-    // by 10-20% over minutes): int8 against the byte dot-product peak (vpdpbusd) of as many
-    // cores as threads, fp32 against the FMA peak.
-    const double limit =
-        c.int8 ? MeasureVnniPeakGops() * c.threads : MeasureFmaPeakGflops(c.threads);
+    // by 10-20% over minutes): int8 against the peak of the instruction our kernel computes
+    // with, tdpbusd (AMX) or vpdpbusd (VNNI), of as many cores as threads; fp32 against the FMA
+    // peak.
+    const bool amx = absl::StrContains(space, "_amx");
+    const double limit = !c.int8 ? MeasureFmaPeakGflops(c.threads)
+                         : amx   ? MeasureAmxInt8PeakGops() * c.threads
+                                 : MeasureVnniPeakGops() * c.threads;
     // Of the operations the kernel performs (a Winograd kernel performs fewer than `flop`).
     const double compute = ours->task.workload.flop / t.ours_s * 1e-9 / limit;
     // Memory-bound: the bytes it must read at the rate one core reads a working set that size.

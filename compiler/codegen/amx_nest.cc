@@ -111,6 +111,10 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
   };
   std::vector<Loop> loops;
   const ir::StoreNode* store = nullptr;
+  // With the reduction loops inside the nest, lowering puts the initialization C = 0 in the
+  // innermost spatial loop, before the reduction: {C = 0; for (reduction) C = C + ...}.
+  const ir::StoreNode* init = nullptr;
+  size_t init_at = 0;
   for (const ir::ForNode* f = op; f != nullptr;) {
     const int64_t* mn = ir::AsConstInt(f->min);
     const int64_t* ext = ir::AsConstInt(f->extent);
@@ -119,6 +123,17 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
           absl::StrCat("loop '", f->var.name(), "' must start at 0 with a constant extent"));
     }
     loops.push_back({f->var, *ext});
+    const auto* seq = f->body.as<ir::SeqNode>();
+    if (seq != nullptr && init == nullptr && seq->stmts.size() == 2) {
+      const auto* zero = seq->stmts[0].as<ir::StoreNode>();
+      const auto* reduction = seq->stmts[1].as<ir::ForNode>();
+      if (zero != nullptr && reduction != nullptr && IsZero(zero->value)) {
+        init = zero;
+        init_at = loops.size();
+        f = reduction;
+        continue;
+      }
+    }
     store = f->body.as<ir::StoreNode>();
     f = f->body.as<ir::ForNode>();
   }
@@ -168,6 +183,15 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
                              " A tiles and a W tile exceed the 8 tile registers"));
   }
 
+  if (init != nullptr) {
+    if (init_at != next || init->buffer.get() != nest.c || init->indices.size() != 1 ||
+        !ir::StructuralEqual(init->indices[0], store->indices[0]) || IsZero(store->value)) {
+      return fail(
+          "the initialization C = 0 inside the nest must precede the reduction loops "
+          "and write the element the reduction updates");
+    }
+    nest.starts_at_zero = true;
+  }
   if (IsZero(store->value)) {
     if (next != loops.size()) return fail("the initialization C = 0 has no reduction loops");
     nest.zero = true;

@@ -6,6 +6,7 @@
 // optional loop over column tiles, the 16 columns of a tile, then (the update only) the
 // reduction loops, the innermost one over groups of four inputs in steps of 16 groups (64
 // bytes, one tdpbusd). Its single store is either the accumulator's initialization C = 0 or
+// (the update, optionally preceded by C = 0 right before the reduction loops)
 //   C[c] = C[c] + Σ_{u<4} int32(A[a + u]) · int32(W[w + u])
 // with A uint8, W int8 and C int32, c, a and w affine in the nest's loops: a column step is 4
 // bytes of W (its VNNI layout [..][K/4][16][4]), a group step 4 bytes of A.
@@ -23,6 +24,9 @@ namespace tunefarm::codegen {
 struct AmxNest {
   // The initialization C = 0 (tilezero and tile stores) rather than the update.
   bool zero = false;
+  // The update with its own initialization inside (before the reduction loops): the
+  // accumulators start from zero instead of C.
+  bool starts_at_zero = false;
   // Rows of the block (tiles of 16, the last one rows % 16 when that is not 0) and column
   // tiles of 16 int32.
   int64_t rows = 0;

@@ -97,8 +97,9 @@ void LLVMEmitter::EmitAmx(const ir::ForNode* op, const AmxNest& nest, bool from_
   std::vector<std::vector<llvm::Value*>> acc(tiles_m, std::vector<llvm::Value*>(nest.col_tiles));
   for (int64_t t = 0; t < tiles_m; ++t) {
     for (int64_t n = 0; n < nest.col_tiles; ++n) {
-      acc[t][n] = from_zero ? b_.CreateCall(zero, {rows_of(t), width})
-                            : b_.CreateCall(load, {rows_of(t), width, c_ptr(t, n), c_stride});
+      acc[t][n] = from_zero || nest.starts_at_zero
+                      ? b_.CreateCall(zero, {rows_of(t), width})
+                      : b_.CreateCall(load, {rows_of(t), width, c_ptr(t, n), c_stride});
     }
   }
   llvm::Value* a_stride = b_.getInt64(nest.a_row_stride);

@@ -21,7 +21,7 @@ const std::vector<StubbedLibrary>& StubbedLibraries() {
       {"libgomp.so.1", {"GOMP_parallel", "omp_get_num_threads", "omp_get_thread_num"}},
       {"libm.so.6",
        {"expf", "exp", "logf", "log", "powf", "pow", "floorf", "floor", "sqrtf", "sqrt"}},
-      {"libc.so.6", {"malloc", "free", "memcpy", "memmove", "memset"}},
+      {"libc.so.6", {"malloc", "aligned_alloc", "free", "memcpy", "memmove", "memset", "syscall"}},
   };
   return *libs;
 }

@@ -10,12 +10,14 @@
 //   tile_mn  rows · 10 + tiles_n: the block, limited to what the eight tile registers hold
 //            (rows · tiles_n accumulators, the A tiles and one W tile);
 //   k_steps  64-byte steps of the reduction per nest (a divisor of K / 64); the block's C tiles
-//            are loaded and stored once per nest;
+//            are loaded and stored once per nest, and with all of K in one nest start from
+//            zero (no pass that zeroes C first);
 //   order    0: row blocks outside column blocks, 1: the reverse (the reduction's outer loop
 //            is inside both);
 //   parallel the outermost loop on the thread pool.
 #include "compiler/codegen/target.h"
 #include "compiler/ir/ir_operators.h"
+#include "tuner/templates/amx_common.h"
 #include "tuner/templates/registry.h"
 #include "tuner/templates/template_util.h"
 
@@ -28,17 +30,9 @@ using ir::Var;
 using schedule::TensorIntrinsic;
 using te::Tensor;
 
-constexpr int64_t kTile = 16;      // Rows of a tile; int32 columns of an accumulator.
-constexpr int64_t kStep = 64;      // Bytes of the reduction one tdpbusd consumes per row.
-constexpr int64_t kTileRegs = 8;   // tmm0..tmm7.
-constexpr int64_t kMaxRows = 32;   // Two row tiles.
-constexpr int64_t kMaxTilesN = 6;  // One row tile: six accumulators, A and W.
-
-// The tile registers a block needs: its accumulators, its A tiles and one W tile at a time.
-bool FitsTileRegisters(int64_t rows, int64_t tiles_n) {
-  const int64_t tiles_m = (rows + kTile - 1) / kTile;
-  return tiles_m * tiles_n + tiles_m + 1 <= kTileRegs;
-}
+constexpr int64_t kTile = kAmxTile;
+constexpr int64_t kStep = kAmxStep;
+constexpr char kAlternative[] = "examples/programs/dense_u8s8_vnni.te runs on AVX-512 VNNI";
 
 class DenseAmxTemplate : public Template {
  public:
@@ -59,16 +53,9 @@ class DenseAmxTemplate : public Template {
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
-    if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+    if (absl::Status s = CheckAmxTarget(name(), target, kAlternative); !s.ok()) return s;
     const int64_t m = w.args[0], n_tiles = w.args[1] / kTile, steps = w.args[2] / kStep;
-    std::vector<int64_t> blocks;
-    // Blocks of one row would leave a tile's 16 rows idle (and the loop would vanish).
-    for (int64_t rows = 2; rows <= std::min(m, kMaxRows); ++rows) {
-      if (m % rows != 0) continue;
-      for (int64_t tn = 1; tn <= std::min(n_tiles, kMaxTilesN); ++tn) {
-        if (n_tiles % tn == 0 && FitsTileRegisters(rows, tn)) blocks.push_back(rows * 10 + tn);
-      }
-    }
+    const std::vector<int64_t> blocks = AmxBlocks(m, n_tiles);
     if (blocks.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           name(), ": M=", m, " has no divisor from 2 to 32 rows for a block of tiles; ",
@@ -112,20 +99,19 @@ class DenseAmxTemplate : public Template {
         tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({a, wt, c}), tmpl);
     if (config == nullptr) return inst;  // The reference: the plain reduction.
-    if (absl::Status s = CheckTarget(target); !s.ok()) return s;
+    if (absl::Status s = CheckAmxTarget(tmpl, target, kAlternative); !s.ok()) return s;
 
     TF_TEMPLATE_ASSIGN_OR_RETURN(block, config->Other("tile_mn"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(k_steps, config->Other("k_steps"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(order, config->Other("order"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
-    const int64_t rows = block / 10, tiles_n = block % 10;
-    if (rows < 2 || m % rows != 0 || tiles_n <= 0 || (n / kTile) % tiles_n != 0 ||
-        !FitsTileRegisters(rows, tiles_n) || k_steps <= 0 || (k / kStep) % k_steps != 0) {
+    int64_t rows = 0, tiles_n = 0;
+    if (absl::Status s = DecodeAmxBlock(tmpl, block, m, n / kTile, &rows, &tiles_n); !s.ok()) {
+      return s;
+    }
+    if (k_steps <= 0 || (k / kStep) % k_steps != 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat(tmpl, ": tile_mn=", block, " k_steps=", k_steps, " does not fit M=", m,
-                       " N=", n, " K=", k,
-                       " (rows must divide M, tiles_n N/16, k_steps K/64, and the block fit the "
-                       "eight tile registers)"));
+          absl::StrCat(tmpl, ": k_steps=", k_steps, " does not divide K/64=", k / kStep));
     }
     schedule::Schedule& s = *inst.sch;
     TF_TEMPLATE_STAGE(cs, s, c, tmpl);
@@ -142,17 +128,6 @@ class DenseAmxTemplate : public Template {
     TF_TEMPLATE_RETURN_IF_ERROR(cs.Tensorize(ii, TensorIntrinsic::kAmxDotProduct), tmpl);
     if (parallel != 0) TF_TEMPLATE_RETURN_IF_ERROR(cs.Parallel(outer), tmpl);
     return inst;
-  }
-
- private:
-  absl::Status CheckTarget(const codegen::Target& target) const {
-    if (target.kind != codegen::Target::Kind::kLLVM ||
-        !codegen::TargetHasFeature(target, "amx-int8")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name(), " needs a CPU with AMX-INT8 (e.g. llvm -mcpu=sapphirerapids), not '",
-                       target.str, "'; examples/programs/dense_u8s8_vnni.te runs on AVX-512 VNNI"));
-    }
-    return absl::OkStatus();
   }
 };
 
