@@ -231,13 +231,11 @@ void CpuEmitter::AddNamesData(const std::vector<std::string>& names) {
 }
 
 void CpuEmitter::EmitFor(const ir::ForNode* op) {
-  if (auto it = op->pragmas.find(schedule::kTensorizePragma); it != op->pragmas.end()) {
-    if (it->second != static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct)) {
-      Fail(absl::InvalidArgumentError(
-          absl::StrCat("loop '", op->var.name(),
-                       "' is tensorized for WMMA (tensor cores); that needs a cuda target")));
-      return;
-    }
+  // AMX nests become tile instructions; a nest tensorized for another intrinsic (WMMA, in a
+  // GPU kernel emulated on the host) keeps its scalar meaning.
+  if (auto it = op->pragmas.find(schedule::kTensorizePragma);
+      it != op->pragmas.end() &&
+      it->second == static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct)) {
     EmitAmxNest(op);
     return;
   }

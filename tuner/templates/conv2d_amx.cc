@@ -118,11 +118,11 @@ class ConvAmxTemplate : public Template {
         tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({x, wt, out}), tmpl);
     if (config == nullptr) return inst;  // The reference: the plain reduction.
-    if (absl::Status s = CheckAmxTarget(tmpl, target, kAlternative); !s.ok()) return s;
 
     TF_TEMPLATE_ASSIGN_OR_RETURN(block, config->Other("tile_mn"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(order, config->Other("order"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
+    if (absl::Status s = CheckAmxTarget(tmpl, target, kAlternative); !s.ok()) return s;
     int64_t rows = 0, tiles_n = 0;
     if (absl::Status s = DecodeAmxBlock(tmpl, block, sh.ow, sh.k / kAmxTile, &rows, &tiles_n);
         !s.ok()) {

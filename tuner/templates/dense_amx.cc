@@ -99,12 +99,12 @@ class DenseAmxTemplate : public Template {
         tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({a, wt, c}), tmpl);
     if (config == nullptr) return inst;  // The reference: the plain reduction.
-    if (absl::Status s = CheckAmxTarget(tmpl, target, kAlternative); !s.ok()) return s;
 
     TF_TEMPLATE_ASSIGN_OR_RETURN(block, config->Other("tile_mn"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(k_steps, config->Other("k_steps"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(order, config->Other("order"), tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
+    if (absl::Status s = CheckAmxTarget(tmpl, target, kAlternative); !s.ok()) return s;
     int64_t rows = 0, tiles_n = 0;
     if (absl::Status s = DecodeAmxBlock(tmpl, block, m, n / kTile, &rows, &tiles_n); !s.ok()) {
       return s;

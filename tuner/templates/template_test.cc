@@ -96,6 +96,8 @@ TEST(Templates, ConfigOfAnotherSpace_InternalNotAbort) {
       Case{"dense_splitk", {16, 8, 256}},
       Case{"dense_tensorcore", {32, 32, 32}, "float16"},
       Case{"batch_matmul_tensorcore", {2, 32, 32, 32}, "float16"},
+      Case{"dense_u8s8_amx", {32, 32, 64}, "int8"},
+      Case{"conv2d_u8s8_amx", {1, 64, 8, 8, 16, 3, 3, 1, 1}, "int8"},
   };
   std::set<std::string> covered;
   ConfigSpace foreign;
