@@ -597,5 +597,20 @@ TEST(Target, Parse_ValidAndInvalid) {
   EXPECT_EQ(cuda->arch, "sm_90");
 }
 
+// The host's target string read back (from a tuning log) is this machine with all its
+// features, which its CPU name alone may understate (a VM's model name), and prints the same.
+TEST(Target, HostStringReadBack_KeepsHostFeatures) {
+  const Target host = HostTarget();
+  auto back = ParseTarget(host.str);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->str, host.str);
+  EXPECT_EQ(back->features, host.features);
+  EXPECT_EQ(back->MachineKey(), host.MachineKey());
+  // Another CPU by name gets that CPU's features, not the host's.
+  auto other = ParseTarget(host.cpu == "znver4" ? "llvm -mcpu=skylake" : "llvm -mcpu=znver4");
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other->features.empty());
+}
+
 }  // namespace
 }  // namespace tunefarm::codegen

@@ -62,6 +62,7 @@ absl::StatusOr<Target> ParseTarget(absl::string_view s) {
         absl::StrCat("unknown target kind '", parts[0], "' in '", s, "' (expected llvm or cuda)"));
   }
   bool cpu_given = false;
+  bool host_features = false;
   for (size_t i = 1; i < parts.size(); ++i) {
     absl::string_view opt = parts[i];
     std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(opt, '=');
@@ -103,6 +104,12 @@ absl::StatusOr<Target> ParseTarget(absl::string_view s) {
     } else {
       t.cpu = "generic";
     }
+  } else if (t.IsHost() && t.features.empty() && t.cpu == llvm::sys::getHostCPUName()) {
+    // This machine's own CPU by name (HostTarget's string, e.g. read back from a tuning log):
+    // its features too, which the name alone may understate (a VM's CPU model named
+    // rocketlake with AMX). The string stays as it was.
+    t.features = HostFeatures();
+    host_features = true;
   } else {
     // Reject CPU names the backend does not know (LLVM would only warn).
     std::unique_ptr<llvm::MCSubtargetInfo> sti(
@@ -114,7 +121,9 @@ absl::StatusOr<Target> ParseTarget(absl::string_view s) {
   }
   t.str = absl::StrCat("llvm -mcpu=", t.cpu);
   if (!t.IsHost()) absl::StrAppend(&t.str, " -mtriple=", t.triple);
-  if (!t.features.empty() && cpu_given) absl::StrAppend(&t.str, " -mattr=", t.features);
+  if (!t.features.empty() && cpu_given && !host_features) {
+    absl::StrAppend(&t.str, " -mattr=", t.features);
+  }
   return t;
 }
 

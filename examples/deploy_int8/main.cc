@@ -1,0 +1,95 @@
+// An application that links a kernel library made by `tunefarm export` from the
+// dense_u8s8_amx template (a quantized dense layer on AMX tiles) and runs it the way a
+// deployment does: the int8 weight reordered once into the VNNI layout the kernel reads
+// (W[N/16][K/4][16][4], as oneDNN reorders its own), then the kernel on each input. The
+// library asks Linux for the AMX tile state itself on the first call (TF_KERNEL_NO_TILE_STATE
+// where it is refused). It checks the int32 output exactly against a plain loop and prints the
+// median time of the kernel (run.sh puts it beside the same config measured again on the farm).
+//
+// run.sh tunes, exports, builds and runs it. By hand:
+//   g++ -O2 -I. -DM=1024 -DN=1024 -DK=1024 -DKERNEL=<symbol> main.cc -L. -lkernels \
+//       -Wl,-rpath,. -o int8_app && ./int8_app
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "kernels.h"
+
+#ifndef KERNEL
+#error "build with -DKERNEL=<kernel symbol> -DM= -DN= -DK="
+#endif
+
+namespace {
+
+template <typename T>
+using Buffer = std::vector<T, tf_kernel_allocator<T>>;
+
+template <typename T>
+DLTensor Tensor(Buffer<T>& data, std::vector<int64_t>& shape, uint8_t code) {
+  DLTensor t{};
+  t.data = data.data();
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = DLDataType{code, static_cast<uint8_t>(8 * sizeof(T)), 1};
+  t.shape = shape.data();
+  return t;
+}
+
+}  // namespace
+
+int main() {
+  Buffer<uint8_t> a(static_cast<size_t>(M) * K);
+  Buffer<int8_t> w(static_cast<size_t>(N) * K);  // Plain [N][K], as a framework holds it.
+  Buffer<int8_t> packed(w.size());               // [N/16][K/4][16][4].
+  Buffer<int32_t> c(static_cast<size_t>(M) * N);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>((i * 7) % 251);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<int8_t>(static_cast<int>(i * 5 % 255) - 127);
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t k = 0; k < K; ++k) {
+      packed[((n / 16 * (K / 4) + k / 4) * 16 + n % 16) * 4 + k % 4] = w[n * K + k];
+    }
+  }
+  std::vector<int64_t> sa = {M, K}, sw = {N / 16, K / 4, 16, 4}, sc = {M, N};
+  DLTensor ta = Tensor(a, sa, kDLUInt), tw = Tensor(packed, sw, kDLInt), tc = Tensor(c, sc, kDLInt);
+  DLTensor* args[] = {&ta, &tw, &tc};
+  if (int32_t rc = KERNEL(args, 3); rc != TF_KERNEL_OK) {
+    std::printf("kernel failed with code %d%s\n", rc,
+                rc == TF_KERNEL_NO_TILE_STATE ? " (the OS refused the AMX tile state)" : "");
+    return 1;
+  }
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      int64_t s = 0;
+      for (int64_t k = 0; k < K; ++k) s += int64_t{a[i * K + k]} * w[j * K + k];
+      if (s != c[i * N + j]) ++wrong;
+    }
+  }
+  if (wrong != 0) {
+    std::printf("wrong: %lld of %lld outputs differ from the plain loop\n",
+                static_cast<long long>(wrong), static_cast<long long>(c.size()));
+    return 1;
+  }
+  // Median of 7 timed runs, each the mean of enough calls to last about 20 ms.
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  int calls = 1;
+  for (;;) {
+    auto t0 = now();
+    for (int i = 0; i < calls; ++i) KERNEL(args, 3);
+    if (std::chrono::duration<double>(now() - t0).count() > 0.02 || calls > (1 << 20)) break;
+    calls *= 2;
+  }
+  std::vector<double> ms;
+  for (int r = 0; r < 7; ++r) {
+    auto t0 = now();
+    for (int i = 0; i < calls; ++i) KERNEL(args, 3);
+    ms.push_back(std::chrono::duration<double, std::milli>(now() - t0).count() / calls);
+  }
+  std::sort(ms.begin(), ms.end());
+  const double med = ms[ms.size() / 2];
+  std::printf("ok, median %.4f ms, %.1f GOP/s\n", med, 2.0 * M * N * K / (med * 1e6));
+  return 0;
+}
