@@ -91,17 +91,6 @@ bool IsZero(const Expr& e) {
   return i != nullptr && *i == 0;
 }
 
-// The terms of a tree of additions, left to right.
-void AddTerms(const Expr& e, std::vector<Expr>* terms) {
-  const auto* add = e.as<ir::BinaryNode>();
-  if (add != nullptr && add->op == ir::BinaryOp::kAdd) {
-    AddTerms(add->a, terms);
-    AddTerms(add->b, terms);
-    return;
-  }
-  terms->push_back(e);
-}
-
 }  // namespace
 
 absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
@@ -199,8 +188,7 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
   }
 
   // The update: C[c] = C[c] + Σ products, over the reduction loops.
-  std::vector<Expr> terms;
-  AddTerms(store->value, &terms);
+  const std::vector<Expr> terms = ir::SumTerms(store->value);
   if (terms.size() != 5) {
     return fail("expected C = C + four products int32(uint8) * int32(int8)");
   }

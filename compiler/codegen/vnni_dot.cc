@@ -57,17 +57,6 @@ bool MatchByteProduct(const Expr& e, ByteProduct* out) {
   return false;
 }
 
-// The terms of a tree of additions.
-void AddTerms(const Expr& e, std::vector<Expr>* terms) {
-  const auto* add = e.as<ir::BinaryNode>();
-  if (add != nullptr && add->op == ir::BinaryOp::kAdd) {
-    AddTerms(add->a, terms);
-    AddTerms(add->b, terms);
-    return;
-  }
-  terms->push_back(e);
-}
-
 // The lanes [16c, 16c + 16) of a vector index: its ramps and broadcasts narrowed to them.
 class NarrowToChunk : public ir::IRMutator {
  public:
@@ -174,9 +163,8 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
       !tm_.getTargetFeatureString().contains("+avx512vnni")) {
     return nullptr;
   }
-  std::vector<Expr> terms;
-  AddTerms(op->a, &terms);
-  AddTerms(op->b, &terms);
+  std::vector<Expr> terms = ir::SumTerms(op->a);
+  for (const Expr& e : ir::SumTerms(op->b)) terms.push_back(e);
   std::vector<Expr> rest;
   std::vector<ByteProduct> products;
   for (const Expr& e : terms) {

@@ -169,4 +169,24 @@ int64_t KnownMultiple(const Expr& e) {
   }
 }
 
+namespace {
+
+void CollectSumTerms(const Expr& e, std::vector<Expr>* terms) {
+  const auto* add = e.as<BinaryNode>();
+  if (add != nullptr && add->op == BinaryOp::kAdd) {
+    CollectSumTerms(add->a, terms);
+    CollectSumTerms(add->b, terms);
+    return;
+  }
+  terms->push_back(e);
+}
+
+}  // namespace
+
+std::vector<Expr> SumTerms(const Expr& e) {
+  std::vector<Expr> terms;
+  CollectSumTerms(e, &terms);
+  return terms;
+}
+
 }  // namespace tunefarm::ir

@@ -3,6 +3,7 @@
 #define TUNEFARM_COMPILER_IR_IR_UTIL_H_
 
 #include <functional>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -41,6 +42,10 @@ int64_t CountNodes(const Stmt& s);
 // constants, casts, sums, differences, products, and floordiv and floormod by positive
 // constants; 1 when nothing is known. 0 counts as a multiple of 2^30; products are capped there.
 int64_t KnownMultiple(const Expr& e);
+
+// The operands of a tree of additions, left to right ((a + b) + c -> a, b, c); `e` itself
+// when it is not an addition.
+std::vector<Expr> SumTerms(const Expr& e);
 
 // The set of variables `e` uses (a Let's or Reduce's variable only where it is used).
 absl::flat_hash_set<const VarNode*> VarsOf(const Expr& e);

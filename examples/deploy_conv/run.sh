@@ -11,6 +11,8 @@
 # Both sides run the kernel on one thread (the worker's OMP_NUM_THREADS=1, --threads_per_worker 1).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=examples/side_by_side.sh
+source "$here/../side_by_side.sh"
 bin="${TUNEFARM:-tunefarm}"
 shape="${SHAPE:-C=4,H=56,W=56,F=4}"
 trials="${TRIALS:-200}"
@@ -34,17 +36,4 @@ g++ -O2 -I"$out" $defs -DKERNEL="$kernel" -DPACK="${kernel}_pack_Wt" "$here/main
   -L"$out" -lkernels -Wl,-rpath,"$out" -o conv_app
 OMP_NUM_THREADS=1 ./conv_app | tee app.out
 grep -q "^ok," app.out
-: > farm_ms.txt
-: > app_ms.txt
-for r in $(seq 1 "$rounds"); do
-  "$bin" measure --db "$out/tuning.db" --workload "$workload" --runs 3 --threads_per_worker 1 \
-    > "measure_$r.out" 2> "measure_$r.err" || { cat "measure_$r.out" "measure_$r.err"; exit 1; }
-  sed -nE 's/^median ([0-9.]+) ms.*/\1/p' "measure_$r.out" >> farm_ms.txt
-  OMP_NUM_THREADS=1 ./conv_app > "app_$r.out"
-  sed -nE 's/.*median ([0-9.]+) ms.*/\1/p' "app_$r.out" >> app_ms.txt
-done
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-farm_ms=$(median farm_ms.txt)
-deployed_ms=$(median app_ms.txt)
-awk -v t="$tuned_ms" -v f="$farm_ms" -v d="$deployed_ms" -v w="$workload" -v n="$rounds" 'BEGIN {
-  printf "%s: tuning log %.4f ms; side by side, %d rounds: farm %.4f ms, deployed %.4f ms: deployed/farm %.3f (deployed/log %.3f)\n", w, t, n, f, d, d / f, d / t }'
+side_by_side "$bin" "$out/tuning.db" "$workload" "$rounds" "$tuned_ms" ./conv_app

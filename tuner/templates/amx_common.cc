@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/ir_operators.h"
+#include "tuner/templates/template_util.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -40,8 +42,29 @@ std::vector<int64_t> AmxBlocks(int64_t rows, int64_t col_tiles) {
   return blocks;
 }
 
-absl::Status DecodeAmxBlock(const std::string& name, int64_t block, int64_t rows, int64_t col_tiles,
-                            int64_t* block_rows, int64_t* block_tiles) {
+absl::Status DefineAmxKnobs(const std::string& name, const codegen::Target& target,
+                            const std::string& alternative, int64_t rows,
+                            const std::string& rows_what, int64_t col_tiles, ConfigSpace* space) {
+  if (absl::Status s = CheckAmxTarget(name, target, alternative); !s.ok()) return s;
+  const std::vector<int64_t> blocks = AmxBlocks(rows, col_tiles);
+  if (blocks.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": ", rows_what,
+                     " has no divisor from 2 to 32 for a block of tile rows; ", alternative));
+  }
+  space->DefineOther("tile_mn", blocks);
+  space->DefineOther("order", {0, 1});
+  space->DefineOther("parallel", {0, 1});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<AmxKnobs> ReadAmxKnobs(const std::string& name, const Config& config,
+                                      const codegen::Target& target, const std::string& alternative,
+                                      int64_t rows, int64_t col_tiles) {
+  TF_TEMPLATE_ASSIGN_OR_RETURN(block, config.Other("tile_mn"), name);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(order, config.Other("order"), name);
+  TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config.Other("parallel"), name);
+  if (absl::Status s = CheckAmxTarget(name, target, alternative); !s.ok()) return s;
   const std::vector<int64_t> blocks = AmxBlocks(rows, col_tiles);
   if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -49,9 +72,17 @@ absl::Status DecodeAmxBlock(const std::string& name, int64_t block, int64_t rows
         " column tiles (rows 2..32 dividing them, column tiles dividing theirs, within the "
         "eight tile registers)"));
   }
-  *block_rows = block / 10;
-  *block_tiles = block % 10;
-  return absl::OkStatus();
+  return AmxKnobs{block / 10, block % 10, order, parallel != 0};
+}
+
+ir::Expr ByteGroupSum(const std::function<ir::Expr(int)>& a,
+                      const std::function<ir::Expr(int)>& w) {
+  ir::Expr sum;
+  for (int u = 0; u < 4; ++u) {
+    ir::Expr term = ir::cast(ir::DataType::Int(32), a(u)) * ir::cast(ir::DataType::Int(32), w(u));
+    sum = u == 0 ? term : sum + term;
+  }
+  return sum;
 }
 
 }  // namespace tunefarm::tuner

@@ -51,20 +51,10 @@ class ConvAmxTemplate : public Template {
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
-    if (absl::Status s = CheckAmxTarget(name(), target, kAlternative); !s.ok()) return s;
     absl::StatusOr<ConvShape> sh = ConvShapeOf(w);
     if (!sh.ok()) return sh.status();
-    const std::vector<int64_t> blocks = AmxBlocks(sh->ow, sh->k / kAmxTile);
-    if (blocks.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(name(), ": an output width of ", sh->ow,
-                                                     " has no divisor from 2 to 32 pixels for a "
-                                                     "block of tiles; ",
-                                                     kAlternative));
-    }
-    space->DefineOther("tile_mn", blocks);
-    space->DefineOther("order", {0, 1});
-    space->DefineOther("parallel", {0, 1});
-    return absl::OkStatus();
+    return DefineAmxKnobs(name(), target, kAlternative, sh->ow,
+                          absl::StrCat("an output width of ", sh->ow), sh->k / kAmxTile, space);
   }
 
   absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target& target,
@@ -101,33 +91,28 @@ class ConvAmxTemplate : public Template {
             {I32(sh.n), I32(sh.oh), I32(sh.ow), I32(sh.k)},
             [&](const std::vector<Var>& i) {
               const Expr f = i[3];
-              Expr sum;
-              for (int u = 0; u < 4; ++u) {
-                Expr term =
-                    ir::cast(DataType::Int(32),
-                             padded({i[0], i[1] * I32(sh.stride) + ry->var,
-                                     i[2] * I32(sh.stride) + rx->var, I32(4) * q->var + I32(u)})) *
-                    ir::cast(DataType::Int(32),
-                             wt({ir::floordiv(f, I32(kAmxTile)), ry->var, rx->var, q->var,
-                                 ir::floormod(f, I32(kAmxTile)), I32(u)}));
-                sum = u == 0 ? term : sum + term;
-              }
-              return te::Sum(sum, {ry, rx, q});
+              return te::Sum(
+                  ByteGroupSum(
+                      [&](int u) {
+                        return padded({i[0], i[1] * I32(sh.stride) + ry->var,
+                                       i[2] * I32(sh.stride) + rx->var, I32(4) * q->var + I32(u)});
+                      },
+                      [&](int u) {
+                        return wt({ir::floordiv(f, I32(kAmxTile)), ry->var, rx->var, q->var,
+                                   ir::floormod(f, I32(kAmxTile)), I32(u)});
+                      }),
+                  {ry, rx, q});
             },
             "Y"),
         tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({x, wt, out}), tmpl);
     if (config == nullptr) return inst;  // The reference: the plain reduction.
 
-    TF_TEMPLATE_ASSIGN_OR_RETURN(block, config->Other("tile_mn"), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(order, config->Other("order"), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
-    if (absl::Status s = CheckAmxTarget(tmpl, target, kAlternative); !s.ok()) return s;
-    int64_t rows = 0, tiles_n = 0;
-    if (absl::Status s = DecodeAmxBlock(tmpl, block, sh.ow, sh.k / kAmxTile, &rows, &tiles_n);
-        !s.ok()) {
-      return s;
-    }
+    absl::StatusOr<AmxKnobs> knobs_or =
+        ReadAmxKnobs(tmpl, *config, target, kAlternative, sh.ow, sh.k / kAmxTile);
+    if (!knobs_or.ok()) return knobs_or.status();  // Internal (knobs) or InvalidArgument.
+    const AmxKnobs& knobs = *knobs_or;
+    const int64_t rows = knobs.rows, tiles_n = knobs.col_tiles;
     schedule::Schedule& s = *inst.sch;
     if (sh.pad > 0) {
       // The padded copy: one vector of 64 channels per pixel, rows of the image in parallel.
@@ -135,7 +120,7 @@ class ConvAmxTemplate : public Template {
       TF_TEMPLATE_ASSIGN_OR_RETURN(prow, ps.Fuse(ps.axis(0), ps.axis(1)), tmpl);
       TF_TEMPLATE_ASSIGN_OR_RETURN(cs, ps.Split(ps.axis(3), kAmxStep), tmpl);
       TF_TEMPLATE_RETURN_IF_ERROR(ps.Vectorize(cs.second), tmpl);
-      if (parallel != 0) TF_TEMPLATE_RETURN_IF_ERROR(ps.Parallel(prow), tmpl);
+      if (knobs.parallel) TF_TEMPLATE_RETURN_IF_ERROR(ps.Parallel(prow), tmpl);
     }
     TF_TEMPLATE_STAGE(ys, s, out, tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(xsplit, ys.Split(ys.axis(2), rows), tmpl);
@@ -145,15 +130,15 @@ class ConvAmxTemplate : public Template {
     auto [ft, fl] = tsplit;
     const te::IterVar fo = fsplit.first;
     TF_TEMPLATE_ASSIGN_OR_RETURN(row, ys.Fuse(ys.axis(0), ys.axis(1)), tmpl);
-    std::vector<te::IterVar> loops =
-        order == 0 ? std::vector<te::IterVar>{row, xo, fo} : std::vector<te::IterVar>{fo, row, xo};
+    std::vector<te::IterVar> loops = knobs.order == 0 ? std::vector<te::IterVar>{row, xo, fo}
+                                                      : std::vector<te::IterVar>{fo, row, xo};
     for (const te::IterVar& iv :
          {xi, ft, fl, ys.reduce_axis(0), ys.reduce_axis(1), ys.reduce_axis(2)}) {
       loops.push_back(iv);
     }
     TF_TEMPLATE_RETURN_IF_ERROR(ys.Reorder(loops), tmpl);
     TF_TEMPLATE_RETURN_IF_ERROR(ys.Tensorize(xi, TensorIntrinsic::kAmxDotProduct), tmpl);
-    if (parallel != 0) TF_TEMPLATE_RETURN_IF_ERROR(ys.Parallel(loops[0]), tmpl);
+    if (knobs.parallel) TF_TEMPLATE_RETURN_IF_ERROR(ys.Parallel(loops[0]), tmpl);
     return inst;
   }
 };

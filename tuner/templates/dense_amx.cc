@@ -53,22 +53,17 @@ class DenseAmxTemplate : public Template {
 
   absl::Status DefineSpace(const Workload& w, const codegen::Target& target,
                            ConfigSpace* space) const override {
-    if (absl::Status s = CheckAmxTarget(name(), target, kAlternative); !s.ok()) return s;
-    const int64_t m = w.args[0], n_tiles = w.args[1] / kTile, steps = w.args[2] / kStep;
-    const std::vector<int64_t> blocks = AmxBlocks(m, n_tiles);
-    if (blocks.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name(), ": M=", m, " has no divisor from 2 to 32 rows for a block of tiles; ",
-          "examples/programs/dense_u8s8_vnni.te takes it"));
+    const int64_t m = w.args[0], steps = w.args[2] / kStep;
+    if (absl::Status s = DefineAmxKnobs(name(), target, kAlternative, m, absl::StrCat("M=", m),
+                                        w.args[1] / kTile, space);
+        !s.ok()) {
+      return s;
     }
     std::vector<int64_t> k_steps;
     for (int64_t s = 1; s <= steps; ++s) {
       if (steps % s == 0) k_steps.push_back(s);
     }
-    space->DefineOther("tile_mn", blocks);
     space->DefineOther("k_steps", k_steps);
-    space->DefineOther("order", {0, 1});
-    space->DefineOther("parallel", {0, 1});
     return absl::OkStatus();
   }
 
@@ -80,35 +75,33 @@ class DenseAmxTemplate : public Template {
     const Tensor wt =
         te::Placeholder({I32(n / kTile), I32(k / 4), I32(kTile), I32(4)}, DataType::Int(8), "W");
     const te::IterVar q = te::ReduceAxis(I32(k / 4), "k");
-    TF_TEMPLATE_ASSIGN_OR_RETURN(
-        c,
-        te::Compute(
-            {I32(m), I32(n)},
-            [&](const std::vector<Var>& i) {
-              const Expr j = i[1];
-              Expr sum;
-              for (int u = 0; u < 4; ++u) {
-                Expr term = ir::cast(DataType::Int(32), a({i[0], I32(4) * q->var + I32(u)})) *
-                            ir::cast(DataType::Int(32), wt({ir::floordiv(j, I32(kTile)), q->var,
-                                                            ir::floormod(j, I32(kTile)), I32(u)}));
-                sum = u == 0 ? term : sum + term;
-              }
-              return te::Sum(sum, {q});
-            },
-            "C"),
-        tmpl);
+    TF_TEMPLATE_ASSIGN_OR_RETURN(c,
+                                 te::Compute(
+                                     {I32(m), I32(n)},
+                                     [&](const std::vector<Var>& i) {
+                                       const Expr j = i[1];
+                                       return te::Sum(
+                                           ByteGroupSum(
+                                               [&](int u) {
+                                                 return a({i[0], I32(4) * q->var + I32(u)});
+                                               },
+                                               [&](int u) {
+                                                 return wt({ir::floordiv(j, I32(kTile)), q->var,
+                                                            ir::floormod(j, I32(kTile)), I32(u)});
+                                               }),
+                                           {q});
+                                     },
+                                     "C"),
+                                 tmpl);
     TF_TEMPLATE_ASSIGN_OR_RETURN(inst, MakeInstance({a, wt, c}), tmpl);
     if (config == nullptr) return inst;  // The reference: the plain reduction.
 
-    TF_TEMPLATE_ASSIGN_OR_RETURN(block, config->Other("tile_mn"), tmpl);
+    absl::StatusOr<AmxKnobs> knobs_or =
+        ReadAmxKnobs(tmpl, *config, target, kAlternative, m, n / kTile);
+    if (!knobs_or.ok()) return knobs_or.status();  // Internal (knobs) or InvalidArgument.
+    const AmxKnobs& knobs = *knobs_or;
     TF_TEMPLATE_ASSIGN_OR_RETURN(k_steps, config->Other("k_steps"), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(order, config->Other("order"), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(parallel, config->Other("parallel"), tmpl);
-    if (absl::Status s = CheckAmxTarget(tmpl, target, kAlternative); !s.ok()) return s;
-    int64_t rows = 0, tiles_n = 0;
-    if (absl::Status s = DecodeAmxBlock(tmpl, block, m, n / kTile, &rows, &tiles_n); !s.ok()) {
-      return s;
-    }
+    const int64_t rows = knobs.rows, tiles_n = knobs.col_tiles;
     if (k_steps <= 0 || (k / kStep) % k_steps != 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(tmpl, ": k_steps=", k_steps, " does not divide K/64=", k / kStep));
@@ -122,11 +115,11 @@ class DenseAmxTemplate : public Template {
     auto [io, ii] = isplit;
     auto [jt, jl] = tsplit;
     const te::IterVar jo = jsplit.first;
-    const te::IterVar outer = order == 0 ? io : jo, inner = order == 0 ? jo : io;
+    const te::IterVar outer = knobs.order == 0 ? io : jo, inner = knobs.order == 0 ? jo : io;
     TF_TEMPLATE_RETURN_IF_ERROR(cs.Reorder({outer, inner, ksplit.first, ii, jt, jl, ksplit.second}),
                                 tmpl);
     TF_TEMPLATE_RETURN_IF_ERROR(cs.Tensorize(ii, TensorIntrinsic::kAmxDotProduct), tmpl);
-    if (parallel != 0) TF_TEMPLATE_RETURN_IF_ERROR(cs.Parallel(outer), tmpl);
+    if (knobs.parallel) TF_TEMPLATE_RETURN_IF_ERROR(cs.Parallel(outer), tmpl);
     return inst;
   }
 };
