@@ -31,7 +31,9 @@ ABSL_DECLARE_FLAG(std::string, seed_from_log);
 ABSL_FLAG(std::string, shape, "",
           "Shape arguments, comma-separated: dense M,N,K; batch_matmul B,M,N,K; conv2d "
           "N,C,H,W,K,R,S,stride,pad; depthwise_conv2d N,C,H,W,R,S,stride,pad; softmax M,N; "
-          "bias_relu M,N. With --expr, the program's shape variables by name: M=128,N=768,K=768.");
+          "bias_relu M,N; the int8 AMX templates (--dtype int8) dense_u8s8_amx M,N,K and "
+          "conv2d_u8s8_amx as conv2d. With --expr, the program's shape variables by name: "
+          "M=128,N=768,K=768.");
 ABSL_FLAG(std::string, expr, "",
           "A file holding a program of the tensor-expression language to tune instead of a "
           "template (see tuner/README.md); its space is generated.");
