@@ -13,11 +13,17 @@ rc=$?
 set -e
 cat "$tmp/run.txt" "$tmp/run.err"
 if ! grep -qw amx_int8 /proc/cpuinfo; then
-  [ "$rc" -eq 2 ] && grep -q "no AMX-INT8" "$tmp/run.err"
+  if [ "$rc" -ne 2 ] || ! grep -q "no AMX-INT8" "$tmp/run.err"; then
+    echo "FAIL: without AMX-INT8 the script must refuse with exit code 2 (got $rc)"
+    exit 1
+  fi
   echo "PASS (this CPU has no AMX-INT8: only the refusal was checked)"
   exit 0
 fi
-[ "$rc" -eq 0 ]
+if [ "$rc" -ne 0 ]; then
+  echo "FAIL: run.sh exited with $rc"
+  exit 1
+fi
 grep -q "^ok," "$tmp/run.txt"
 grep -qE "side by side, 1 rounds: farm [0-9.]+ ms, deployed [0-9.]+ ms: deployed/farm" "$tmp/run.txt"
 grep -q "TF_KERNEL_NO_TILE_STATE" "$tmp/run/kernels.h"

@@ -27,9 +27,10 @@ struct Loop {
   int64_t extent;
 };
 
-// index = base + Σ coef[v]·v over the nest's loops, checked at every loop's last value and at
-// each pair of last values (an index that is affine in each loop alone but not jointly, such
-// as a floordiv of two loops' sum, fails there).
+// index = base + Σ coef[v]·v over the nest's loops, checked at every loop's last value, at
+// each pair of last values and at 16 points inside the nest (an index that is affine in each
+// loop alone but not jointly, such as a floordiv of a sum of loops, fails there). A check by
+// samples, not a proof: every kernel is also checked against its reference when measured.
 struct Affine {
   Expr base;
   std::map<const ir::VarNode*, int64_t> coef;
@@ -73,6 +74,19 @@ std::optional<Affine> AffineIn(const Expr& index, const std::vector<Loop>& loops
         return std::nullopt;
       }
     }
+  }
+  // And at points inside the nest (a fixed pseudo-random sequence), where a sum of loops
+  // divided by a constant first crosses a boundary.
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int sample = 0; sample < 16; ++sample) {
+    std::map<const ir::VarNode*, int64_t> values;
+    for (const Loop& l : loops) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      values[l.var.get()] = static_cast<int64_t>(x % static_cast<uint64_t>(l.extent));
+    }
+    if (!check(values)) return std::nullopt;
   }
   return out;
 }
@@ -163,8 +177,16 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
   nest.c_base = c_index->base;
   nest.c_row_stride = c_index->of(rows.var);
   nest.c_tile_stride = tiles ? c_index->of(tiles->var) : 0;
-  if (nest.c_row_stride < kColumns || (tiles && nest.c_tile_stride < kColumns)) {
-    return fail("rows and column tiles of C must not overlap (at least 16 elements apart)");
+  // The block's elements are distinct (the tiles are loaded once and stored once): its rows of
+  // 16 · col_tiles elements side by side, or its column tiles of `rows` rows one after another.
+  const int64_t span_tiles = nest.c_tile_stride * (nest.col_tiles - 1) + kColumns;
+  const int64_t span_rows = nest.c_row_stride * (nest.rows - 1) + kColumns;
+  const bool rows_apart =
+      nest.c_row_stride >= span_tiles && (nest.col_tiles == 1 || nest.c_tile_stride >= kColumns);
+  const bool tiles_apart =
+      nest.col_tiles > 1 && nest.c_tile_stride >= span_rows && nest.c_row_stride >= kColumns;
+  if (!rows_apart && !tiles_apart) {
+    return fail("the block's rows and column tiles of C overlap");
   }
   const int64_t tiles_m = (nest.rows + kTileRows - 1) / kTileRows;
   if (tiles_m * nest.col_tiles + tiles_m + 1 > kTileRegisters) {

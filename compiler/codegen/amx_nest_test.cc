@@ -91,6 +91,9 @@ TEST(AmxNestTest, WellFormed_BuildsTileInstructions) {
 
 TEST(AmxNestTest, NoAmxOnTheTarget_Refused) {
   ExpectRefused(Case{}, "llvm -mcpu=znver4", "has no AMX-INT8");
+  // Another architecture's backend would count the unknown amx-int8 feature as present.
+  ExpectRefused(Case{}, "llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1",
+                "need an x86-64 Linux target");
 }
 
 TEST(AmxNestTest, WrongTypes_Refused) {

@@ -60,6 +60,15 @@ void LLVMEmitter::EmitAmxNest(const ir::ForNode* op) {
 }
 
 void LLVMEmitter::EmitAmx(const ir::ForNode* op, const AmxNest& nest, bool from_zero) {
+  // amx-int8 is an x86 feature (another backend would count it present), and the kernel asks
+  // Linux for the tile state (tf_tile_permit).
+  const llvm::Triple& triple = tm_.getTargetTriple();
+  if (triple.getArch() != llvm::Triple::x86_64 || !triple.isOSLinux()) {
+    Fail(absl::InvalidArgumentError(absl::StrCat("tensorize (AMX) at loop '", op->var.name(),
+                                                 "': AMX tiles need an x86-64 Linux target, not '",
+                                                 triple.str(), "'")));
+    return;
+  }
   if (!tm_.getMCSubtargetInfo()->checkFeatures("+amx-int8")) {
     Fail(absl::InvalidArgumentError(absl::StrCat(
         "tensorize (AMX) at loop '", op->var.name(), "': the target CPU '",

@@ -278,7 +278,9 @@ void EmitKernelRuntime(llvm::Module& m, const llvm::TargetMachine& tm) {
   EmitCheckTensor(m, tm);
   EmitNames(m, tm);
   EmitWorkspaces(m, tm);
-  if (tm.getTargetTriple().getArch() == llvm::Triple::x86_64) EmitTilePermit(m, tm);
+  if (tm.getTargetTriple().getArch() == llvm::Triple::x86_64 && tm.getTargetTriple().isOSLinux()) {
+    EmitTilePermit(m, tm);
+  }
 }
 
 }  // namespace tunefarm::codegen

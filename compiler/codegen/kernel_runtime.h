@@ -27,7 +27,7 @@ namespace tunefarm::codegen {
 //                         int32_t dtype_bits, const int64_t* shape):
 // TF_KERNEL_OK, or the code of the first failed check of one kernel argument.
 inline constexpr char kCheckTensorSymbol[] = "tf_check_tensor";
-// int32_t tf_tile_permit(void) (x86-64 only): TF_KERNEL_OK once this process may use AMX
+// int32_t tf_tile_permit(void) (x86-64 Linux only): TF_KERNEL_OK once this process may use AMX
 // tiles (asked of Linux on the first call), else TF_KERNEL_NO_TILE_STATE. Kernels with AMX
 // code call it on entry.
 inline constexpr char kTilePermitSymbol[] = "tf_tile_permit";

@@ -33,11 +33,16 @@ struct Target {
 };
 
 // Parses a target string. InvalidArgument: unknown kind or option, an unknown CPU for the
-// triple, or a triple LLVM has no backend for.
+// triple, or a triple LLVM has no backend for. "llvm -mcpu=<this host's CPU name>" without
+// -mattr, on this host, is this machine with all its features (HostTarget's string, as tuning
+// logs hold it): the name alone may understate them (a VM's CPU model). To build for that CPU
+// model's own features from such a host, give them with -mattr.
 absl::StatusOr<Target> ParseTarget(absl::string_view s);
 
 // Whether `t`'s CPU and features include the LLVM feature `feature` ("amx-int8",
-// "avx512vnni"): false for a cuda target or a triple LLVM has no backend for.
+// "avx512vnni"): false for a cuda target or a triple LLVM has no backend for. Ask only about
+// a feature of the triple's architecture: LLVM counts one its backend does not know as present
+// (with a warning).
 bool TargetHasFeature(const Target& t, absl::string_view feature);
 
 // The host CPU as a target ("llvm -mcpu=<host cpu>").

@@ -52,6 +52,7 @@ int main() {
       packed[((n / 16 * (K / 4) + k / 4) * 16 + n % 16) * 4 + k % 4] = w[n * K + k];
     }
   }
+  std::fill(c.begin(), c.end(), 0x5a5a5a5a);  // Not zeros: the kernel must initialize C.
   std::vector<int64_t> sa = {M, K}, sw = {N / 16, K / 4, 16, 4}, sc = {M, N};
   DLTensor ta = Tensor(a, sa, kDLUInt), tw = Tensor(packed, sw, kDLInt), tc = Tensor(c, sc, kDLInt);
   DLTensor* args[] = {&ta, &tw, &tc};

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_operators.h"
+#include "llvm/TargetParser/Triple.h"
 #include "tuner/templates/template_util.h"
 
 namespace tunefarm::tuner {
@@ -22,13 +23,15 @@ bool FitsTileRegisters(int64_t rows, int64_t col_tiles) {
 
 absl::Status CheckAmxTarget(const std::string& name, const codegen::Target& target,
                             const std::string& alternative) {
-  if (target.kind == codegen::Target::Kind::kLLVM &&
-      codegen::TargetHasFeature(target, "amx-int8")) {
+  // The tile state is requested from Linux (arch_prctl); amx-int8 is an x86 feature.
+  const llvm::Triple triple(target.triple);
+  if (target.kind == codegen::Target::Kind::kLLVM && triple.getArch() == llvm::Triple::x86_64 &&
+      triple.isOSLinux() && codegen::TargetHasFeature(target, "amx-int8")) {
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat(name, " needs a CPU with AMX-INT8 (e.g. llvm -mcpu=sapphirerapids), not '",
-                   target.str, "'; ", alternative));
+  return absl::InvalidArgumentError(absl::StrCat(
+      name, " needs an x86-64 Linux CPU with AMX-INT8 (e.g. llvm -mcpu=sapphirerapids), not '",
+      target.str, "'; ", alternative));
 }
 
 std::vector<int64_t> AmxBlocks(int64_t rows, int64_t col_tiles) {

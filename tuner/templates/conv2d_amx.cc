@@ -15,6 +15,7 @@
 //   order    0: for each output row, its pixel blocks outside the channel blocks; 1: channel
 //            blocks outermost (each block's filter reused over the whole image);
 //   parallel the outermost loop (rows of the image, or channel blocks) on the thread pool.
+#include "compiler/codegen/amx_nest.h"
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/amx_common.h"
 #include "tuner/templates/conv_common.h"
@@ -41,6 +42,13 @@ class ConvAmxTemplate : public Template {
                                         DataType dtype) const override {
     absl::StatusOr<Workload> w = MakeConvWorkload(name(), args, dtype, {DataType::Int(8)});
     if (!w.ok()) return w.status();
+    // The whole window and all input channels are one nest: R · S · C / 64 steps.
+    if (args[5] * args[6] * (args[1] / kAmxStep) > codegen::kAmxMaxSteps) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name(), ": ", args[5], "x", args[6], " taps of ", args[1], " channels are ",
+                       args[5] * args[6] * (args[1] / kAmxStep), " steps of 64 bytes, over the ",
+                       codegen::kAmxMaxSteps, " one nest takes"));
+    }
     if (args[1] % kAmxStep != 0 || args[4] % kAmxTile != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           name(), ": C must be a multiple of 64 and K of 16 (AMX tiles), got C=", args[1],

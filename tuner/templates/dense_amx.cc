@@ -9,12 +9,16 @@
 // load straight from memory (codegen/amx_nest.h). Knobs:
 //   tile_mn  rows · 10 + tiles_n: the block, limited to what the eight tile registers hold
 //            (rows · tiles_n accumulators, the A tiles and one W tile);
-//   k_steps  64-byte steps of the reduction per nest (a divisor of K / 64); the block's C tiles
+//   k_steps  64-byte steps of the reduction per nest (a divisor of K / 64, at most 256); the
+//            block's C tiles
 //            are loaded and stored once per nest, and with all of K in one nest start from
 //            zero (no pass that zeroes C first);
 //   order    0: row blocks outside column blocks, 1: the reverse (the reduction's outer loop
 //            is inside both);
 //   parallel the outermost loop on the thread pool.
+#include <algorithm>
+
+#include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/amx_common.h"
@@ -60,7 +64,7 @@ class DenseAmxTemplate : public Template {
       return s;
     }
     std::vector<int64_t> k_steps;
-    for (int64_t s = 1; s <= steps; ++s) {
+    for (int64_t s = 1; s <= std::min(steps, codegen::kAmxMaxSteps); ++s) {
       if (steps % s == 0) k_steps.push_back(s);
     }
     space->DefineOther("k_steps", k_steps);

@@ -59,7 +59,15 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const
     }
     auto a = make(arg);
     if (!a.ok()) return a.status();
-    a->FillRandom(seed + i);
+    // Bytes over their whole range (the int8 templates' operands); other types in [-1, 1).
+    const ir::DataType t = arg.dtype();
+    if (t.bits == 8 && t.is_uint()) {
+      a->FillRandom(seed + i, 0, 256);
+    } else if (t.bits == 8 && t.is_int()) {
+      a->FillRandom(seed + i, -128, 128);
+    } else {
+      a->FillRandom(seed + i);
+    }
     arrays.push_back(std::move(*a));
   }
   arrays.back().Fill(NAN);
