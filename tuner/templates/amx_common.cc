@@ -36,7 +36,10 @@ absl::Status CheckAmxTarget(const std::string& name, const codegen::Target& targ
 
 std::vector<int64_t> AmxBlocks(int64_t rows, int64_t col_tiles) {
   std::vector<int64_t> blocks;
-  for (int64_t r = 2; r <= std::min(rows, kMaxRows); ++r) {
+  // Blocks that fill at least half a tile's 16 rows (or half of all the rows there are): a
+  // block of 2 or 4 rows leaves most of the multiplier idle and only slows the search.
+  const int64_t min_rows = std::max<int64_t>(2, (std::min(rows, kAmxTile) + 1) / 2);
+  for (int64_t r = min_rows; r <= std::min(rows, kMaxRows); ++r) {
     if (rows % r != 0) continue;
     for (int64_t n = 1; n <= std::min(col_tiles, kMaxColTiles); ++n) {
       if (col_tiles % n == 0 && FitsTileRegisters(r, n)) blocks.push_back(r * 10 + n);
@@ -51,9 +54,9 @@ absl::Status DefineAmxKnobs(const std::string& name, const codegen::Target& targ
   if (absl::Status s = CheckAmxTarget(name, target, alternative); !s.ok()) return s;
   const std::vector<int64_t> blocks = AmxBlocks(rows, col_tiles);
   if (blocks.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": ", rows_what,
-                     " has no divisor from 2 to 32 for a block of tile rows; ", alternative));
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": ", rows_what,
+        " has no divisor up to 32 that fills half a tile of rows for a block; ", alternative));
   }
   space->DefineOther("tile_mn", blocks);
   space->DefineOther("order", {0, 1});
@@ -72,7 +75,8 @@ absl::StatusOr<AmxKnobs> ReadAmxKnobs(const std::string& name, const Config& con
   if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": tile_mn=", block, " is not a block of ", rows, " rows and ", col_tiles,
-        " column tiles (rows 2..32 dividing them, column tiles dividing theirs, within the "
+        " column tiles (rows up to 32 dividing them, at least half of min(16, them), column "
+        "tiles dividing theirs, within the "
         "eight tile registers)"));
   }
   return AmxKnobs{block / 10, block % 10, order, parallel != 0};

@@ -25,8 +25,8 @@ inline constexpr int64_t kAmxStep = 64;
 absl::Status CheckAmxTarget(const std::string& template_name, const codegen::Target& target,
                             const std::string& alternative);
 
-// The blocks of the tile_mn knob, rows · 10 + column tiles: rows from 2 to 32 dividing `rows`
-// (two tiles of 16 at most; one row would leave a tile idle), column tiles dividing
+// The blocks of the tile_mn knob, rows · 10 + column tiles: rows up to 32 dividing `rows` (two
+// tiles of 16 at most), at least half of min(16, rows) and at least 2, column tiles dividing
 // `col_tiles`, each block within the eight tile registers (its accumulators, its A tiles and
 // one W tile). Empty when `rows` has no such divisor.
 std::vector<int64_t> AmxBlocks(int64_t rows, int64_t col_tiles);

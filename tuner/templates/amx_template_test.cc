@@ -53,7 +53,7 @@ TEST(AmxTemplateTest, Shapes_RefusedWithReason) {
     EXPECT_EQ(s.code(), kBad) << name;
     EXPECT_NE(s.message().find("AMX-INT8"), std::string::npos) << s;
   }
-  // No block of 2..32 rows: a prime M, a prime output width.
+  // No block of rows (up to 32, at least 8): a prime M, a prime output width.
   for (const auto& [name, args] :
        {std::pair<std::string, std::vector<int64_t>>{"dense_u8s8_amx", {37, 32, 64}},
         {"conv2d_u8s8_amx", {1, 64, 4, 37, 16, 1, 1, 1, 0}}}) {
