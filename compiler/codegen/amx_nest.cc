@@ -17,10 +17,10 @@ namespace {
 using ir::DataType;
 using ir::Expr;
 
-constexpr int64_t kTileRows = 16;
-constexpr int64_t kColumns = 16;    // int32 columns of an accumulator tile.
-constexpr int64_t kGroupStep = 16;  // Groups of four inputs per tdpbusd (64 bytes).
-constexpr int64_t kTileRegisters = 8;
+constexpr int64_t kTileRows = kAmxTileRows;
+constexpr int64_t kColumns = kAmxTileRows;        // int32 columns of an accumulator tile.
+constexpr int64_t kGroupStep = kAmxRowBytes / 4;  // Groups of four inputs per tdpbusd.
+constexpr int64_t kTileRegisters = 8;             // tmm0..tmm7.
 
 struct Loop {
   ir::Var var;
@@ -107,6 +107,17 @@ bool IsZero(const Expr& e) {
 
 }  // namespace
 
+bool AmxBlockFits(int64_t rows, int64_t col_tiles) {
+  const int64_t tiles_m = (rows + kTileRows - 1) / kTileRows;
+  return tiles_m * col_tiles + tiles_m + 1 <= kTileRegisters;
+}
+
+bool IsAmxLoop(const ir::ForNode* op) {
+  auto it = op->pragmas.find(schedule::kTensorizePragma);
+  return it != op->pragmas.end() &&
+         it->second == static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct);
+}
+
 absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
   auto fail = [&](const std::string& why) {
     return absl::InvalidArgumentError(
@@ -188,8 +199,8 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
   if (!rows_apart && !tiles_apart) {
     return fail("the block's rows and column tiles of C overlap");
   }
-  const int64_t tiles_m = (nest.rows + kTileRows - 1) / kTileRows;
-  if (tiles_m * nest.col_tiles + tiles_m + 1 > kTileRegisters) {
+  if (!AmxBlockFits(nest.rows, nest.col_tiles)) {
+    const int64_t tiles_m = (nest.rows + kTileRows - 1) / kTileRows;
     return fail(absl::StrCat(tiles_m, " x ", nest.col_tiles, " accumulator tiles, ", tiles_m,
                              " A tiles and a W tile exceed the 8 tile registers"));
   }
@@ -296,6 +307,11 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
     const bool inner = r + 1 == loops.size();
     const int64_t count = inner ? l.extent / kGroupStep : l.extent;
     const int64_t stride = inner ? kGroupStep : 1;
+    // Checked before the steps are listed: a reduction loop may be arbitrarily long.
+    if (count > kAmxMaxSteps / static_cast<int64_t>(steps.size())) {
+      return fail(absl::StrCat("more than ", kAmxMaxSteps,
+                               " steps of 64 bytes in one nest (split the reduction)"));
+    }
     std::vector<std::pair<int64_t, int64_t>> more;
     for (const auto& [a, w] : steps) {
       for (int64_t x = 0; x < count; ++x) {
@@ -303,10 +319,6 @@ absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {
       }
     }
     steps = std::move(more);
-    if (static_cast<int64_t>(steps.size()) > kAmxMaxSteps) {
-      return fail(absl::StrCat("more than ", kAmxMaxSteps,
-                               " steps of 64 bytes in one nest (split the reduction)"));
-    }
   }
   for (const auto& [a, w] : steps) {
     nest.a_steps.push_back(a);

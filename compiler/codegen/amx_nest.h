@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/ir/ir.h"
+#include "compiler/schedule/schedule.h"
 
 namespace tunefarm::codegen {
 
@@ -45,8 +46,19 @@ struct AmxNest {
   std::vector<int64_t> a_steps, w_steps;
 };
 
-// Tiles: at most this many reduction steps per nest (the steps are emitted unrolled).
+// Rows of a tile (and int32 columns of an accumulator tile).
+inline constexpr int64_t kAmxTileRows = 16;
+// Bytes of a tile row: the 64 bytes of input one tdpbusd step consumes per row.
+inline constexpr int64_t kAmxRowBytes = 64;
+// At most this many reduction steps per nest (the steps are emitted unrolled).
 inline constexpr int64_t kAmxMaxSteps = 256;
+
+// Whether a block of `rows` rows by `col_tiles` column tiles fits the eight tile registers:
+// its accumulators, its A tiles (one per 16 rows) and one W tile at a time.
+bool AmxBlockFits(int64_t rows, int64_t col_tiles);
+
+// Whether `op` is tensorized as kAmxDotProduct (its form is MatchAmxNest's to check).
+bool IsAmxLoop(const ir::ForNode* op);
 
 // InvalidArgument (naming the loop and what differs): the nest at `op` does not have the form
 // above, or needs more than the eight tile registers (accumulators, A tiles and one W tile)

@@ -8,25 +8,19 @@
 #include "compiler/codegen/llvm_emitter.h"
 #include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_operators.h"
-#include "compiler/schedule/schedule.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 
 namespace tunefarm::codegen {
 namespace {
 
-constexpr int64_t kTileRows = 16;
-constexpr int64_t kRowBytes = 64;  // A tile row: 64 bytes of input; an accumulator row: 16 int32.
+constexpr int64_t kTileRows = kAmxTileRows;
+constexpr int64_t kRowBytes = kAmxRowBytes;  // Also an accumulator row: 16 int32.
 
 // The AMX nest at `s`, if it is a loop tensorized for AMX that has the form (else nullopt).
 std::optional<AmxNest> AmxNestAt(const ir::Stmt& s) {
   const auto* op = s.as<ir::ForNode>();
-  if (op == nullptr) return std::nullopt;
-  auto it = op->pragmas.find(schedule::kTensorizePragma);
-  if (it == op->pragmas.end() ||
-      it->second != static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct)) {
-    return std::nullopt;
-  }
+  if (op == nullptr || !IsAmxLoop(op)) return std::nullopt;
   absl::StatusOr<AmxNest> nest = MatchAmxNest(op);
   if (!nest.ok()) return std::nullopt;
   return *nest;

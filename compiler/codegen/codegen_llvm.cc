@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/abi/kernel_abi.h"
+#include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/kernel_runtime.h"
 #include "compiler/codegen/llvm_emitter.h"
 #include "compiler/codegen/llvm_init.h"
@@ -15,7 +16,6 @@
 #include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/storage_flatten.h"
-#include "compiler/schedule/schedule.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/IRBuilder.h"
@@ -98,9 +98,7 @@ bool UsesAmx(const ir::Stmt& s) {
 
    protected:
     void Visit_(const ir::ForNode* op) override {
-      auto it = op->pragmas.find(schedule::kTensorizePragma);
-      if (it != op->pragmas.end() &&
-          it->second == static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct)) {
+      if (IsAmxLoop(op)) {
         found = true;
         return;
       }
@@ -233,9 +231,7 @@ void CpuEmitter::AddNamesData(const std::vector<std::string>& names) {
 void CpuEmitter::EmitFor(const ir::ForNode* op) {
   // AMX nests become tile instructions; a nest tensorized for another intrinsic (WMMA, in a
   // GPU kernel emulated on the host) keeps its scalar meaning.
-  if (auto it = op->pragmas.find(schedule::kTensorizePragma);
-      it != op->pragmas.end() &&
-      it->second == static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct)) {
+  if (IsAmxLoop(op)) {
     EmitAmxNest(op);
     return;
   }

@@ -10,14 +10,8 @@
 namespace tunefarm::tuner {
 namespace {
 
-constexpr int64_t kTileRegisters = 8;  // tmm0..tmm7.
-constexpr int64_t kMaxRows = 32;       // Two row tiles.
-constexpr int64_t kMaxColTiles = 6;    // One row tile: six accumulators, an A and a W tile.
-
-bool FitsTileRegisters(int64_t rows, int64_t col_tiles) {
-  const int64_t tiles_m = (rows + kAmxTile - 1) / kAmxTile;
-  return tiles_m * col_tiles + tiles_m + 1 <= kTileRegisters;
-}
+constexpr int64_t kMaxRows = 32;     // Two row tiles.
+constexpr int64_t kMaxColTiles = 6;  // One row tile: six accumulators, an A and a W tile.
 
 }  // namespace
 
@@ -42,7 +36,7 @@ std::vector<int64_t> AmxBlocks(int64_t rows, int64_t col_tiles) {
   for (int64_t r = min_rows; r <= std::min(rows, kMaxRows); ++r) {
     if (rows % r != 0) continue;
     for (int64_t n = 1; n <= std::min(col_tiles, kMaxColTiles); ++n) {
-      if (col_tiles % n == 0 && FitsTileRegisters(r, n)) blocks.push_back(r * 10 + n);
+      if (col_tiles % n == 0 && codegen::AmxBlockFits(r, n)) blocks.push_back(r * 10 + n);
     }
   }
   return blocks;

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/ir.h"
 #include "tuner/space/config_space.h"
@@ -17,9 +18,9 @@
 namespace tunefarm::tuner {
 
 // Rows of a tile; int32 columns of an accumulator tile.
-inline constexpr int64_t kAmxTile = 16;
+inline constexpr int64_t kAmxTile = codegen::kAmxTileRows;
 // Bytes of the reduction one tdpbusd consumes per row: 16 groups of four inputs.
-inline constexpr int64_t kAmxStep = 64;
+inline constexpr int64_t kAmxStep = codegen::kAmxRowBytes;
 
 // InvalidArgument naming `alternative` unless `target` is a CPU with AMX-INT8.
 absl::Status CheckAmxTarget(const std::string& template_name, const codegen::Target& target,
