@@ -5,11 +5,11 @@
 // Each shape is tuned on the embedded local farm with the default strategy (xgb) in the space
 // generated from the program of examples/programs/ that computes it (dense_layer.te,
 // batch_matmul.te, conv2d_blocked.te, depthwise_blocked.te; a plainer program or a template where
-// the program refuses the shape). int8 shapes take the AMX templates (dense_u8s8_amx,
-// conv2d_u8s8_amx) where the CPU has AMX-INT8, else dense_u8s8_vnni.te and conv2d_u8s8_vnni.te,
-// weights in the VNNI layout in both. Then our winner and every library that has the
-// operation are timed side by side in this process, with the same thread count (alternating rounds,
-// medians):
+// the program refuses the shape). int8 shapes take dense_u8s8_vnni.te and, where the CPU has
+// AMX-INT8, conv2d_u8s8_nhwc.te, whose generated spaces compute on AMX tiles there
+// (tuner/generated/amx_tiling.h); elsewhere conv2d_u8s8_vnni.te; weights in the VNNI layout.
+// Then our winner and every library that has the operation are timed side by side in this
+// process, with the same thread count (alternating rounds, medians):
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
 //     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones (openblas_env.h);
 //   - oneDNN with its preferred layouts (format any) and its weights reordered outside the timed
@@ -45,6 +45,7 @@
 #include "bench/openblas_env.h"
 #include "bench/tune_common.h"
 #include "common/machine_peak.h"
+#include "compiler/codegen/target.h"
 #include "tuner/tuning/task.h"
 
 extern "C" void omp_set_num_threads(int);
@@ -86,6 +87,8 @@ int64_t ChannelBlock(int64_t channels, int64_t block) {
   return 8;
 }
 
+bool HostHasAmx() { return codegen::TargetHasFeature(codegen::HostTarget(), "amx-int8"); }
+
 // The programs of examples/programs/ that compute the case, written the way a user of the
 // language writes a layer: weights as weight(...) (so the space may pack them ahead of time) and
 // convolutions in channel-blocked layouts, as oneDNN gets its preferred layouts. The templates
@@ -95,10 +98,9 @@ std::vector<Space> SpacesFor(const Case& c) {
   switch (c.op) {
     case Op::kDense:
       if (c.int8) {
-        // AMX tiles where the CPU has them (the template refuses other targets), the weight in
-        // the VNNI layout where the shape allows it, plain bytes otherwise.
-        return {{"dense_u8s8_amx", "", {}},
-                {"", "dense_u8s8_vnni", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}},
+        // The weight in the VNNI layout (its generated space on AMX tiles where the CPU has
+        // them, tuner/generated/amx_tiling.h), plain bytes where the shape does not allow it.
+        return {{"", "dense_u8s8_vnni", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}},
                 {"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
       }
       return {{"", "dense_layer", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}, {"dense", "", {}}};
@@ -107,9 +109,23 @@ std::vector<Space> SpacesFor(const Case& c) {
               {"batch_matmul", "", {}}};
     case Op::kConv: {
       if (c.int8) {
-        // AMX tiles where the CPU has them (NHWC, the filter in the VNNI layout per tap); else
-        // NCHW16c and the filter in the VNNI layout for the 3×3 layers it is written for.
-        std::vector<Space> spaces = {{"conv2d_u8s8_amx", "", {}}};
+        // Where the CPU has AMX-INT8: NHWC and the filter in the VNNI layout per tap, which
+        // the generated space computes on tiles; else NCHW16c and the filter in the VNNI
+        // layout for the 3×3 layers it is written for (vpdpbusd).
+        std::vector<Space> spaces;
+        if (HostHasAmx()) {
+          spaces.push_back({"",
+                            "conv2d_u8s8_nhwc",
+                            {{"N", d[0]},
+                             {"C", d[1]},
+                             {"H", d[2]},
+                             {"W", d[3]},
+                             {"F", d[4]},
+                             {"R", d[5]},
+                             {"S", d[6]},
+                             {"St", d[7]},
+                             {"Pd", d[8]}}});
+        }
         if (d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 && d[7] == 1 && d[8] == 1) {
           spaces.push_back(
               {"",
@@ -355,7 +371,7 @@ int Run(bool quick, const std::string& only, int trials) {
     // by 10-20% over minutes): int8 against the peak of the instruction our kernel computes
     // with, tdpbusd (AMX) or vpdpbusd (VNNI), of as many cores as threads; fp32 against the FMA
     // peak.
-    const bool amx = absl::StrContains(space, "_amx");
+    const bool amx = absl::StrContains(ours->result.best_config, ".amx_block");
     const double limit = !c.int8 ? MeasureFmaPeakGflops(c.threads)
                          : amx   ? MeasureAmxInt8PeakGops() * c.threads
                                  : MeasureVnniPeakGops() * c.threads;

@@ -9,7 +9,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/codegen/amx_nest.h"
 #include "compiler/ir/ir_util.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/lower/lower.h"
+#include "tuner/generated/amx_tiling.h"
 #include "tuner/generated/drop_guards.h"
 #include "tuner/generated/gpu_space.h"
 #include "tuner/generated/hoist_weights.h"
@@ -481,17 +485,21 @@ const TiledStage* SoleTiledReader(const Sketch& sketch, const Tensor& t) {
 
 // Defines the knobs of one sketch's tiled stages that `space` does not have yet (the space is
 // the union of the knobs of every variant of the program; see DefineGeneratedSpace).
-void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
-                       ConfigSpace* space) {
-  // `<stage>.at`: an elementwise stage computed at the top level because one reduction reads
-  // it (a padding) is computed over the whole tensor first (0), or inside the reduction's
-  // parallel tile loop (1), just the region that tile reads, so the copy stays in cache.
+// `<stage>.at`: an elementwise stage computed at the top level because one reduction reads it
+// (a padding) is computed over the whole tensor first (0), or inside the reduction's parallel
+// tile loop (1), just the region that tile reads, so the copy stays in cache.
+void DefineRootKnobs(const Sketch& sketch, ConfigSpace* space) {
   for (const Tensor& t : sketch.root) {
     if (t.compute()->reduce_axis.empty() && SoleTiledReader(sketch, t) != nullptr) {
       const std::string name = KnobName(t, "at");
       if (space->KnobIndex(name) < 0) space->DefineOther(name, {0, 1});
     }
   }
+}
+
+void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
+                       ConfigSpace* space) {
+  DefineRootKnobs(sketch, space);
   auto define_split = [&](const std::string& name, int64_t extent, SplitPolicy policy,
                           int64_t max) {
     if (space->KnobIndex(name) < 0) space->DefineSplit(name, extent, 2, policy, max);
@@ -558,6 +566,54 @@ absl::StatusOr<HoistedProgram> PrepareProgram(const std::vector<Tensor>& args,
   return HoistWeightStages(*unguarded, weights);
 }
 
+// The AMX rule's space (amx_tiling.h): the sketch's top-level stages and the tiles.
+void DefineAmxSpace(const Sketch& sketch, const AmxTiling& amx, ConfigSpace* space) {
+  DefineRootKnobs(sketch, space);
+  DefineAmxTilingKnobs(amx, space);
+  space->DefineOther("parallel", {1, 0});
+}
+
+// The loops tensorized as AMX nests in a lowered kernel.
+class AmxLoops : public ir::IRVisitor {
+ public:
+  std::vector<const ir::ForNode*> found;
+
+ protected:
+  void Visit_(const ir::ForNode* op) override {
+    if (codegen::IsAmxLoop(op)) {
+      found.push_back(op);
+      return;
+    }
+    IRVisitor::Visit_(op);
+  }
+};
+
+// Whether the compiler accepts the AMX rule's nests for the program (codegen/amx_nest.h checks
+// what the rule does not: strides and layouts), at the first and the last point of its space.
+absl::Status CheckAmxNests(const std::vector<Tensor>& all_args, const codegen::Target& target,
+                           const std::vector<Tensor>& weights, const Sketch& sketch,
+                           const AmxTiling& amx) {
+  ConfigSpace probe;
+  DefineAmxSpace(sketch, amx, &probe);
+  for (const int64_t index : {int64_t{0}, probe.size() - 1}) {
+    absl::StatusOr<Config> config = probe.Get(index);
+    if (!config.ok()) return config.status();
+    absl::StatusOr<Instance> inst = ApplyGeneratedSchedule(all_args, target, *config, weights);
+    if (!inst.ok()) return inst.status();
+    absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "amx_probe");
+    if (!f.ok()) return f.status();
+    AmxLoops loops;
+    loops.Visit(f->body);
+    if (loops.found.empty()) return absl::InvalidArgumentError("no AMX nest after lowering");
+    for (const ir::ForNode* loop : loops.found) {
+      if (absl::StatusOr<codegen::AmxNest> nest = codegen::MatchAmxNest(loop); !nest.ok()) {
+        return nest.status();
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
@@ -571,6 +627,14 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
   const std::vector<Tensor>& args = hoisted->program;
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
   if (!sketch.ok()) return sketch.status();
+  // A program the AMX rule matches gets its space alone: on the tiles it beats the vector
+  // rules' best several times over (README, "int8 on AMX"). A target without amx-int8
+  // (-mattr=-amx-int8) gets the vector rules.
+  if (std::optional<AmxTiling> amx = FindAmxTiling(args, target);
+      amx.has_value() && CheckAmxNests(all_args, target, weights, *sketch, *amx).ok()) {
+    DefineAmxSpace(*sketch, *amx, space);
+    return absl::OkStatus();
+  }
   DefineSketchKnobs(*sketch, weights, space);
   // Each split reduction's variant of the program has stages of its own ("<name>_rf", and the
   // lane sum in the reduction's place): the space holds the knobs of the variant with one
@@ -627,13 +691,15 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
     if (!prepack.ok()) return prepack.status();
     prepacks.push_back(*std::move(prepack));
   }
+  // The AMX rule's space has no split reductions and no packed inputs (amx_tiling.h).
+  const bool amx = IsAmxTilingSpace(args.back(), *config.space);
   std::vector<Tensor> lane_sums;
   absl::StatusOr<std::vector<Tensor>> split_args =
-      SplitReductions(args, SplitCandidates(args), &config, &lane_sums);
+      amx ? args : SplitReductions(args, SplitCandidates(args), &config, &lane_sums);
   if (!split_args.ok()) return split_args.status();
   std::vector<Tensor> packed;  // The packed copies: the stages the packing added.
   absl::StatusOr<std::vector<Tensor>> packed_args =
-      PackInputs(*split_args, config, &packed, &prepacks);
+      amx ? *split_args : PackInputs(*split_args, config, &packed, &prepacks);
   if (!packed_args.ok()) return packed_args.status();
   // Packing rebuilds the stages downstream of the reduction it packs: the lane sums as they
   // are now, by name.
@@ -694,8 +760,13 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
   } else {
     for (const TiledStage& ts : sketch->tiled) {
       IterVar fused;
-      if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get(), -1, 0, &fused);
-          !s.ok()) {
+      if (amx) {
+        absl::StatusOr<IterVar> outer =
+            ApplyAmxTiling(ts.writer, config, *parallel != 0, sch->get());
+        if (!outer.ok()) return outer.status();
+        fused = *outer;
+      } else if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get(), -1, 0, &fused);
+                 !s.ok()) {
         return s;
       }
       auto attached = in_tile.find(ts.writer.op());
