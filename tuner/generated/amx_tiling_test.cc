@@ -69,19 +69,14 @@ W = weight(int8, [N, K / 4, 4])
 C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W[j, k, 0]) + int32(A[i, 4 * k + 1]) * int32(W[j, k, 1]) + int32(A[i, 4 * k + 2]) * int32(W[j, k, 2]) + int32(A[i, 4 * k + 3]) * int32(W[j, k, 3]))
 )";
 
+// A row tail (40 rows: blocks of 20 are a tile of 16 and one of 4); padding.
+const Shapes kDense = {{"M", 40}, {"N", 96}, {"K", 256}};
+const Shapes kConv3x3 = {{"N", 1}, {"H", 6}, {"W", 10}, {"C", 64}, {"F", 32},
+                         {"R", 3}, {"S", 3}, {"St", 1}, {"Pd", 1}};
+
 TEST(AmxTiling, VnniLayoutPrograms_GetTilesOnAnAmxTargetOnly) {
-  const Program dense = MakeProgram("dense_u8s8_vnni", ReadExample("dense_u8s8_vnni"),
-                                    {{"M", 40}, {"N", 96}, {"K", 256}});
-  const Program conv = MakeProgram("conv2d_u8s8_nhwc", ReadExample("conv2d_u8s8_nhwc"),
-                                   {{"N", 1},
-                                    {"H", 6},
-                                    {"W", 10},
-                                    {"C", 64},
-                                    {"F", 32},
-                                    {"R", 3},
-                                    {"S", 3},
-                                    {"St", 1},
-                                    {"Pd", 1}});
+  const Program dense = MakeProgram("dense_u8s8_vnni", ReadExample("dense_u8s8_vnni"), kDense);
+  const Program conv = MakeProgram("conv2d_u8s8_nhwc", ReadExample("conv2d_u8s8_nhwc"), kConv3x3);
   for (const Program* p : {&dense, &conv}) {
     ASSERT_NE(p->tmpl, nullptr);
     EXPECT_TRUE(HasAmxSpace(*p, AmxTarget())) << p->workload.ToString();
@@ -168,43 +163,34 @@ TEST_P(AmxProgramTest, Configs_MatchUnscheduledProgramOnThisMachine) {
 
 // Row tails (40 rows: blocks of 20 are a tile of 16 and one of 4), several reduction steps
 // per nest or steps outside it (K = 512: 8 steps), padding, stride 2, a 1×1 with a batch.
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, AmxProgramTest,
-    ::testing::Values(AmxProgramCase{"dense_u8s8_vnni", {{"M", 40}, {"N", 96}, {"K", 256}}},
-                      AmxProgramCase{"dense_u8s8_vnni", {{"M", 16}, {"N", 32}, {"K", 512}}},
-                      AmxProgramCase{"conv2d_u8s8_nhwc",
-                                     {{"N", 1},
-                                      {"H", 6},
-                                      {"W", 10},
-                                      {"C", 64},
-                                      {"F", 32},
-                                      {"R", 3},
-                                      {"S", 3},
-                                      {"St", 1},
-                                      {"Pd", 1}}},
-                      AmxProgramCase{"conv2d_u8s8_nhwc",
-                                     {{"N", 1},
-                                      {"H", 9},
-                                      {"W", 12},
-                                      {"C", 64},
-                                      {"F", 48},
-                                      {"R", 3},
-                                      {"S", 3},
-                                      {"St", 2},
-                                      {"Pd", 1}}},
-                      AmxProgramCase{"conv2d_u8s8_nhwc",
-                                     {{"N", 2},
-                                      {"H", 5},
-                                      {"W", 9},
-                                      {"C", 128},
-                                      {"F", 16},
-                                      {"R", 1},
-                                      {"S", 1},
-                                      {"St", 1},
-                                      {"Pd", 0}}}),
-    [](const ::testing::TestParamInfo<AmxProgramCase>& info) {
-      return absl::StrCat(info.param.file, "_", info.index);
-    });
+INSTANTIATE_TEST_SUITE_P(Shapes, AmxProgramTest,
+                         ::testing::Values(AmxProgramCase{"dense_u8s8_vnni", kDense},
+                                           AmxProgramCase{"dense_u8s8_vnni",
+                                                          {{"M", 16}, {"N", 32}, {"K", 512}}},
+                                           AmxProgramCase{"conv2d_u8s8_nhwc", kConv3x3},
+                                           AmxProgramCase{"conv2d_u8s8_nhwc",
+                                                          {{"N", 1},
+                                                           {"H", 9},
+                                                           {"W", 12},
+                                                           {"C", 64},
+                                                           {"F", 48},
+                                                           {"R", 3},
+                                                           {"S", 3},
+                                                           {"St", 2},
+                                                           {"Pd", 1}}},
+                                           AmxProgramCase{"conv2d_u8s8_nhwc",
+                                                          {{"N", 2},
+                                                           {"H", 5},
+                                                           {"W", 9},
+                                                           {"C", 128},
+                                                           {"F", 16},
+                                                           {"R", 1},
+                                                           {"S", 1},
+                                                           {"St", 1},
+                                                           {"Pd", 0}}}),
+                         [](const ::testing::TestParamInfo<AmxProgramCase>& info) {
+                           return absl::StrCat(info.param.file, "_", info.index);
+                         });
 
 }  // namespace
 }  // namespace tunefarm::tuner
