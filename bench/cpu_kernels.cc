@@ -6,8 +6,9 @@
 // generated from the program of examples/programs/ that computes it (dense_layer.te,
 // batch_matmul.te, conv2d_blocked.te, depthwise_blocked.te; a plainer program or a template where
 // the program refuses the shape). int8 shapes take dense_u8s8_vnni.te and, where the CPU has
-// AMX-INT8, conv2d_u8s8_nhwc.te, whose generated spaces compute on AMX tiles there
-// (tuner/generated/amx_tiling.h); elsewhere conv2d_u8s8_vnni.te; weights in the VNNI layout.
+// AMX-INT8 (and the channels are multiples of 64 and 16), conv2d_u8s8_nhwc.te, whose generated
+// spaces compute on AMX tiles there (tuner/generated/amx_tiling.h); elsewhere
+// conv2d_u8s8_vnni.te; weights in the VNNI layout.
 // Then our winner and every library that has the operation are timed side by side in this
 // process, with the same thread count (alternating rounds, medians):
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
@@ -113,7 +114,9 @@ std::vector<Space> SpacesFor(const Case& c) {
         // the generated space computes on tiles; else NCHW16c and the filter in the VNNI
         // layout for the 3×3 layers it is written for (vpdpbusd).
         std::vector<Space> spaces;
-        if (HostHasAmx()) {
+        // The channel counts the tiles read (64 input channels a step, 16 output channels a
+        // tile); other shapes take the VNNI programs below.
+        if (HostHasAmx() && d[1] % 64 == 0 && d[4] % 16 == 0) {
           spaces.push_back({"",
                             "conv2d_u8s8_nhwc",
                             {{"N", d[0]},

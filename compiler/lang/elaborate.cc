@@ -185,6 +185,26 @@ class Elaborator {
     return v;
   }
 
+  // An input's dimension that divides a shape variable (a blocked layout: W[K / 4][N][4])
+  // must divide it exactly: rounded down, the data the layout holds would not be what the
+  // caller has, and a reduction over K / 4 groups would silently leave out K % 4 inputs.
+  absl::Status CheckExactDivisions(const Node& n, absl::string_view what) {
+    for (const NodePtr& a : n.args) {
+      if (absl::Status st = CheckExactDivisions(*a, what); !st.ok()) return st;
+    }
+    if (n.kind != Node::Kind::kBinary || n.name != "/") return absl::OkStatus();
+    absl::StatusOr<int64_t> a = ConstInt(*n.args[0]);
+    absl::StatusOr<int64_t> b = ConstInt(*n.args[1]);
+    if (!a.ok()) return a.status();
+    if (!b.ok()) return b.status();
+    if (*b > 0 && *a % *b != 0) {
+      return ErrorAt(n.pos, absl::StrCat(what, ": '", ExprText(n), "' is ", *a, " / ", *b,
+                                         ", not a whole number; bind shapes that divide exactly (",
+                                         ExprText(*n.args[0]), " a multiple of ", *b, ")"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<int64_t> ConstInt(const Node& n) {
     switch (n.kind) {
       case Node::Kind::kInt:
@@ -268,9 +288,10 @@ class Elaborator {
     std::vector<int64_t> extents;
     std::vector<Expr> shape;
     for (size_t d = 0; d < s.shape.size(); ++d) {
-      absl::StatusOr<int64_t> e =
-          Extent(*s.shape[d], absl::StrCat("dimension ", d, " of ", s.name));
+      const std::string what = absl::StrCat("dimension ", d, " of ", s.name);
+      absl::StatusOr<int64_t> e = Extent(*s.shape[d], what);
       if (!e.ok()) return e.status();
+      if (absl::Status st = CheckExactDivisions(*s.shape[d], what); !st.ok()) return st;
       extents.push_back(*e);
       shape.push_back(Expr(static_cast<int>(*e)));
     }

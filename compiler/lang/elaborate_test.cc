@@ -228,6 +228,12 @@ TEST(Elaborate, MustFail_SpecificMessages) {
        {{"M", 4}},
        "line 2, column 7: the extent of i 'M - 10' is -6"},
       {"A = input(float32, [M])\nY[i] = A[i] + A[float32(i)]\n", {{"M", 4}}, "must be an integer"},
+      // A blocked layout's dimension must divide exactly (K = 6: 6 / 4 groups of four).
+      {"A = input(uint8, [M, K]); W = weight(int8, [K / 4, 4])\nY[i] = sum(k < K / 4: "
+       "int32(A[i, 4 * k]) * int32(W[k, 0]))\n",
+       {{"M", 2}, {"K", 6}},
+       "line 1, column 45: dimension 0 of W: 'K / 4' is 6 / 4, not a whole number; bind shapes "
+       "that divide exactly (K a multiple of 4)"},
       {"A = input(float32, [M])\nY[i] = A[i] % 2.0\n", {{"M", 4}}, "'%' needs integers"},
       {"A = input(float32, [M])\nY[i] = A[i] > 0.0\n", {{"M", 4}}, "must be numbers, not bools"},
       {"A = input(float32, [M])\nY[i] = A[i] * scale\n", {{"M", 4}}, "unknown name 'scale'"},

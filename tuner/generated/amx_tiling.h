@@ -16,15 +16,19 @@
 // `rows` and the columns into blocks of `col_tiles` tiles of 16; the innermost reduction axis
 // split into `k_steps` steps of 16 groups (64 bytes) per nest. The nest, tensorized as
 // kAmxDotProduct, is a block's rows, column tiles, 16 columns and the reduction. With all of
-// the reduction in one nest (k_steps = all), the other reduction axes (a convolution's window)
-// are inside it too and the accumulators start from zero; otherwise they and the outer steps
-// run outside the nest. Knobs (prefixed "<output>."; no other rule's knob starts with "amx_"):
+// the reduction in one nest (k_steps = all, and the window's taps times the steps within
+// codegen::kAmxMaxSteps), the other reduction axes (a convolution's window) are inside it too
+// and the accumulators start from zero; otherwise they and the outer steps run outside the
+// nest, which then accumulates onto C. Knobs (prefixed "<output>."; no other rule's knob starts
+// with "amx_"):
 //   amx_block    rows · 10 + col_tiles (amx_common.h's AmxBlocks: within the eight tile
 //                registers);
 //   amx_k_steps  64-byte steps of the innermost reduction axis per nest (a divisor of its
 //                groups / 16; the nest's steps at most codegen::kAmxMaxSteps);
 //   amx_order    0: row blocks outside column blocks, 1: the reverse;
-// and the program's `parallel`: the outermost loop on the thread pool.
+// and, as in the vector rules, a padding stage's `<stage>.at` (computed once, or per iteration
+// of the loop over the output's other axes) and the program's `parallel` (the outermost loop on
+// the thread pool).
 #ifndef TUNEFARM_TUNER_GENERATED_AMX_TILING_H_
 #define TUNEFARM_TUNER_GENERATED_AMX_TILING_H_
 
@@ -41,19 +45,24 @@
 namespace tunefarm::tuner {
 
 struct AmxTiling {
-  te::Tensor output;         // The reduction the rule tiles: the program's output.
-  int64_t rows = 0;          // Extent of the rows axis (the one before the last).
-  int64_t col_tiles = 0;     // The last axis in tiles of 16.
-  int64_t step_groups = 0;   // The innermost reduction axis in steps of 16 groups.
-  int64_t window_steps = 1;  // The other reduction axes' iterations (a window's taps).
+  te::Tensor output;        // The reduction the rule tiles: the program's output.
+  int64_t rows = 0;         // Extent of the rows axis (the one before the last).
+  int64_t col_tiles = 0;    // The last axis in tiles of 16.
+  int64_t step_groups = 0;  // The innermost reduction axis in steps of 16 groups.
+  // The other reduction axes' iterations (a window's taps), saturated past
+  // codegen::kAmxMaxSteps.
+  int64_t window_steps = 1;
 };
 
 // The rule's match for the program `args` (inputs, then the output) on `target`, or nullopt.
 std::optional<AmxTiling> FindAmxTiling(const std::vector<te::Tensor>& args,
                                        const codegen::Target& target);
 
-// The k_steps values of `tiling` (empty: no nest within codegen::kAmxMaxSteps).
+// The k_steps values of `tiling`: the divisors of step_groups up to codegen::kAmxMaxSteps.
 std::vector<int64_t> AmxKSteps(const AmxTiling& tiling);
+
+// Whether the window's taps are inside the nest (see above) for `k_steps`.
+bool AmxWindowInNest(const AmxTiling& tiling, int64_t k_steps);
 
 // Defines the rule's knobs (see above) in `space`.
 void DefineAmxTilingKnobs(const AmxTiling& tiling, ConfigSpace* space);
@@ -61,9 +70,10 @@ void DefineAmxTilingKnobs(const AmxTiling& tiling, ConfigSpace* space);
 // Whether `space` is the AMX rule's space for a program whose output is `output`.
 bool IsAmxTilingSpace(const te::Tensor& output, const ConfigSpace& space);
 
-// Schedules the output of `sch` per `config`; returns the outermost loop (where a padding
-// computed in the tile loop is attached). Internal: a config of another space; InvalidArgument
-// or FailedPrecondition: a knob value that does not fit (a schedule primitive refused it).
+// Schedules the output of `sch` per `config`; returns the loop where a stage computed per tile
+// (a padding) is attached: the loop over the output's other axes, else the outermost. Internal: a
+// config of another space; InvalidArgument or FailedPrecondition: a knob value that does not fit (a
+// schedule primitive refused it).
 absl::StatusOr<te::IterVar> ApplyAmxTiling(const te::Tensor& output, const Config& config,
                                            bool parallel, schedule::Schedule* sch);
 

@@ -8,8 +8,10 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/target.h"
+#include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
@@ -56,6 +58,8 @@ Program MakeProgram(const std::string& name, const std::string& text, const Shap
 
 // Whether the program's space on `target` is the AMX rule's (its knobs "<output>.amx_...").
 bool HasAmxSpace(const Program& p, const codegen::Target& target) {
+  EXPECT_NE(p.tmpl, nullptr);
+  if (p.tmpl == nullptr) return false;
   ConfigSpace space;
   const absl::Status s = p.tmpl->DefineSpace(p.workload, target, &space);
   EXPECT_TRUE(s.ok()) << s;
@@ -69,7 +73,7 @@ W = weight(int8, [N, K / 4, 4])
 C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W[j, k, 0]) + int32(A[i, 4 * k + 1]) * int32(W[j, k, 1]) + int32(A[i, 4 * k + 2]) * int32(W[j, k, 2]) + int32(A[i, 4 * k + 3]) * int32(W[j, k, 3]))
 )";
 
-// A row tail (40 rows: blocks of 20 are a tile of 16 and one of 4); padding.
+// A row tail (40 rows: blocks of 20 are a tile of 16 and one of 4); a padded 3×3 convolution.
 const Shapes kDense = {{"M", 40}, {"N", 96}, {"K", 256}};
 const Shapes kConv3x3 = {{"N", 1}, {"H", 6}, {"W", 10}, {"C", 64}, {"F", 32},
                          {"R", 3}, {"S", 3}, {"St", 1}, {"Pd", 1}};
@@ -116,13 +120,45 @@ struct AmxProgramCase {
 
 class AmxProgramTest : public ::testing::TestWithParam<AmxProgramCase> {};
 
-// Random configs build for sapphirerapids on any machine, with the tile instructions in them.
-TEST_P(AmxProgramTest, RandomConfigs_BuildForAnAmxCpu) {
+// The loops tensorized as AMX nests in a lowered kernel.
+class AmxLoops : public ir::IRVisitor {
+ public:
+  std::vector<const ir::ForNode*> found;
+
+ protected:
+  void Visit_(const ir::ForNode* op) override {
+    if (codegen::IsAmxLoop(op)) {
+      found.push_back(op);
+      return;
+    }
+    IRVisitor::Visit_(op);
+  }
+};
+
+// On any machine: every config of the space lowers for sapphirerapids to nests the code
+// generator accepts, and random ones build to objects with the tile instructions in them.
+TEST_P(AmxProgramTest, EveryConfig_LowersToAcceptedNests_RandomOnesBuild) {
   const Program p = MakeProgram(GetParam().file, ReadExample(GetParam().file), GetParam().shapes);
   ASSERT_NE(p.tmpl, nullptr);
   ConfigSpace space;
   ASSERT_TRUE(p.tmpl->DefineSpace(p.workload, AmxTarget(), &space).ok());
   ASSERT_TRUE(absl::StrContains(space.Describe(), ".amx_block")) << space.Describe();
+  ASSERT_LE(space.size(), 2000) << space.Describe();
+  for (int64_t i = 0; i < space.size(); ++i) {
+    auto cfg = space.Get(i);
+    ASSERT_TRUE(cfg.ok());
+    auto inst = p.tmpl->Instantiate(p.workload, AmxTarget(), &*cfg);
+    ASSERT_TRUE(inst.ok()) << cfg->ToJson() << ": " << inst.status();
+    auto f = lower::Lower(*inst->sch, inst->args, "kernel");
+    ASSERT_TRUE(f.ok()) << cfg->ToJson() << ": " << f.status();
+    AmxLoops loops;
+    loops.Visit(f->body);
+    ASSERT_FALSE(loops.found.empty()) << cfg->ToJson();
+    for (const ir::ForNode* loop : loops.found) {
+      auto nest = codegen::MatchAmxNest(loop);
+      ASSERT_TRUE(nest.ok()) << cfg->ToJson() << ": " << nest.status();
+    }
+  }
   std::mt19937_64 rng(5);
   for (int i = 0; i < 6; ++i) {
     auto cfg = space.Get(static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size())));
@@ -162,12 +198,34 @@ TEST_P(AmxProgramTest, Configs_MatchUnscheduledProgramOnThisMachine) {
 }
 
 // Row tails (40 rows: blocks of 20 are a tile of 16 and one of 4), several reduction steps
-// per nest or steps outside it (K = 512: 8 steps), padding, stride 2, a 1×1 with a batch.
+// per nest or steps outside it (K = 512: 8 steps), padding, a 3×3 window inside the nest or,
+// with some steps, outside it (128 channels: 2 steps), stride 2, a 1×1 with a batch, and a
+// 17×17 window (289 taps, over a nest's 256 steps: always outside it).
 INSTANTIATE_TEST_SUITE_P(Shapes, AmxProgramTest,
                          ::testing::Values(AmxProgramCase{"dense_u8s8_vnni", kDense},
                                            AmxProgramCase{"dense_u8s8_vnni",
                                                           {{"M", 16}, {"N", 32}, {"K", 512}}},
                                            AmxProgramCase{"conv2d_u8s8_nhwc", kConv3x3},
+                                           AmxProgramCase{"conv2d_u8s8_nhwc",
+                                                          {{"N", 1},
+                                                           {"H", 4},
+                                                           {"W", 8},
+                                                           {"C", 128},
+                                                           {"F", 16},
+                                                           {"R", 3},
+                                                           {"S", 3},
+                                                           {"St", 1},
+                                                           {"Pd", 1}}},
+                                           AmxProgramCase{"conv2d_u8s8_nhwc",
+                                                          {{"N", 1},
+                                                           {"H", 17},
+                                                           {"W", 24},
+                                                           {"C", 64},
+                                                           {"F", 16},
+                                                           {"R", 17},
+                                                           {"S", 17},
+                                                           {"St", 1},
+                                                           {"Pd", 0}}},
                                            AmxProgramCase{"conv2d_u8s8_nhwc",
                                                           {{"N", 1},
                                                            {"H", 9},

@@ -75,6 +75,7 @@ class ModelBasedSearch : public SearchStrategy {
       if (!e.ok) continue;
       train_x_.push_back(e.x);
       train_cost_.push_back(p.cost_s);
+      train_index_.push_back(p.index);
       ++added;
     }
     bool enough =
@@ -195,6 +196,7 @@ class ModelBasedSearch : public SearchStrategy {
 
     std::uniform_int_distribution<int64_t> any(0, space_->size() - 1);
     while (static_cast<int>(chains_.size()) < options_.num_chains) chains_.push_back(any(rng_));
+    SeedChainsFromBestMeasured();
     absl::StatusOr<std::vector<float>> cur = Score(chains_);
     if (!cur.ok()) return cur.status();
     for (size_t c = 0; c < chains_.size(); ++c) offer(chains_[c], (*cur)[c]);
@@ -242,6 +244,26 @@ class ModelBasedSearch : public SearchStrategy {
     return absl::OkStatus();
   }
 
+  // Restarts the first chains at the best measured configs (fastest first, each once).
+  void SeedChainsFromBestMeasured() {
+    const size_t seeds =
+        std::min<size_t>({static_cast<size_t>(std::max(0, options_.measured_seed_chains)),
+                          chains_.size() / 2, train_index_.size()});
+    if (seeds == 0) return;
+    std::vector<size_t> order;  // Rows of configs that ran (a failure's cost is +inf).
+    for (size_t i = 0; i < train_index_.size(); ++i) {
+      if (std::isfinite(train_cost_[i])) order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return train_cost_[a] < train_cost_[b]; });
+    absl::flat_hash_set<int64_t> used;
+    size_t c = 0;
+    for (size_t i = 0; i < order.size() && c < seeds; ++i) {
+      const size_t row = order[i];
+      if (used.insert(train_index_[row]).second) chains_[c++] = train_index_[row];
+    }
+  }
+
   const ConfigSpace* space_;
   std::unique_ptr<CostModel> model_;
   FeatureFn features_;
@@ -259,6 +281,7 @@ class ModelBasedSearch : public SearchStrategy {
   size_t fitted_size_ = 0;
   std::vector<std::vector<float>> train_x_;  // This workload's measured rows.
   std::vector<double> train_cost_;
+  std::vector<int64_t> train_index_;  // The config of each row of train_x_.
 
   std::deque<int64_t> plan_;
   bool plan_stale_ = false;      // The model was refit since plan_ was made.

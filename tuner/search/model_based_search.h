@@ -3,7 +3,8 @@
 // After each Update (once enough points are measured) the cost model is refit on every
 // measured config of this workload plus optional transfer-learning history from other
 // workloads. The next configs are planned by simulated annealing over the space: `num_chains`
-// chains walk to neighbors (one knob changed to another choice), accepted by the Metropolis rule
+// chains walk to neighbors (one knob changed to another choice; the first chains of each plan
+// start at the best measured configs, see measured_seed_chains), accepted by the Metropolis rule
 // on the model's score with a temperature falling linearly from temp_start to temp_end, and the
 // best-scored configs never proposed or measured are kept (the top `plan_size`, or
 // `plan_size * diversity_filter_ratio` followed by the diversity filter). Each proposed slot is a
@@ -51,6 +52,11 @@ struct ModelSearchOptions {
   int plan_size = 64;
   // Parallel annealing chains (AutoTVM: 128).
   int num_chains = 128;
+  // Chains restarted at the best measured configs at the start of each plan (at most this
+  // many, and at most half the chains), the rest kept where the last plan left them, as Ansor
+  // seeds its evolutionary search with the best measured states: in a space of many knobs a
+  // chain from a random start spends the plan's feature budget far from the good region.
+  int measured_seed_chains = 32;
   // Steps per plan (AutoTVM: 500) and steps without a change in the kept set before stopping
   // early (AutoTVM: 50).
   int max_steps = 500;
