@@ -3,6 +3,7 @@
 // run and match the unscheduled program exactly (integers).
 #include <fstream>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -117,6 +118,12 @@ struct AmxProgramCase {
   std::string file;
   Shapes shapes;
 };
+
+// gtest prints a failing case's parameter: the program and its shapes, not its bytes.
+void PrintTo(const AmxProgramCase& c, std::ostream* os) {
+  *os << c.file;
+  for (const auto& [name, value] : c.shapes) *os << " " << name << "=" << value;
+}
 
 class AmxProgramTest : public ::testing::TestWithParam<AmxProgramCase> {};
 
