@@ -10,6 +10,7 @@
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_util.h"
+#include "compiler/ir/ir_visitor.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -116,6 +117,30 @@ bool IsAmxLoop(const ir::ForNode* op) {
   auto it = op->pragmas.find(schedule::kTensorizePragma);
   return it != op->pragmas.end() &&
          it->second == static_cast<int64_t>(schedule::TensorIntrinsic::kAmxDotProduct);
+}
+
+namespace {
+
+class AmxLoopFinder : public ir::IRVisitor {
+ public:
+  std::vector<const ir::ForNode*> found;
+
+ protected:
+  void Visit_(const ir::ForNode* op) override {
+    if (IsAmxLoop(op)) {
+      found.push_back(op);
+      return;  // A nest holds no other.
+    }
+    IRVisitor::Visit_(op);
+  }
+};
+
+}  // namespace
+
+std::vector<const ir::ForNode*> FindAmxLoops(const ir::Stmt& body) {
+  AmxLoopFinder finder;
+  finder.Visit(body);
+  return finder.found;
 }
 
 absl::StatusOr<AmxNest> MatchAmxNest(const ir::ForNode* op) {

@@ -60,6 +60,9 @@ bool AmxBlockFits(int64_t rows, int64_t col_tiles);
 // Whether `op` is tensorized as kAmxDotProduct (its form is MatchAmxNest's to check).
 bool IsAmxLoop(const ir::ForNode* op);
 
+// The loops of `body` tensorized as kAmxDotProduct, in program order (not inside one another).
+std::vector<const ir::ForNode*> FindAmxLoops(const ir::Stmt& body);
+
 // InvalidArgument (naming the loop and what differs): the nest at `op` does not have the form
 // above, or needs more than the eight tile registers (accumulators, A tiles and one W tile)
 // or more than kAmxMaxSteps steps.

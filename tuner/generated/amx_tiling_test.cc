@@ -12,7 +12,6 @@
 #include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/target.h"
-#include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
@@ -127,21 +126,6 @@ void PrintTo(const AmxProgramCase& c, std::ostream* os) {
 
 class AmxProgramTest : public ::testing::TestWithParam<AmxProgramCase> {};
 
-// The loops tensorized as AMX nests in a lowered kernel.
-class AmxLoops : public ir::IRVisitor {
- public:
-  std::vector<const ir::ForNode*> found;
-
- protected:
-  void Visit_(const ir::ForNode* op) override {
-    if (codegen::IsAmxLoop(op)) {
-      found.push_back(op);
-      return;
-    }
-    IRVisitor::Visit_(op);
-  }
-};
-
 // On any machine: every config of the space lowers for sapphirerapids to nests the code
 // generator accepts, and random ones build to objects with the tile instructions in them.
 TEST_P(AmxProgramTest, EveryConfig_LowersToAcceptedNests_RandomOnesBuild) {
@@ -158,10 +142,9 @@ TEST_P(AmxProgramTest, EveryConfig_LowersToAcceptedNests_RandomOnesBuild) {
     ASSERT_TRUE(inst.ok()) << cfg->ToJson() << ": " << inst.status();
     auto f = lower::Lower(*inst->sch, inst->args, "kernel");
     ASSERT_TRUE(f.ok()) << cfg->ToJson() << ": " << f.status();
-    AmxLoops loops;
-    loops.Visit(f->body);
-    ASSERT_FALSE(loops.found.empty()) << cfg->ToJson();
-    for (const ir::ForNode* loop : loops.found) {
+    const std::vector<const ir::ForNode*> loops = codegen::FindAmxLoops(f->body);
+    ASSERT_FALSE(loops.empty()) << cfg->ToJson();
+    for (const ir::ForNode* loop : loops) {
       auto nest = codegen::MatchAmxNest(loop);
       ASSERT_TRUE(nest.ok()) << cfg->ToJson() << ": " << nest.status();
     }
@@ -170,11 +153,7 @@ TEST_P(AmxProgramTest, EveryConfig_LowersToAcceptedNests_RandomOnesBuild) {
   for (int i = 0; i < 6; ++i) {
     auto cfg = space.Get(static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size())));
     ASSERT_TRUE(cfg.ok());
-    auto inst = p.tmpl->Instantiate(p.workload, AmxTarget(), &*cfg);
-    ASSERT_TRUE(inst.ok()) << cfg->ToJson() << ": " << inst.status();
-    auto f = lower::Lower(*inst->sch, inst->args, "kernel");
-    ASSERT_TRUE(f.ok()) << f.status();
-    auto asm_text = codegen::BuildAssembly({*f}, AmxTarget());
+    auto asm_text = ConfigAssembly(*p.tmpl, p.workload, AmxTarget(), *cfg);
     ASSERT_TRUE(asm_text.ok()) << cfg->ToJson() << ": " << asm_text.status();
     EXPECT_NE(asm_text->find("tdpbusd"), std::string::npos) << cfg->ToJson();
   }

@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/amx_nest.h"
 #include "compiler/ir/ir_util.h"
-#include "compiler/ir/ir_visitor.h"
 #include "compiler/lower/lower.h"
 #include "tuner/generated/amx_tiling.h"
 #include "tuner/generated/drop_guards.h"
@@ -573,21 +572,6 @@ void DefineAmxSpace(const Sketch& sketch, const AmxTiling& amx, ConfigSpace* spa
   space->DefineOther("parallel", {1, 0});
 }
 
-// The loops tensorized as AMX nests in a lowered kernel.
-class AmxLoops : public ir::IRVisitor {
- public:
-  std::vector<const ir::ForNode*> found;
-
- protected:
-  void Visit_(const ir::ForNode* op) override {
-    if (codegen::IsAmxLoop(op)) {
-      found.push_back(op);
-      return;
-    }
-    IRVisitor::Visit_(op);
-  }
-};
-
 // Whether the compiler accepts the AMX rule's nests for the program (codegen/amx_nest.h checks
 // what the rule does not: strides and layouts), at the first and the last point of its space.
 absl::Status CheckAmxNests(const std::vector<Tensor>& all_args, const codegen::Target& target,
@@ -602,10 +586,9 @@ absl::Status CheckAmxNests(const std::vector<Tensor>& all_args, const codegen::T
     if (!inst.ok()) return inst.status();
     absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "amx_probe");
     if (!f.ok()) return f.status();
-    AmxLoops loops;
-    loops.Visit(f->body);
-    if (loops.found.empty()) return absl::InvalidArgumentError("no AMX nest after lowering");
-    for (const ir::ForNode* loop : loops.found) {
+    const std::vector<const ir::ForNode*> loops = codegen::FindAmxLoops(f->body);
+    if (loops.empty()) return absl::InvalidArgumentError("no AMX nest after lowering");
+    for (const ir::ForNode* loop : loops) {
       if (absl::StatusOr<codegen::AmxNest> nest = codegen::MatchAmxNest(loop); !nest.ok()) {
         return nest.status();
       }

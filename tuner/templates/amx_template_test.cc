@@ -82,11 +82,7 @@ TEST_P(AmxConfigsTest, RandomConfigs_BuildForAnAmxCpu) {
   for (int i = 0; i < 6; ++i) {
     auto cfg = space.Get(static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size())));
     ASSERT_TRUE(cfg.ok());
-    auto inst = t.Instantiate(*w, AmxTarget(), &*cfg);
-    ASSERT_TRUE(inst.ok()) << cfg->ToJson() << ": " << inst.status();
-    auto f = lower::Lower(*inst->sch, inst->args, "kernel");
-    ASSERT_TRUE(f.ok()) << f.status();
-    auto asm_text = codegen::BuildAssembly({*f}, AmxTarget());
+    auto asm_text = ConfigAssembly(t, *w, AmxTarget(), *cfg);
     ASSERT_TRUE(asm_text.ok()) << cfg->ToJson() << ": " << asm_text.status();
     EXPECT_NE(asm_text->find("tdpbusd"), std::string::npos) << cfg->ToJson();
     EXPECT_NE(asm_text->find("ldtilecfg"), std::string::npos) << cfg->ToJson();

@@ -16,6 +16,15 @@ std::string TemplateCaseName(const TemplateCase& c, size_t index) {
   return absl::StrCat(c.name, "_", c.dtype, "_", index);
 }
 
+absl::StatusOr<std::string> ConfigAssembly(const Template& t, const Workload& w,
+                                           const codegen::Target& target, const Config& config) {
+  auto inst = t.Instantiate(w, target, &config);
+  if (!inst.ok()) return inst.status();
+  auto f = lower::Lower(*inst->sch, inst->args, "kernel");
+  if (!f.ok()) return f.status();
+  return codegen::BuildAssembly({*f}, target);
+}
+
 absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const Workload& w,
                                                         const codegen::Target& target,
                                                         const Config* config, uint64_t seed) {

@@ -33,6 +33,11 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunConfig(const Template& t, const
                                                         const codegen::Target& target,
                                                         const Config* config, uint64_t seed);
 
+// The assembly of `config` of `t` built for the CPU `target` (any machine: nothing runs), to
+// check which instructions a schedule emits.
+absl::StatusOr<std::string> ConfigAssembly(const Template& t, const Workload& w,
+                                           const codegen::Target& target, const Config& config);
+
 // Builds the PTX of `per_arch` random configs of `t`'s cuda space, for sm_80 and sm_90,
 // skipping configs the GPU verifier refuses (at most 40 tries per arch), and assembles each
 // with `ptxas` (compiler/tests/ptxas.h) unless it is empty. Returns how many were built; the
