@@ -122,6 +122,18 @@ TEST(Elaborate, ZeroBinding_PaddingOfZero) {
   EXPECT_EQ(p->output().shape().size(), 1u);
 }
 
+// A quotient inside an input's dimension rounds down (a residual shaped like a stride-2
+// convolution's output: (8 - 1) / 2 + 1 = 4 rows); only a dimension that is a quotient must
+// divide exactly (MustFail below).
+TEST(Elaborate, QuotientInsideADimension_RoundsDown) {
+  absl::StatusOr<ElaboratedProgram> p = Build(
+      "X = input(float32, [H]); R1 = input(float32, [(H - R) / S + 1])\nY[y < (H - R) / S + "
+      "1] = X[y * S] + R1[y]\n",
+      {{"H", 8}, {"R", 1}, {"S", 2}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->inputs[1].shape().size(), 1u);
+}
+
 // The language's must-fail cases: each one a specific message at a specific place.
 TEST(Elaborate, ConstantTable_AStageOfItsValues) {
   absl::StatusOr<ElaboratedProgram> p = Build(
