@@ -12,15 +12,10 @@
 // compiler checks the rest (strides, layout: codegen/amx_nest.h); the generated space offers
 // the rule only where it accepts the nest (generated_space.cc).
 //
-// The schedule: the output's other axes fused into one loop; the rows split into blocks of
-// `rows` and the columns into blocks of `col_tiles` tiles of 16; the innermost reduction axis
-// split into `k_steps` steps of 16 groups (64 bytes) per nest. The nest, tensorized as
-// kAmxDotProduct, is a block's rows, column tiles, 16 columns and the reduction. With all of
-// the reduction in one nest (k_steps = all, and the window's taps times the steps within
-// codegen::kAmxMaxSteps), the other reduction axes (a convolution's window) are inside it too
-// and the accumulators start from zero; otherwise they and the outer steps run outside the
-// nest, which then accumulates onto C. Knobs (prefixed "<output>."; no other rule's knob starts
-// with "amx_"):
+// The schedule is the templates' own (amx_common.h's ScheduleAmxNests): blocks of rows and
+// column tiles, `k_steps` 64-byte steps per nest, a convolution's taps inside the nest where
+// the whole reduction fits in one (the accumulators then start from zero), else outside it.
+// Knobs (prefixed "<output>."; no other rule's knob starts with "amx_"):
 //   amx_block    rows · 10 + col_tiles (amx_common.h's AmxBlocks: within the eight tile
 //                registers);
 //   amx_k_steps  64-byte steps of the innermost reduction axis per nest (a divisor of its
@@ -49,20 +44,11 @@ struct AmxTiling {
   int64_t rows = 0;         // Extent of the rows axis (the one before the last).
   int64_t col_tiles = 0;    // The last axis in tiles of 16.
   int64_t step_groups = 0;  // The innermost reduction axis in steps of 16 groups.
-  // The other reduction axes' iterations (a window's taps), saturated past
-  // codegen::kAmxMaxSteps.
-  int64_t window_steps = 1;
 };
 
 // The rule's match for the program `args` (inputs, then the output) on `target`, or nullopt.
 std::optional<AmxTiling> FindAmxTiling(const std::vector<te::Tensor>& args,
                                        const codegen::Target& target);
-
-// The k_steps values of `tiling`: the divisors of step_groups up to codegen::kAmxMaxSteps.
-std::vector<int64_t> AmxKSteps(const AmxTiling& tiling);
-
-// Whether the window's taps are inside the nest (see above) for `k_steps`.
-bool AmxWindowInNest(const AmxTiling& tiling, int64_t k_steps);
 
 // Defines the rule's knobs (see above) in `space`.
 void DefineAmxTilingKnobs(const AmxTiling& tiling, ConfigSpace* space);

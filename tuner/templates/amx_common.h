@@ -13,6 +13,8 @@
 #include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/ir.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/te/tensor.h"
 #include "tuner/space/config_space.h"
 
 namespace tunefarm::tuner {
@@ -51,6 +53,33 @@ struct AmxKnobs {
 absl::StatusOr<AmxKnobs> ReadAmxKnobs(const std::string& template_name, const Config& config,
                                       const codegen::Target& target, const std::string& alternative,
                                       int64_t rows, int64_t col_tiles);
+
+// The k_steps values of a reduction of `step_groups` steps of 64 bytes: its divisors up to
+// codegen::kAmxMaxSteps.
+std::vector<int64_t> AmxKSteps(int64_t step_groups);
+
+// The iterations of all reduction axes but the innermost (a convolution's taps), saturated
+// just past codegen::kAmxMaxSteps; 0 for an extent that is not a constant.
+int64_t AmxWindowSteps(const std::vector<te::IterVar>& reduce_axis);
+
+// Whether the taps are inside the nest: all of the reduction in one nest (k_steps =
+// step_groups) and the taps times its steps within codegen::kAmxMaxSteps.
+bool AmxWindowInNest(int64_t step_groups, int64_t window_steps, int64_t k_steps);
+
+// The AMX nest schedule of the templates and of the generated space's AMX rule
+// (tuner/generated/amx_tiling.h). `output` is a reduction whose last axis is the columns (a
+// multiple of 16), the one before it the rows and its innermost reduction axis the groups of
+// four inputs (a multiple of 16). Its other axes are fused into one loop; the rows split into
+// blocks of knobs.rows, the columns into blocks of knobs.col_tiles tiles of 16, the groups into
+// k_steps steps of 16 per nest. Loops: the fused axes, row blocks, column blocks (column blocks
+// first under knobs.order 1); the taps and the outer steps when they are outside the nest
+// (AmxWindowInNest); the nest, tensorized as kAmxDotProduct: rows, column tiles, 16 columns,
+// the taps when inside, the steps. knobs.parallel runs the outermost loop on the thread pool.
+// Returns the loop where a stage computed per tile (a padding) goes: the fused axes' loop,
+// else the outermost. Internal: `output` is no such reduction; InvalidArgument or
+// FailedPrecondition: a schedule primitive refused the knobs.
+absl::StatusOr<te::IterVar> ScheduleAmxNests(const te::Tensor& output, const AmxKnobs& knobs,
+                                             int64_t k_steps, schedule::Schedule* sch);
 
 // Σ_{u<4} int32(a(u)) · int32(w(u)): four consecutive inputs of a uint8 operand and an int8
 // weight in the VNNI layout, the sum one tdpbusd (or vpdpbusd) lane computes.

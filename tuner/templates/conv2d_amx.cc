@@ -28,7 +28,6 @@ namespace {
 using ir::DataType;
 using ir::Expr;
 using ir::Var;
-using schedule::TensorIntrinsic;
 using te::Tensor;
 
 constexpr char kAlternative[] = "examples/programs/conv2d_u8s8_vnni.te runs on AVX-512 VNNI";
@@ -120,7 +119,6 @@ class ConvAmxTemplate : public Template {
         ReadAmxKnobs(tmpl, *config, target, kAlternative, sh.ow, sh.k / kAmxTile);
     if (!knobs_or.ok()) return knobs_or.status();  // Internal (knobs) or InvalidArgument.
     const AmxKnobs& knobs = *knobs_or;
-    const int64_t rows = knobs.rows, tiles_n = knobs.col_tiles;
     schedule::Schedule& s = *inst.sch;
     if (sh.pad > 0) {
       // The padded copy: one vector of 64 channels per pixel, rows of the image in parallel.
@@ -130,23 +128,9 @@ class ConvAmxTemplate : public Template {
       TF_TEMPLATE_RETURN_IF_ERROR(ps.Vectorize(cs.second), tmpl);
       if (knobs.parallel) TF_TEMPLATE_RETURN_IF_ERROR(ps.Parallel(prow), tmpl);
     }
-    TF_TEMPLATE_STAGE(ys, s, out, tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(xsplit, ys.Split(ys.axis(2), rows), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(fsplit, ys.Split(ys.axis(3), tiles_n * kAmxTile), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(tsplit, ys.Split(fsplit.second, kAmxTile), tmpl);
-    auto [xo, xi] = xsplit;
-    auto [ft, fl] = tsplit;
-    const te::IterVar fo = fsplit.first;
-    TF_TEMPLATE_ASSIGN_OR_RETURN(row, ys.Fuse(ys.axis(0), ys.axis(1)), tmpl);
-    std::vector<te::IterVar> loops = knobs.order == 0 ? std::vector<te::IterVar>{row, xo, fo}
-                                                      : std::vector<te::IterVar>{fo, row, xo};
-    for (const te::IterVar& iv :
-         {xi, ft, fl, ys.reduce_axis(0), ys.reduce_axis(1), ys.reduce_axis(2)}) {
-      loops.push_back(iv);
-    }
-    TF_TEMPLATE_RETURN_IF_ERROR(ys.Reorder(loops), tmpl);
-    TF_TEMPLATE_RETURN_IF_ERROR(ys.Tensorize(xi, TensorIntrinsic::kAmxDotProduct), tmpl);
-    if (knobs.parallel) TF_TEMPLATE_RETURN_IF_ERROR(ys.Parallel(loops[0]), tmpl);
+    // The whole window and all input channels in one nest (MakeWorkload checked the steps).
+    TF_TEMPLATE_RETURN_IF_ERROR(
+        ScheduleAmxNests(out, knobs, sh.c / kAmxStep, inst.sch.get()).status(), tmpl);
     return inst;
   }
 };

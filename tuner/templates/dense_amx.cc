@@ -16,9 +16,7 @@
 //   order    0: row blocks outside column blocks, 1: the reverse (the reduction's outer loop
 //            is inside both);
 //   parallel the outermost loop on the thread pool.
-#include <algorithm>
 
-#include "compiler/codegen/amx_nest.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/ir_operators.h"
 #include "tuner/templates/amx_common.h"
@@ -31,7 +29,6 @@ namespace {
 using ir::DataType;
 using ir::Expr;
 using ir::Var;
-using schedule::TensorIntrinsic;
 using te::Tensor;
 
 constexpr int64_t kTile = kAmxTile;
@@ -63,11 +60,7 @@ class DenseAmxTemplate : public Template {
         !s.ok()) {
       return s;
     }
-    std::vector<int64_t> k_steps;
-    for (int64_t s = 1; s <= std::min(steps, codegen::kAmxMaxSteps); ++s) {
-      if (steps % s == 0) k_steps.push_back(s);
-    }
-    space->DefineOther("k_steps", k_steps);
+    space->DefineOther("k_steps", AmxKSteps(steps));
     return absl::OkStatus();
   }
 
@@ -105,25 +98,11 @@ class DenseAmxTemplate : public Template {
     if (!knobs_or.ok()) return knobs_or.status();  // Internal (knobs) or InvalidArgument.
     const AmxKnobs& knobs = *knobs_or;
     TF_TEMPLATE_ASSIGN_OR_RETURN(k_steps, config->Other("k_steps"), tmpl);
-    const int64_t rows = knobs.rows, tiles_n = knobs.col_tiles;
     if (k_steps <= 0 || (k / kStep) % k_steps != 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(tmpl, ": k_steps=", k_steps, " does not divide K/64=", k / kStep));
     }
-    schedule::Schedule& s = *inst.sch;
-    TF_TEMPLATE_STAGE(cs, s, c, tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(isplit, cs.Split(cs.axis(0), rows), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(jsplit, cs.Split(cs.axis(1), tiles_n * kTile), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(tsplit, cs.Split(jsplit.second, kTile), tmpl);
-    TF_TEMPLATE_ASSIGN_OR_RETURN(ksplit, cs.Split(cs.reduce_axis(0), k_steps * kTile), tmpl);
-    auto [io, ii] = isplit;
-    auto [jt, jl] = tsplit;
-    const te::IterVar jo = jsplit.first;
-    const te::IterVar outer = knobs.order == 0 ? io : jo, inner = knobs.order == 0 ? jo : io;
-    TF_TEMPLATE_RETURN_IF_ERROR(cs.Reorder({outer, inner, ksplit.first, ii, jt, jl, ksplit.second}),
-                                tmpl);
-    TF_TEMPLATE_RETURN_IF_ERROR(cs.Tensorize(ii, TensorIntrinsic::kAmxDotProduct), tmpl);
-    if (knobs.parallel) TF_TEMPLATE_RETURN_IF_ERROR(cs.Parallel(outer), tmpl);
+    TF_TEMPLATE_RETURN_IF_ERROR(ScheduleAmxNests(c, knobs, k_steps, inst.sch.get()).status(), tmpl);
     return inst;
   }
 };
