@@ -51,7 +51,8 @@ std::optional<Affine> AffineIn(const Expr& index, const std::vector<Loop>& loops
   Affine out;
   out.base = at({});
   auto offset = [&](const std::map<const ir::VarNode*, int64_t>& values) -> std::optional<int64_t> {
-    const int64_t* c = ir::AsConstInt(an.Simplify(at(values) - out.base));
+    const Expr diff = an.Simplify(at(values) - out.base);
+    const int64_t* c = ir::AsConstInt(diff);
     if (c == nullptr) return std::nullopt;
     return *c;
   };

@@ -149,7 +149,8 @@ std::optional<Expr> ChunkBase(const Expr& index, int chunk, arith::Analyzer& ana
 }
 
 bool IsConst(const Expr& e, int64_t v, arith::Analyzer& analyzer) {
-  const int64_t* c = ir::AsConstInt(analyzer.Simplify(e));
+  const Expr simplified = analyzer.Simplify(e);
+  const int64_t* c = ir::AsConstInt(simplified);
   return c != nullptr && *c == v;
 }
 

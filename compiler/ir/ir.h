@@ -443,8 +443,11 @@ struct SeqNode : StmtNode {
 // True for Evaluate of a constant: a statement that does nothing.
 bool IsNoOp(const Stmt& s);
 
-// Integer constant value of `e` if it is an IntImm.
+// Integer constant value of `e` if it is an IntImm. The pointer is into `e`'s node: `e` must
+// outlive it, so a temporary (the result of Simplify, say) is refused at compile time; name it
+// first.
 const int64_t* AsConstInt(const Expr& e);
+const int64_t* AsConstInt(Expr&& e) = delete;
 
 // Builds constants of a given type.
 Expr MakeConst(DataType t, double value);

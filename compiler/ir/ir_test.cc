@@ -17,8 +17,11 @@ TEST(IrOperators, ConstantOperands_Fold) {
   Expr e = Expr(3) * 4 + 2;
   ASSERT_NE(AsConstInt(e), nullptr);
   EXPECT_EQ(*AsConstInt(e), 14);
-  EXPECT_EQ(*AsConstInt(floordiv(-7, 2)), -4);
-  EXPECT_EQ(*AsConstInt(floormod(-7, 2)), 1);
+  const Expr div = floordiv(-7, 2), mod = floormod(-7, 2);
+  ASSERT_NE(AsConstInt(div), nullptr);
+  ASSERT_NE(AsConstInt(mod), nullptr);
+  EXPECT_EQ(*AsConstInt(div), -4);
+  EXPECT_EQ(*AsConstInt(mod), 1);
 }
 
 TEST(IrOperators, IntConstantMeetsFloat_BecomesFloat) {
