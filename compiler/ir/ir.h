@@ -84,12 +84,15 @@ class Expr {
   const ExprNode* get() const { return node_.get(); }
   const ExprNode* operator->() const { return node_.get(); }
   DataType type() const { return node_->type; }
-  // The node as T when its kind is T::kKind, else null.
+  // The node as T when its kind is T::kKind, else null. Not of a temporary handle, whose node
+  // may go with it (name the handle first).
   template <typename T>
-  const T* as() const {
+  const T* as() const& {
     return node_ != nullptr && node_->kind == T::kKind ? static_cast<const T*>(node_.get())
                                                        : nullptr;
   }
+  template <typename T>
+  const T* as() && = delete;
   // True when both handles point at the same node (not structural equality).
   bool same_as(const Expr& o) const { return node_ == o.node_; }
 
@@ -105,12 +108,15 @@ class Stmt {
   bool defined() const { return node_ != nullptr; }
   const StmtNode* get() const { return node_.get(); }
   const StmtNode* operator->() const { return node_.get(); }
-  // The node as T when its kind is T::kKind, else null.
+  // The node as T when its kind is T::kKind, else null. Not of a temporary handle, whose node
+  // may go with it (name the handle first).
   template <typename T>
-  const T* as() const {
+  const T* as() const& {
     return node_ != nullptr && node_->kind == T::kKind ? static_cast<const T*>(node_.get())
                                                        : nullptr;
   }
+  template <typename T>
+  const T* as() && = delete;
   // True when both handles point at the same node (not structural equality).
   bool same_as(const Stmt& o) const { return node_ == o.node_; }
 
