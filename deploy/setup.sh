@@ -35,7 +35,7 @@ PACKAGES=(
   python3                # small helper scripts in tests
   openssl                # certificates for the TLS test
   iproute2               # network namespaces of the chaos test (ip netns, veth, bridge)
-  clang-16               # libFuzzer targets, coverage-guided (bazel run --config=fuzz)
+  clang-16               # fuzz targets instrumented (--config=fuzz; the test command runs them)
   libclang-rt-16-dev     # libFuzzer's runtime, linked by every fuzz target
   libonnx-dev            # ONNX 1.12: model protobufs, checker and shape inference (graph/)
   libcpp-httplib-dev     # HTTP server of the dashboard and /metrics (serve/tracker --http)
