@@ -547,6 +547,49 @@ TEST(ProgramTemplate, RootElementwiseStage_Vectorized) {
   }
 }
 
+// An RGB image's padding (the stem: a block of CB = 3 channels, too short for a power-of-two
+// vector) is stored one pixel's 3 channels at a time, as one vector under a branch on the
+// pixel's bounds, not element by element, with the padding at the top level and per tile;
+// those configs match the unscheduled program.
+TEST(ProgramTemplate, ShortChannelBlockPadding_OneVectorPerPixelAndMatches) {
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked", {{"N", 1},
+                                                                       {"C", 1},
+                                                                       {"CB", 3},
+                                                                       {"H", 13},
+                                                                       {"W", 11},
+                                                                       {"F", 1},
+                                                                       {"FB", 16},
+                                                                       {"R", 7},
+                                                                       {"S", 7},
+                                                                       {"St", 2},
+                                                                       {"Pd", 3}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const int at = space.KnobIndex("P.at");
+  ASSERT_GE(at, 0) << space.Describe();
+  const codegen::Target host = codegen::HostTarget();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*p->tmpl, p->workload, host, nullptr, 9);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  for (int i = 0; i < kConfigsPerSpace; ++i) {
+    for (int64_t at_value : {0, 1}) {
+      std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 5 * i);
+      choices[at] = at_value;
+      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+      ASSERT_TRUE(config.ok());
+      absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+      ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+      EXPECT_TRUE(absl::StrContains(*ir_text, ", 1, 3)] = ")) << config->ToJson() << "\n"
+                                                              << *ir_text;
+      absl::StatusOr<std::vector<runtime::NDArray>> out =
+          RunConfig(*p->tmpl, p->workload, host, &*config, 9);
+      ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+          << config->ToJson();
+    }
+  }
+}
+
 // `P.at` = 1 computes a convolution's padding inside the reduction's parallel tile loop, just
 // the region the tile reads: the padded buffer is then allocated inside that loop (smaller than
 // the whole padded input), and configs with it match the unscheduled program, for a strided
