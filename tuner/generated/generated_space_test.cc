@@ -4,7 +4,7 @@
 // host emulation.
 #include <cmath>
 #include <fstream>
-#include <random>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -548,10 +548,38 @@ TEST(ProgramTemplate, RootElementwiseStage_Vectorized) {
   }
 }
 
+// Lowers and runs kConfigsPerSpace configs of `p`, spread over its space, with knob `knob` set
+// to its choice `choice`: `check_ir` looks at each lowered kernel, and each result must match
+// the unscheduled program's.
+void CheckConfigsWithChoice(
+    const ProgramSpace& p, const std::string& knob, int64_t choice,
+    const std::function<void(const std::string& ir_text, const Config& config)>& check_ir) {
+  const ConfigSpace& space = *p.space;
+  const int k = space.KnobIndex(knob);
+  ASSERT_GE(k, 0) << knob << " in " << space.Describe();
+  const codegen::Target host = codegen::HostTarget();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*p.tmpl, p.workload, host, nullptr, 9);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  for (int i = 0; i < kConfigsPerSpace; ++i) {
+    std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 5 * i);
+    choices[k] = choice;
+    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+    ASSERT_TRUE(config.ok());
+    absl::StatusOr<std::string> ir_text = LoweredText(p, *config);
+    ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+    check_ir(*ir_text, *config);
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        RunConfig(*p.tmpl, p.workload, host, &*config, 9);
+    ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0) << config->ToJson();
+  }
+}
+
 // A block of 24 output channels (MobileNetV2's 96->24 pointwise layer) may be one vector tile:
 // the space offers 24 beside the powers of two, and such configs run it as vectors of 16 and 8
 // lanes (never one of 24, which LLVM spills lane by lane) and match the unscheduled program,
-// with row tails (x: 7 = 4 + 3) and a stride.
+// with a row tail (x: 7).
 TEST(ProgramTemplate, VectorTileOfTwoPieces_SixteenAndEightLanesAndMatches) {
   absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked", {{"N", 1},
                                                                        {"C", 2},
@@ -565,38 +593,15 @@ TEST(ProgramTemplate, VectorTileOfTwoPieces_SixteenAndEightLanesAndMatches) {
                                                                        {"St", 1},
                                                                        {"Pd", 0}});
   ASSERT_TRUE(p.ok()) << p.status();
-  const ConfigSpace& space = *p->space;
-  const int fb = space.KnobIndex("Y.tile_fb");
-  ASSERT_GE(fb, 0) << space.Describe();
-  // The knob's last choice is the whole 24.
-  std::vector<int64_t> choices = space.Decompose(0);
-  const int64_t whole = static_cast<int64_t>(space.knob(fb).size()) - 1;
-  choices[fb] = whole;
-  absl::StatusOr<Config> probe = space.Get(space.Compose(choices));
-  ASSERT_TRUE(probe.ok());
-  absl::StatusOr<std::vector<int64_t>> tile = probe->Split("Y.tile_fb");
-  ASSERT_TRUE(tile.ok()) << tile.status();
-  ASSERT_EQ((*tile)[1], 24) << probe->ToJson();
-  const codegen::Target host = codegen::HostTarget();
-  absl::StatusOr<std::vector<runtime::NDArray>> ref =
-      RunConfig(*p->tmpl, p->workload, host, nullptr, 9);
-  ASSERT_TRUE(ref.ok()) << ref.status();
-  std::mt19937_64 rng(11);
-  for (int i = 0; i < kConfigsPerSpace; ++i) {
-    choices = space.Decompose(static_cast<int64_t>(rng() % static_cast<uint64_t>(space.size())));
-    choices[fb] = whole;
-    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
-    ASSERT_TRUE(config.ok());
-    absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
-    ASSERT_TRUE(ir_text.ok()) << ir_text.status();
-    EXPECT_FALSE(absl::StrContains(*ir_text, ", 1, 24)")) << config->ToJson() << "\n" << *ir_text;
-    EXPECT_TRUE(absl::StrContains(*ir_text, ", 1, 16)")) << config->ToJson() << "\n" << *ir_text;
-    EXPECT_TRUE(absl::StrContains(*ir_text, ", 1, 8)")) << config->ToJson() << "\n" << *ir_text;
-    absl::StatusOr<std::vector<runtime::NDArray>> out =
-        RunConfig(*p->tmpl, p->workload, host, &*config, 9);
-    ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
-    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0) << config->ToJson();
-  }
+  const int fb = p->space->KnobIndex("Y.tile_fb");
+  ASSERT_GE(fb, 0) << p->space->Describe();
+  const int64_t whole = p->space->knob(fb).size() - 1;  // The last choice: all 24.
+  CheckConfigsWithChoice(*p, "Y.tile_fb", whole, [](const std::string& ir, const Config& c) {
+    EXPECT_EQ((*c.Split("Y.tile_fb"))[1], 24) << c.ToJson();
+    EXPECT_FALSE(absl::StrContains(ir, ", 1, 24)")) << c.ToJson() << "\n" << ir;
+    EXPECT_TRUE(absl::StrContains(ir, ", 1, 16)")) << c.ToJson() << "\n" << ir;
+    EXPECT_TRUE(absl::StrContains(ir, ", 1, 8)")) << c.ToJson() << "\n" << ir;
+  });
 }
 
 // An RGB image's padding (the stem: a block of CB = 3 channels, too short for a power-of-two
@@ -616,29 +621,10 @@ TEST(ProgramTemplate, ShortChannelBlockPadding_OneVectorPerPixelAndMatches) {
                                                                        {"St", 2},
                                                                        {"Pd", 3}});
   ASSERT_TRUE(p.ok()) << p.status();
-  const ConfigSpace& space = *p->space;
-  const int at = space.KnobIndex("P.at");
-  ASSERT_GE(at, 0) << space.Describe();
-  const codegen::Target host = codegen::HostTarget();
-  absl::StatusOr<std::vector<runtime::NDArray>> ref =
-      RunConfig(*p->tmpl, p->workload, host, nullptr, 9);
-  ASSERT_TRUE(ref.ok()) << ref.status();
-  for (int i = 0; i < kConfigsPerSpace; ++i) {
-    for (int64_t at_value : {0, 1}) {
-      std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 5 * i);
-      choices[at] = at_value;
-      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
-      ASSERT_TRUE(config.ok());
-      absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
-      ASSERT_TRUE(ir_text.ok()) << ir_text.status();
-      EXPECT_TRUE(absl::StrContains(*ir_text, ", 1, 3)] = ")) << config->ToJson() << "\n"
-                                                              << *ir_text;
-      absl::StatusOr<std::vector<runtime::NDArray>> out =
-          RunConfig(*p->tmpl, p->workload, host, &*config, 9);
-      ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
-      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
-          << config->ToJson();
-    }
+  for (int64_t at : {0, 1}) {
+    CheckConfigsWithChoice(*p, "P.at", at, [](const std::string& ir, const Config& c) {
+      EXPECT_TRUE(absl::StrContains(ir, ", 1, 3)] = ")) << c.ToJson() << "\n" << ir;
+    });
   }
 }
 
@@ -663,34 +649,16 @@ TEST(ProgramTemplate, PaddingInTile_ComputedPerTileAndMatches) {
         {"St", 2},
         {"Pd", 1}}},
   };
-  const codegen::Target host = codegen::HostTarget();
   for (const ProgramCase& c : cases) {
     absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes);
     ASSERT_TRUE(p.ok()) << p.status();
-    const ConfigSpace& space = *p->space;
-    const int at = space.KnobIndex("P.at");
-    ASSERT_GE(at, 0) << space.Describe();
-    absl::StatusOr<std::vector<runtime::NDArray>> ref =
-        RunConfig(*p->tmpl, p->workload, host, nullptr, 9);
-    ASSERT_TRUE(ref.ok()) << ref.status();
-    for (int i = 0; i < kConfigsPerSpace; ++i) {
-      std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 5 * i);
-      choices[at] = 1;
-      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
-      ASSERT_TRUE(config.ok());
-      absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
-      ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+    CheckConfigsWithChoice(*p, "P.at", 1, [&](const std::string& ir, const Config& config) {
       // The padded buffer is allocated after (inside) the first loop, not before it.
-      const size_t alloc = ir_text->find("allocate P[");
-      const size_t loop = ir_text->find_first_of("fp");  // "for" or "parallel"
-      EXPECT_NE(alloc, std::string::npos) << *ir_text;
-      EXPECT_GT(alloc, loop) << c.file << " " << config->ToJson() << "\n" << *ir_text;
-      absl::StatusOr<std::vector<runtime::NDArray>> out =
-          RunConfig(*p->tmpl, p->workload, host, &*config, 9);
-      ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
-      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
-          << c.file << " " << config->ToJson();
-    }
+      const size_t alloc = ir.find("allocate P[");
+      const size_t loop = ir.find_first_of("fp");  // "for" or "parallel"
+      EXPECT_NE(alloc, std::string::npos) << ir;
+      EXPECT_GT(alloc, loop) << c.file << " " << config.ToJson() << "\n" << ir;
+    });
   }
 }
 
