@@ -166,6 +166,23 @@ INSTANTIATE_TEST_SUITE_P(Examples, ProgramSpaceTest,
                          ::testing::Range(0, static_cast<int>(ProgramCases().size())),
                          ProgramCaseName);
 
+// A 7×7 stride-2 stem (ResNet-50's first layer, small) reading an RGB image as one block of 3
+// channels.
+ProgramCase SmallStem() {
+  return {"conv2d_blocked",
+          {{"N", 1},
+           {"C", 1},
+           {"CB", 3},
+           {"H", 13},
+           {"W", 11},
+           {"F", 1},
+           {"FB", 16},
+           {"R", 7},
+           {"S", 7},
+           {"St", 2},
+           {"Pd", 3}}};
+}
+
 // conv2d_blocked.te at the other shapes cpu_kernels tunes it at: a 1×1 convolution with no
 // padding (a GEMM over the blocked layout, Pd = 0), strided, with an 8-channel output block, and
 // a 7×7 stride-2 stem reading a 3-channel block.
@@ -183,18 +200,7 @@ TEST(ProgramSpace, BlockedConvolution_PointwiseAndStem_MatchUnscheduledProgram) 
         {"S", 1},
         {"St", 2},
         {"Pd", 0}}},
-      {"conv2d_blocked",
-       {{"N", 1},
-        {"C", 1},
-        {"CB", 3},
-        {"H", 13},
-        {"W", 11},
-        {"F", 1},
-        {"FB", 16},
-        {"R", 7},
-        {"S", 7},
-        {"St", 2},
-        {"Pd", 3}}},
+      SmallStem(),
   };
   for (const ProgramCase& c : cases) {
     ExampleWorkload e = MakeExampleWorkload(c);
@@ -609,17 +615,8 @@ TEST(ProgramTemplate, VectorTileOfTwoPieces_SixteenAndEightLanesAndMatches) {
 // pixel's bounds, not element by element, with the padding at the top level and per tile;
 // those configs match the unscheduled program.
 TEST(ProgramTemplate, ShortChannelBlockPadding_OneVectorPerPixelAndMatches) {
-  absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked", {{"N", 1},
-                                                                       {"C", 1},
-                                                                       {"CB", 3},
-                                                                       {"H", 13},
-                                                                       {"W", 11},
-                                                                       {"F", 1},
-                                                                       {"FB", 16},
-                                                                       {"R", 7},
-                                                                       {"S", 7},
-                                                                       {"St", 2},
-                                                                       {"Pd", 3}});
+  const ProgramCase stem = SmallStem();
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace(stem.file, stem.shapes);
   ASSERT_TRUE(p.ok()) << p.status();
   for (int64_t at : {0, 1}) {
     CheckConfigsWithChoice(*p, "P.at", at, [](const std::string& ir, const Config& c) {
