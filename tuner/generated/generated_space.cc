@@ -47,13 +47,22 @@ constexpr int64_t kMaxUnrolledPoints = 256;
 
 int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
 
+bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// The largest power of two below `n` (n > 1).
+int64_t PowerOfTwoBelow(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 < n) p *= 2;
+  return p;
+}
+
 // Register rows of a tile along an axis of `extent`: powers of two, 6 and 12 (with 2 to 4
 // vectors they fill 24 of the 32 vector registers of AVX-512), and the divisors of the extent
 // (56 image rows split into 7 or 14 with no tail), up to kMaxRowTile.
 std::vector<int64_t> RowTiles(int64_t extent) {
   std::vector<int64_t> rows;
   for (int64_t r = 1; r <= kMaxRowTile; ++r) {
-    if ((r & (r - 1)) == 0 || r == 6 || r == 12 || extent % r == 0) rows.push_back(r);
+    if (IsPowerOfTwo(r) || r == 6 || r == 12 || extent % r == 0) rows.push_back(r);
   }
   return rows;
 }
@@ -84,14 +93,9 @@ std::optional<int> TransposeAxis(const Tensor& writer) {
 // loops over the input again (see VectorizeInPieces).
 std::vector<int64_t> VectorTiles(int64_t extent) {
   std::vector<int64_t> tiles;
-  int64_t below = 1;  // The largest power of two below the extent.
-  for (int64_t t = 1; t <= std::min(extent, kMaxVectorTile); t *= 2) {
-    tiles.push_back(t);
-    if (t < extent) below = t;
-  }
-  const int64_t rest = extent - below;
-  if (extent <= kMaxVectorTile && extent % 8 == 0 && (extent & (extent - 1)) != 0 &&
-      (rest & (rest - 1)) == 0) {
+  for (int64_t t = 1; t <= std::min(extent, kMaxVectorTile); t *= 2) tiles.push_back(t);
+  if (extent <= kMaxVectorTile && extent % 8 == 0 && !IsPowerOfTwo(extent) &&
+      IsPowerOfTwo(extent - PowerOfTwoBelow(extent))) {
     tiles.push_back(extent);
   }
   return tiles;
@@ -103,10 +107,8 @@ std::vector<int64_t> VectorTiles(int64_t extent) {
 // <24 x float> accumulator carried around a loop into element-wise inserts through the stack
 // (1,652 shuffles around 56 FMAs, measured).
 absl::Status VectorizeInPieces(schedule::Stage& st, const IterVar& iv, int64_t lanes) {
-  if ((lanes & (lanes - 1)) == 0) return st.Vectorize(iv);
-  int64_t piece = 1;
-  while (piece * 2 < lanes) piece *= 2;
-  absl::StatusOr<std::pair<IterVar, IterVar>> split = st.Split(iv, piece);
+  if (IsPowerOfTwo(lanes)) return st.Vectorize(iv);
+  absl::StatusOr<std::pair<IterVar, IterVar>> split = st.Split(iv, PowerOfTwoBelow(lanes));
   if (!split.ok()) return split.status();
   if (absl::Status s = st.Unroll(split->first); !s.ok()) return s;
   return st.Vectorize(split->second);
@@ -132,7 +134,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   std::vector<IterVar> outer, inner;
   int64_t row_points = 1;
   std::vector<IterVar> tails;  // The outer loops of tiles that leave a tail.
-  int64_t vector_lanes = 0;    // The vector tile of the last axis (0: not tiled).
+  int64_t vector_lanes = 0;    // The last axis's vector tile from its knob (0: none).
   for (int d = 0; d < rank; ++d) {
     IterVar axis = w.axis(d);
     const std::string knob = KnobName(writer, absl::StrCat("tile_", axis->name()));
@@ -565,7 +567,7 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
       // the partitioned code stays small for LLVM.
       const std::string name = KnobName(ts.writer, absl::StrCat("tile_", w->axis[d]->name()));
       const int64_t extent = Extent(w->axis[d]);
-      if (last && extent <= kWholeVectorAxis && (extent & (extent - 1)) == 0) {
+      if (last && extent <= kWholeVectorAxis && IsPowerOfTwo(extent)) {
         // A contiguous axis that fits one vector register (split lanes, a channel block) is
         // vectorized whole.
         if (space->KnobIndex(name) < 0) {
