@@ -19,15 +19,19 @@ struct Baseline {
   std::string library;  // "OpenBLAS" or "oneDNN".
   std::string impl;     // What it runs, e.g. "sgemm SkylakeX" or "brg:avx512_core".
   std::function<void()> run;
-  // Whether it computes the operation (to floating-point rounding). oneDNN's int8 Winograd
-  // convolution does not: it requantizes its transformed tiles to 8 bits.
-  bool exact = true;
+  // Whether it computes the operation (to floating-point rounding) on the terms ours does, so
+  // that it can be the ratio's baseline. Not so, with the reason in `impl`: oneDNN's int8
+  // Winograd convolution (it requantizes its transformed tiles to 8 bits), and a batched
+  // matmul's W laid out by oneDNN before the call (W is an activation, produced for that call).
+  bool comparable = true;
 };
 
 // C[m×n] = A[m×k]·Wᵀ, W [n×k] (a dense layer), per batch when batch > 1, on `threads` threads
 // (OpenBLAS's thread count is set here, until another call sets it; oneDNN follows OpenMP's). fp32:
 // cblas_sgemm (cblas_sgemv when m = 1), oneDNN matmul and (batch 1) inner product; u8 × s8 → s32:
-// oneDNN only (OpenBLAS has no integer GEMM).
+// oneDNN only (OpenBLAS has no integer GEMM). batch > 1: W is an activation (MatmulWeight):
+// oneDNN's matmul on W as written and with W reordered in the call, and, not comparable, on W
+// laid out before the call.
 std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t k,
                                     OneDnnTypes types, int threads);
 
@@ -43,8 +47,8 @@ struct SideBySide {
   double ours_s = 0;               // Timed beside the fastest baseline (alone when there is none).
   std::vector<double> baseline_s;  // Per baseline, in order.
   std::vector<double> ours_beside_s;  // Ours, timed beside each baseline.
-  int fastest = -1;                   // Index of the fastest exact baseline (-1: none).
-  int fastest_inexact = -1;           // Of the fastest inexact one, when it beats every exact one.
+  int fastest = -1;                   // Index of the fastest comparable baseline (-1: none).
+  int fastest_other = -1;  // Of the fastest other one, when it beats every comparable one.
   double fastest_s() const { return fastest < 0 ? 0 : baseline_s[fastest]; }
 };
 SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,

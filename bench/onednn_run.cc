@@ -65,17 +65,35 @@ void AddStep(OneDnnRun& r, const Pd& pd) {
 
 }  // namespace
 
-OneDnnPtr OneDnnMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, OneDnnTypes types) {
+OneDnnPtr OneDnnMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, OneDnnTypes types,
+                       MatmulWeight weight) {
   auto run = std::make_shared<OneDnnRun>();
   const Types t = TypesOf(types);
   memory::dims src = {m, k}, wei = {k, n}, dst = {m, n};
   if (batch > 1) src = {batch, m, k}, wei = {batch, k, n}, dst = {batch, m, n};
-  // A constant weight may be laid out as oneDNN likes; the activations keep their plain layout
-  // (another operator produced them, and the result goes to another).
+  // The activations keep their plain layout (another operator produced them, and the result
+  // goes to another); W as written, [n×k] per batch, is the transposed (k, n) matrix.
   const Tag plain = batch > 1 ? Tag::abc : Tag::ab;
-  dnnl::matmul::desc desc(memory::desc(src, t.src, plain), memory::desc(wei, t.wei, Tag::any),
-                          memory::desc(dst, t.dst, plain));
-  AddStep<dnnl::matmul>(*run, dnnl::matmul::primitive_desc(desc, run->eng));
+  const Tag written_w = batch > 1 ? Tag::acb : Tag::ba;
+  const memory::desc wei_desc(wei, t.wei,
+                              weight == MatmulWeight::kActivationAsIs ? written_w : Tag::any);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(memory::desc(src, t.src, plain), wei_desc,
+                                                     memory::desc(dst, t.dst, plain)),
+                                  run->eng);
+  if (weight != MatmulWeight::kActivationReordered) {
+    AddStep<dnnl::matmul>(*run, pd);
+    return run;
+  }
+  memory written = run->Make(memory::desc(wei, t.wei, written_w));
+  memory laid_out(pd.weights_desc(), run->eng);
+  dnnl::reorder::primitive_desc rpd(written, laid_out);
+  run->impls.push_back(rpd.impl_info_str());
+  run->steps.push_back({dnnl::reorder(rpd), {{DNNL_ARG_FROM, written}, {DNNL_ARG_TO, laid_out}}});
+  run->impls.push_back(pd.impl_info_str());
+  run->steps.push_back({dnnl::matmul(pd),
+                        {{DNNL_ARG_SRC, run->Make(pd.src_desc())},
+                         {DNNL_ARG_WEIGHTS, laid_out},
+                         {DNNL_ARG_DST, run->Make(pd.dst_desc())}}});
   return run;
 }
 

@@ -1,7 +1,8 @@
 // oneDNN as a benchmark baseline, run at its best: primitives created with the layouts oneDNN
 // prefers (format any) for weights, sources and destinations, every reorder and weight
-// transform done once at creation, outside the timed call. Run() then executes only the
-// primitives of the operation itself.
+// transform of a constant done once at creation, outside the timed call. Run() then executes
+// the primitives of the operation itself (and the reorder of an activation oneDNN wants in
+// another layout: OneDnnMatmul's kActivationReordered).
 #ifndef TUNEFARM_BENCH_ONEDNN_RUN_H_
 #define TUNEFARM_BENCH_ONEDNN_RUN_H_
 
@@ -35,9 +36,17 @@ using OneDnnPtr = std::shared_ptr<OneDnnRun>;
 // Element types of a GEMM or convolution: fp32 everywhere, or the quantized u8 × s8 → s32.
 enum class OneDnnTypes { kF32, kU8S8S32 };
 
-// C[m×n] = A[m×k]·Wᵀ (W is [n×k], a dense layer's weight) with the matmul primitive; batch > 1:
-// a batched matmul of `batch` independent products.
-OneDnnPtr OneDnnMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, OneDnnTypes types);
+// How a matmul's second operand W reaches oneDNN. A dense layer's W is a constant weight, laid
+// out by oneDNN once, outside the timed call (format any). A batched matmul's W is an activation
+// (attention's keys or values): another operator wrote it as [n×k] per batch on this call, so
+// oneDNN either reads it in that layout (its kernels copy or transpose what they need inside
+// the call) or reorders it to the layout it prefers, the reorder timed with the call.
+enum class MatmulWeight { kConstant, kActivationAsIs, kActivationReordered };
+
+// C[m×n] = A[m×k]·Wᵀ (W is [n×k]) with the matmul primitive; batch > 1: a batched matmul of
+// `batch` independent products.
+OneDnnPtr OneDnnMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, OneDnnTypes types,
+                       MatmulWeight weight = MatmulWeight::kConstant);
 // The same dense layer with the inner-product primitive (batch 1 only).
 OneDnnPtr OneDnnInnerProduct(int64_t m, int64_t n, int64_t k, OneDnnTypes types);
 
