@@ -63,7 +63,9 @@ class Simplifier : public ir::IRMutator {
         case BinaryOp::kSub:
         case BinaryOp::kMul: {
           Expr e = BinaryNode::Make(op->op, a, b);
-          return FromSum(ToSum(e), t);
+          Sum sum = ToSum(e);
+          FoldDivMod(&sum);
+          return FromSum(sum, t);
         }
         case BinaryOp::kFloorDiv:
         case BinaryOp::kFloorMod:
@@ -241,6 +243,35 @@ class Simplifier : public ir::IRMutator {
     }
     s.AddTerm(e, 1);
     return s;
+  }
+
+  // c·k·floordiv(x, c) + k·floormod(x, c) = k·x, for any x and c > 0: the two halves of an
+  // index that a fused axis split back into its parts (a row of an image's pixels and their
+  // channels, read as one run). Repeated while a pair is found (x may hold another pair).
+  void FoldDivMod(Sum* s) const {
+    for (bool folded = true; folded;) {
+      folded = false;
+      for (size_t i = 0; i < s->terms.size() && !folded; ++i) {
+        const auto* mod = s->terms[i].first.as<BinaryNode>();
+        if (mod == nullptr || mod->op != BinaryOp::kFloorMod) continue;
+        const int64_t* c = ir::AsConstInt(mod->b);
+        if (c == nullptr || *c <= 0) continue;
+        const int64_t k = s->terms[i].second;
+        for (size_t j = 0; j < s->terms.size(); ++j) {
+          const auto* div = s->terms[j].first.as<BinaryNode>();
+          if (div == nullptr || div->op != BinaryOp::kFloorDiv || s->terms[j].second != k * *c ||
+              !ir::StructuralEqual(div->b, mod->b) || !ir::StructuralEqual(div->a, mod->a)) {
+            continue;
+          }
+          const Expr x = mod->a;
+          s->terms.erase(s->terms.begin() + std::max(i, j));
+          s->terms.erase(s->terms.begin() + std::min(i, j));
+          s->Add(ToSum(x), k);
+          folded = true;
+          break;
+        }
+      }
+    }
   }
 
   static Expr FromSum(const Sum& s, ir::DataType t) {

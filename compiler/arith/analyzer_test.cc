@@ -25,6 +25,24 @@ TEST(Analyzer, SplitIndex_FloorDivFolds) {
   EXPECT_EQ(ir::ToString(an.Simplify(ir::floormod(o * 8 + in, 8))), "in");
 }
 
+TEST(Analyzer, FusedIndex_DivAndModOfTheSameValueFoldBack) {
+  Var o("o"), in("in"), h("h");
+  Analyzer an;
+  an.Bind(in.get(), 0, 16);
+  // A row of pixels of 3 channels read as one run: 3·(i / 3) + i % 3 is i, with i = 16·o + in
+  // (neither bound lets the halves fold alone), scaled and beside other terms.
+  const Expr i = o * 16 + in;
+  EXPECT_EQ(ir::ToString(an.Simplify(h * 672 + (ir::floordiv(i, 3) - 3) * 3 + ir::floormod(i, 3))),
+            "((((h * 672) + (o * 16)) + in) - 9)");
+  EXPECT_EQ(ir::ToString(an.Simplify(ir::floordiv(i, 3) * 6 + ir::floormod(i, 3) * 2)),
+            "((o * 32) + (in * 2))");
+  // Different divisors, or coefficients out of proportion, stay as they are.
+  EXPECT_EQ(ir::ToString(an.Simplify(ir::floordiv(i, 3) * 3 + ir::floormod(i, 5))),
+            "((floordiv(((o * 16) + in), 3) * 3) + floormod(((o * 16) + in), 5))");
+  EXPECT_EQ(ir::ToString(an.Simplify(ir::floordiv(i, 3) * 2 + ir::floormod(i, 3))),
+            "((floordiv(((o * 16) + in), 3) * 2) + floormod(((o * 16) + in), 3))");
+}
+
 TEST(Analyzer, Comparison_ProvedByBounds) {
   Var i("i");
   Analyzer an;

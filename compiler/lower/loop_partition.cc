@@ -7,7 +7,9 @@
 #include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
+#include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
+#include "compiler/schedule/schedule.h"
 
 namespace tunefarm::lower {
 namespace {
@@ -24,9 +26,16 @@ void Conjuncts(const Expr& e, std::vector<Expr>* out) {
   out->push_back(e);
 }
 
-// Conjuncts of every likely() condition in a statement.
-class LikelyCollector : public ir::IRVisitor {
+// Whether a select guards a load with its condition (a padding's bounds).
+bool GuardsLoad(const ir::SelectNode* op) {
+  return ir::ContainsLoad(op->true_value) || ir::ContainsLoad(op->false_value);
+}
+
+// Conjuncts of every likely() condition in a statement and, when `selects`, of the conditions
+// of the selects that guard a load.
+class GuardCollector : public ir::IRVisitor {
  public:
+  explicit GuardCollector(bool selects) : selects_(selects) {}
   std::vector<Expr> conds;
 
  protected:
@@ -34,33 +43,87 @@ class LikelyCollector : public ir::IRVisitor {
     if (op->name == "likely") Conjuncts(op->args[0], &conds);
     IRVisitor::Visit_(op);
   }
+  void Visit_(const ir::SelectNode* op) override {
+    if (selects_ && GuardsLoad(op)) Conjuncts(op->cond, &conds);
+    IRVisitor::Visit_(op);
+  }
+
+ private:
+  const bool selects_;
 };
 
-// Replaces one conjunct (structurally) inside likely() conditions by true.
+// `cond` without the conjuncts structurally equal to `c`; nullopt when it has none.
+std::optional<Expr> WithoutConjunct(const Expr& cond, const Expr& c) {
+  std::vector<Expr> parts;
+  Conjuncts(cond, &parts);
+  Expr out = ir::IntImmNode::Make(ir::DataType::Bool(), 1);
+  bool changed = false;
+  for (const Expr& p : parts) {
+    if (ir::StructuralEqual(p, c)) {
+      changed = true;
+      continue;
+    }
+    out = out && p;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+// Replaces one conjunct (structurally) by true inside likely() conditions and, when `selects`,
+// in the conditions of the selects that guard a load (those GuardCollector collects).
 class ReplaceConjunct : public ir::IRMutator {
  public:
-  explicit ReplaceConjunct(const Expr& c) : c_(c) {}
+  ReplaceConjunct(const Expr& c, bool selects) : c_(c), selects_(selects) {}
 
  protected:
   Expr Mutate_(const ir::CallNode* op, const Expr& self) override {
     if (op->name != "likely") return IRMutator::Mutate_(op, self);
-    std::vector<Expr> parts;
-    Conjuncts(op->args[0], &parts);
-    Expr out = ir::IntImmNode::Make(ir::DataType::Bool(), 1);
-    bool changed = false;
-    for (const Expr& p : parts) {
-      if (ir::StructuralEqual(p, c_)) {
-        changed = true;
-        continue;
-      }
-      out = out && p;
-    }
-    return changed ? ir::likely(out) : self;
+    std::optional<Expr> rest = WithoutConjunct(op->args[0], c_);
+    return rest ? ir::likely(*rest) : self;
+  }
+  Expr Mutate_(const ir::SelectNode* op, const Expr& self) override {
+    if (!selects_ || !GuardsLoad(op)) return IRMutator::Mutate_(op, self);
+    std::optional<Expr> rest = WithoutConjunct(op->cond, c_);
+    if (!rest) return IRMutator::Mutate_(op, self);
+    return ir::SelectNode::Make(*rest, Mutate(op->true_value), Mutate(op->false_value));
   }
 
  private:
   const Expr& c_;
+  const bool selects_;
 };
+
+// A comparison `a op b` as an expression that is >= 0 exactly where it holds, over the
+// integers. floordiv(e, c) op b (c > 0 a constant) becomes a bound on e itself, which stays
+// linear where e is: floordiv(e, c) >= b ⇔ e >= c·b, and floordiv(e, c) <= b ⇔ e < c·(b + 1).
+std::optional<Expr> NonNegativeWhere(ir::BinaryOp op, const Expr& a, const Expr& b) {
+  // As a >= b (GE) or a <= b (LE).
+  switch (op) {
+    case ir::BinaryOp::kLT:
+      return NonNegativeWhere(ir::BinaryOp::kLE, a, b - 1);
+    case ir::BinaryOp::kGT:
+      return NonNegativeWhere(ir::BinaryOp::kGE, a, b + 1);
+    case ir::BinaryOp::kGE:
+    case ir::BinaryOp::kLE:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const bool ge = op == ir::BinaryOp::kGE;
+  if (const auto* d = b.as<ir::BinaryNode>();
+      d != nullptr && d->op == ir::BinaryOp::kFloorDiv && a.as<ir::BinaryNode>() == nullptr) {
+    // b on the floordiv side: a >= b is b <= a.
+    return NonNegativeWhere(ge ? ir::BinaryOp::kLE : ir::BinaryOp::kGE, b, a);
+  }
+  if (const auto* d = a.as<ir::BinaryNode>(); d != nullptr && d->op == ir::BinaryOp::kFloorDiv) {
+    const int64_t* c = ir::AsConstInt(d->b);
+    if (c != nullptr && *c > 0) {
+      const Expr c_e(static_cast<int>(*c));
+      return ge ? d->a - b * c_e : (b + 1) * c_e - 1 - d->a;
+    }
+  }
+  return ge ? a - b : b - a;
+}
 
 // Coefficient of `v` in a linear expression, with the rest; nullopt when not linear in v.
 std::optional<std::pair<int64_t, Expr>> LinearIn(const Expr& e, const ir::VarNode* v) {
@@ -119,30 +182,16 @@ class Partitioner : public ir::IRMutator {
     an_.Bind(op->var.get(), *mn, *ext);
     BindInnerLoops(op->body);
     Stmt body = op->body;
-    LikelyCollector lc;
-    lc.Visit(body);
-    for (const Expr& cond : lc.conds) {
+    const bool selects = op->pragmas.count(schedule::kPartitionSelectsPragma) > 0;
+    GuardCollector gc(selects);
+    gc.Visit(body);
+    for (const Expr& cond : gc.conds) {
       // Normalize to diff >= 0.
       const auto* cmp = cond.as<ir::BinaryNode>();
       if (cmp == nullptr) continue;
-      Expr diff;
-      switch (cmp->op) {
-        case ir::BinaryOp::kLT:
-          diff = cmp->b - cmp->a - 1;
-          break;
-        case ir::BinaryOp::kLE:
-          diff = cmp->b - cmp->a;
-          break;
-        case ir::BinaryOp::kGT:
-          diff = cmp->a - cmp->b - 1;
-          break;
-        case ir::BinaryOp::kGE:
-          diff = cmp->a - cmp->b;
-          break;
-        default:
-          continue;
-      }
-      auto lin = LinearIn(diff, op->var.get());
+      std::optional<Expr> diff = NonNegativeWhere(cmp->op, cmp->a, cmp->b);
+      if (!diff) continue;
+      auto lin = LinearIn(*diff, op->var.get());
       if (!lin || lin->first == 0) continue;
       auto rest = an_.ConstBound(an_.Simplify(lin->second));
       if (!rest) continue;
@@ -162,7 +211,7 @@ class Partitioner : public ir::IRMutator {
       bool main_everywhere = main_first ? split == hi : split == lo;
       bool tail_everywhere = main_first ? split == lo : split == hi;
       if (tail_everywhere) continue;
-      Stmt proven = ReplaceConjunct(cond).Mutate(body);
+      Stmt proven = ReplaceConjunct(cond, selects).Mutate(body);
       if (main_everywhere) {
         body = proven;
         continue;

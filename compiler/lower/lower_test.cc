@@ -97,6 +97,42 @@ TEST(Lower, PaddingSelect_LaneInvariantConditionBranches) {
   EXPECT_EQ(scalar.find("ramp("), std::string::npos) << scalar;
 }
 
+// An RGB image's padding, its pixels and channels fused into one run per row and split into
+// vectors of 16: with kPartitionSelectsPragma on the run's outer loop, loop partitioning splits
+// it on the padding's bounds (on floordiv(run, 3), a bound on the run itself), so the row's
+// middle copies whole vectors with no select and only its ends keep one. Without the pragma
+// the select stays in every element of the row's vectors, which then stay scalar.
+TEST(Lower, PaddingSelectOnFusedRun_PartitionedWhereThePragmaAsks) {
+  Tensor X = te::Placeholder({4, 11, 3}, DataType::Float(32), "X");  // 11 pixels per row.
+  auto lowered = [&](bool pragma) {
+    Tensor P = te::Compute(
+                   {Expr(4), Expr(17), Expr(3)},
+                   [&](const std::vector<Var>& i) {
+                     return ir::select(i[1] >= 3 && i[1] < 14, X(i[0], i[1] - 3, i[2]), Expr(0.0f));
+                   },
+                   "P")
+                   .value();
+    auto sch = *schedule::Schedule::Create({P});
+    auto& p = (*sch)[P];
+    auto run = *p.Fuse(p.axis(1), p.axis(2));  // 51 elements: 3 vectors of 16 and 3 more.
+    auto [o, lanes] = *p.Split(run, 16);
+    if (pragma) EXPECT_TRUE(p.Pragma(o, schedule::kPartitionSelectsPragma, 1).ok());
+    EXPECT_TRUE(p.Vectorize(lanes).ok());
+    auto f = Lower(*sch, {X, P}, "pad");
+    EXPECT_TRUE(f.ok()) << f.status();
+    return f.ok() ? ir::ToString(f->body) : std::string();
+  };
+  // Elements 9..41 of a row are pixels 3..13: the vector of elements 16..31 lies inside them.
+  const std::string text = lowered(true);
+  EXPECT_NE(text.find("P[ramp(((i * 51) + 16), 1, 16)] = X[ramp(((i * 33) + 7), 1, 16)]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("select("), std::string::npos) << text;  // The ends keep it.
+  const std::string without = lowered(false);
+  EXPECT_NE(without.find("select("), std::string::npos) << without;
+  EXPECT_EQ(without.find(", 1, 16)"), std::string::npos) << without;
+}
+
 // A clamp written as selects, select(x > c, c, select(x < -c, -c, x)), loads in its branches
 // only what its conditions already load in every lane: it is widened (erf's clamp, inside a
 // GELU epilogue). A select whose branch loads something its condition does not stays scalar.

@@ -262,10 +262,10 @@ absl::Status Stage::Bind(const IterVar& iv, const std::string& thread_tag) {
 
 absl::Status Stage::Pragma(const IterVar& iv, const std::string& key, int64_t value) {
   if (absl::Status s = CheckLeaf(iv, "pragma"); !s.ok()) return s;
-  if (key != "auto_unroll_max_step" && key != "unroll_explicit") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("pragma on '", Name(), "': unknown key '", key,
-                     "' (expected auto_unroll_max_step or unroll_explicit)"));
+  if (key != "auto_unroll_max_step" && key != "unroll_explicit" && key != kPartitionSelectsPragma) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pragma on '", Name(), "': unknown key '", key,
+        "' (expected auto_unroll_max_step, unroll_explicit or ", kPartitionSelectsPragma, ")"));
   }
   if (value < 0) {
     return absl::InvalidArgumentError(

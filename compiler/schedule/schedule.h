@@ -62,6 +62,9 @@ enum class TensorIntrinsic : int64_t {
 };
 // The loop pragma Tensorize sets (value: the TensorIntrinsic).
 inline constexpr char kTensorizePragma[] = "tensorize";
+// A loop pragma (value 1): loop partitioning (lower/loop_partition.h) also splits the loop on
+// the conditions of the selects in its body that guard a load, such as a padding's bounds.
+inline constexpr char kPartitionSelectsPragma[] = "partition_selects";
 
 // Per-loop annotations.
 struct IterVarAttr {
@@ -145,7 +148,7 @@ class Stage {
   // blockIdx.
   absl::Status Bind(const IterVar& iv, const std::string& thread_tag);
   // A hint on a loop, e.g. ("auto_unroll_max_step", 16): unroll inner loops whose total
-  // trip count is at most the value.
+  // trip count is at most the value; or (kPartitionSelectsPragma, 1).
   absl::Status Pragma(const IterVar& iv, const std::string& key, int64_t value);
   // Marks the loop nest starting at `iv` (its two or three innermost leaves, each of extent
   // 16) to become `op` at GPU code generation; the code generator checks that the nest has

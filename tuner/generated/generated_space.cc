@@ -39,6 +39,9 @@ constexpr int64_t kWholeVectorAxis = 16;
 // whose independent chains hide a long body's latency (a vectorized exp: 50 us over 12x128x128
 // with 64 lanes, 88 us with 16, on one core here).
 constexpr int64_t kRootVectorLanes = 64;
+// The vectors of a short contiguous axis fused with the one above it (ScheduleRootStage): one
+// register of 32-bit lanes, so that the unaligned ends of a padded row are short.
+constexpr int64_t kShortAxisRunLanes = 16;
 // The block of a packed copy's in-register transpose (codegen's EmitTransposedCopies).
 constexpr int64_t kTransposeBlock = 16;
 // Unrolled register tiles stay small enough for LLVM to compile in milliseconds.
@@ -337,9 +340,10 @@ absl::StatusOr<Prepack> SchedulePrepack(const AheadPack& ahead) {
 // Schedules a stage computed at the top level: its outer loop in parallel, and its contiguous
 // axis in vectors. A packed copy's innermost dimension is the vector block, stored whole; an
 // elementwise stage (a padding, an exponential that a reduction reads) runs that axis in vectors
-// of up to kRootVectorLanes (a power of two; a tail is peeled by loop partitioning), or whole when
-// it is 2 or 3 long (an RGB image's padding: a pixel's 3 channels under one branch on its bounds,
-// not 3 selects; 1.5% of the ResNet-50 stem's time, measured). The vectorizer
+// of up to kRootVectorLanes (a power of two; a tail is peeled by loop partitioning). When that
+// axis is 2 or 3 long (an RGB image's padding) it is fused with the axis above it: a row of
+// pixels is one run in vectors, partitioned on the padding's bounds so that its middle loads
+// and stores whole vectors without them (was a branch and 3-lane vector per pixel). The vectorizer
 // keeps a loop scalar where lanes would need guards (a padding's select around a load along the
 // vector axis), so this is always safe. The lane sum of a split reduction (its only reduce axis,
 // the lanes) is one horizontal operation per output.
@@ -366,8 +370,23 @@ absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
     // The widest power of two up to kRootVectorLanes that fits the axis (a tail is peeled).
     int64_t lanes = 1;
     while (lanes * 2 <= std::min(extent, kRootVectorLanes)) lanes *= 2;
-    if (lanes == extent || (extent > 1 && extent < 4)) {
-      // A short axis (an RGB image's block of 3 channels) is one vector of its extent.
+    if (extent > 1 && extent < 4 && rank >= 2) {
+      // A short axis (an RGB image's block of 3 channels) fused with the one above it: a row
+      // of pixels is one contiguous run, in vectors of kShortAxisRunLanes; its padding's bounds
+      // are then bounds on the run, and loop partitioning leaves the row's middle without them.
+      const bool outer_fused = rank == 2;
+      absl::StatusOr<IterVar> run = st->Fuse(st->axis(rank - 2), last);
+      if (!run.ok()) return run.status();
+      absl::StatusOr<std::pair<IterVar, IterVar>> split = st->Split(*run, kShortAxisRunLanes);
+      if (!split.ok()) return split.status();
+      if (absl::Status s = st->Pragma(split->first, schedule::kPartitionSelectsPragma, 1);
+          !s.ok()) {
+        return s;
+      }
+      vector_axis = split->second;
+      if (outer_fused) outer = split->first;
+    } else if (lanes == extent || (extent > 1 && extent < 4)) {
+      // A short axis alone (a vector of 3 channels) is one vector of its extent.
       vector_axis = last;
     } else if (lanes >= 4) {
       absl::StatusOr<std::pair<IterVar, IterVar>> split = st->Split(last, lanes);

@@ -611,18 +611,20 @@ TEST(ProgramTemplate, VectorTileOfTwoPieces_SixteenAndEightLanesAndMatches) {
 }
 
 // An RGB image's padding (the stem: a block of CB = 3 channels, too short for a power-of-two
-// vector) is stored one pixel's 3 channels at a time, as one vector under a branch on the
-// pixel's bounds, not element by element, with the padding at the top level and per tile;
-// those configs match the unscheduled program.
-TEST(ProgramTemplate, ShortChannelBlockPadding_OneVectorPerPixelAndMatches) {
+// vector) at the top level runs each padded row of pixels and channels as one run in vectors
+// of 16: the row's middle (elements 16..31 of 51: pixels 3..13 are inside the image) is copied
+// as a whole vector with no select, where it was a branch per pixel. Per tile too, the stage
+// keeps no vector of one pixel's 3 channels. Those configs match the unscheduled program.
+TEST(ProgramTemplate, ShortChannelBlockPadding_RowRunInVectorsAndMatches) {
   const ProgramCase stem = SmallStem();
   absl::StatusOr<ProgramSpace> p = MakeProgramSpace(stem.file, stem.shapes);
   ASSERT_TRUE(p.ok()) << p.status();
-  for (int64_t at : {0, 1}) {
-    CheckConfigsWithChoice(*p, "P.at", at, [](const std::string& ir, const Config& c) {
-      EXPECT_TRUE(absl::StrContains(ir, ", 1, 3)] = ")) << c.ToJson() << "\n" << ir;
-    });
-  }
+  CheckConfigsWithChoice(*p, "P.at", 0, [](const std::string& ir, const Config& c) {
+    EXPECT_TRUE(absl::StrContains(ir, "+ 16), 1, 16)] = X[ramp(")) << c.ToJson() << "\n" << ir;
+  });
+  CheckConfigsWithChoice(*p, "P.at", 1, [](const std::string& ir, const Config& c) {
+    EXPECT_FALSE(absl::StrContains(ir, ", 1, 3)] = X[")) << c.ToJson() << "\n" << ir;
+  });
 }
 
 // `P.at` = 1 computes a convolution's padding inside the reduction's parallel tile loop, just
