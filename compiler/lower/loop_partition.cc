@@ -93,36 +93,58 @@ class ReplaceConjunct : public ir::IRMutator {
   const bool selects_;
 };
 
+// The terms of a sum through + and -, with their signs.
+void SignedTerms(const Expr& e, int sign, std::vector<std::pair<int, Expr>>* out) {
+  if (const auto* b = e.as<ir::BinaryNode>();
+      b != nullptr && (b->op == ir::BinaryOp::kAdd || b->op == ir::BinaryOp::kSub)) {
+    SignedTerms(b->a, sign, out);
+    SignedTerms(b->b, b->op == ir::BinaryOp::kAdd ? sign : -sign, out);
+    return;
+  }
+  out->emplace_back(sign, e);
+}
+
 // A comparison `a op b` as an expression that is >= 0 exactly where it holds, over the
-// integers. floordiv(e, c) op b (c > 0 a constant) becomes a bound on e itself, which stays
-// linear where e is: floordiv(e, c) >= b ⇔ e >= c·b, and floordiv(e, c) <= b ⇔ e < c·(b + 1).
+// integers. One term ±floordiv(e, c) in it (c > 0 a constant) becomes a bound on e itself,
+// which stays linear where e is: floordiv(e, c) + r >= 0 ⇔ e + c·r >= 0, and
+// r - floordiv(e, c) >= 0 ⇔ c·r + c - 1 - e >= 0.
 std::optional<Expr> NonNegativeWhere(ir::BinaryOp op, const Expr& a, const Expr& b) {
-  // As a >= b (GE) or a <= b (LE).
+  Expr x;
   switch (op) {
-    case ir::BinaryOp::kLT:
-      return NonNegativeWhere(ir::BinaryOp::kLE, a, b - 1);
-    case ir::BinaryOp::kGT:
-      return NonNegativeWhere(ir::BinaryOp::kGE, a, b + 1);
     case ir::BinaryOp::kGE:
+      x = a - b;
+      break;
+    case ir::BinaryOp::kGT:
+      x = a - b - 1;
+      break;
     case ir::BinaryOp::kLE:
+      x = b - a;
+      break;
+    case ir::BinaryOp::kLT:
+      x = b - a - 1;
       break;
     default:
       return std::nullopt;
   }
-  const bool ge = op == ir::BinaryOp::kGE;
-  if (const auto* d = b.as<ir::BinaryNode>();
-      d != nullptr && d->op == ir::BinaryOp::kFloorDiv && a.as<ir::BinaryNode>() == nullptr) {
-    // b on the floordiv side: a >= b is b <= a.
-    return NonNegativeWhere(ge ? ir::BinaryOp::kLE : ir::BinaryOp::kGE, b, a);
+  std::vector<std::pair<int, Expr>> terms;
+  SignedTerms(x, 1, &terms);
+  int found = -1;
+  for (int i = 0; i < static_cast<int>(terms.size()); ++i) {
+    const auto* d = terms[i].second.as<ir::BinaryNode>();
+    const int64_t* c = d == nullptr ? nullptr : ir::AsConstInt(d->b);
+    if (d == nullptr || d->op != ir::BinaryOp::kFloorDiv || c == nullptr || *c <= 0) continue;
+    if (found >= 0) return x;  // Two of them: left as it is.
+    found = i;
   }
-  if (const auto* d = a.as<ir::BinaryNode>(); d != nullptr && d->op == ir::BinaryOp::kFloorDiv) {
-    const int64_t* c = ir::AsConstInt(d->b);
-    if (c != nullptr && *c > 0) {
-      const Expr c_e(static_cast<int>(*c));
-      return ge ? d->a - b * c_e : (b + 1) * c_e - 1 - d->a;
-    }
+  if (found < 0) return x;
+  Expr r(0);
+  for (int i = 0; i < static_cast<int>(terms.size()); ++i) {
+    if (i != found) r = terms[i].first > 0 ? r + terms[i].second : r - terms[i].second;
   }
-  return ge ? a - b : b - a;
+  const auto* d = terms[found].second.as<ir::BinaryNode>();
+  const int64_t c = *ir::AsConstInt(d->b);
+  const Expr c_e(static_cast<int>(c));
+  return terms[found].first > 0 ? d->a + r * c_e : r * c_e + static_cast<int>(c - 1) - d->a;
 }
 
 // Coefficient of `v` in a linear expression, with the rest; nullopt when not linear in v.

@@ -100,7 +100,8 @@ TEST(Lower, PaddingSelect_LaneInvariantConditionBranches) {
 // An RGB image's padding, its pixels and channels fused into one run per row and split into
 // vectors of 16: with kPartitionSelectsPragma on the run's outer loop, loop partitioning splits
 // it on the padding's bounds (on floordiv(run, 3), a bound on the run itself), so the row's
-// middle copies whole vectors with no select and only its ends keep one. Without the pragma
+// middle copies whole vectors with no select; on the lanes' loop too, the vectors at its ends are
+// split where the image starts and ends, and no select is left. Without the pragma
 // the select stays in every element of the row's vectors, which then stay scalar.
 TEST(Lower, PaddingSelectOnFusedRun_PartitionedWhereThePragmaAsks) {
   Tensor X = te::Placeholder({4, 11, 3}, DataType::Float(32), "X");  // 11 pixels per row.
@@ -116,7 +117,10 @@ TEST(Lower, PaddingSelectOnFusedRun_PartitionedWhereThePragmaAsks) {
     auto& p = (*sch)[P];
     auto run = *p.Fuse(p.axis(1), p.axis(2));  // 51 elements: 3 vectors of 16 and 3 more.
     auto [o, lanes] = *p.Split(run, 16);
-    if (pragma) EXPECT_TRUE(p.Pragma(o, schedule::kPartitionSelectsPragma, 1).ok());
+    if (pragma) {
+      EXPECT_TRUE(p.Pragma(o, schedule::kPartitionSelectsPragma, 1).ok());
+      EXPECT_TRUE(p.Pragma(lanes, schedule::kPartitionSelectsPragma, 1).ok());
+    }
     EXPECT_TRUE(p.Vectorize(lanes).ok());
     auto f = Lower(*sch, {X, P}, "pad");
     EXPECT_TRUE(f.ok()) << f.status();
@@ -127,7 +131,14 @@ TEST(Lower, PaddingSelectOnFusedRun_PartitionedWhereThePragmaAsks) {
   EXPECT_NE(text.find("P[ramp(((i * 51) + 16), 1, 16)] = X[ramp(((i * 33) + 7), 1, 16)]"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("select("), std::string::npos) << text;  // The ends keep it.
+  // The vectors at the ends are split down to whole pixels (the bound on floordiv(16·o + lane,
+  // 3) inside a sum is a bound on the lane): elements 9..15 and 32..41 copied, the rest zero.
+  EXPECT_NE(text.find("P[ramp(((i * 51) + 9), 1, 7)] = X[ramp((i * 33), 1, 7)]"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("P[ramp(((i * 51) + 32), 1, 10)] = X[ramp(((i * 33) + 23), 1, 10)]"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("select("), std::string::npos) << text;
   const std::string without = lowered(false);
   EXPECT_NE(without.find("select("), std::string::npos) << without;
   EXPECT_EQ(without.find(", 1, 16)"), std::string::npos) << without;

@@ -40,8 +40,8 @@ constexpr int64_t kWholeVectorAxis = 16;
 // with 64 lanes, 88 us with 16, on one core here).
 constexpr int64_t kRootVectorLanes = 64;
 // The vectors of a short contiguous axis fused with the one above it (ScheduleRootStage): one
-// register of 32-bit lanes, so that the unaligned ends of a padded row are short.
-constexpr int64_t kShortAxisRunLanes = 16;
+// AVX-512 register, so that the unaligned ends of a padded row are short.
+constexpr int kRegisterBytes = 64;
 // The block of a packed copy's in-register transpose (codegen's EmitTransposedCopies).
 constexpr int64_t kTransposeBlock = 16;
 // Unrolled register tiles stay small enough for LLVM to compile in milliseconds.
@@ -341,13 +341,15 @@ absl::StatusOr<Prepack> SchedulePrepack(const AheadPack& ahead) {
 // axis in vectors. A packed copy's innermost dimension is the vector block, stored whole; an
 // elementwise stage (a padding, an exponential that a reduction reads) runs that axis in vectors
 // of up to kRootVectorLanes (a power of two; a tail is peeled by loop partitioning). When that
-// axis is 2 or 3 long (an RGB image's padding) it is fused with the axis above it: a row of
-// pixels is one run in vectors, partitioned on the padding's bounds so that its middle loads
-// and stores whole vectors without them (was a branch and 3-lane vector per pixel). The vectorizer
+// axis is shorter than a register (an RGB image's padding, 3 floats a pixel; a uint8 padding,
+// 16 bytes) it is fused with the axis above it: a row of pixels is one run in registers,
+// partitioned on the padding's bounds so that its middle loads and stores whole registers
+// without them (was a branch and a narrow vector per pixel); not in a block of rows
+// (`fuse_short_axis` false: ApplyRowFusion), whose row axis must stay. The vectorizer
 // keeps a loop scalar where lanes would need guards (a padding's select around a load along the
 // vector axis), so this is always safe. The lane sum of a split reduction (its only reduce axis,
 // the lanes) is one horizontal operation per output.
-absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
+absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel, bool fuse_short_axis,
                                schedule::Stage* st) {
   const int rank = static_cast<int>(st->root_axes().size());
   IterVar outer = st->axis(0);  // The loop run in parallel.
@@ -370,18 +372,25 @@ absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel,
     // The widest power of two up to kRootVectorLanes that fits the axis (a tail is peeled).
     int64_t lanes = 1;
     while (lanes * 2 <= std::min(extent, kRootVectorLanes)) lanes *= 2;
-    if (extent > 1 && extent < 4 && rank >= 2) {
-      // A short axis (an RGB image's block of 3 channels) fused with the one above it: a row
-      // of pixels is one contiguous run, in vectors of kShortAxisRunLanes; its padding's bounds
-      // are then bounds on the run, and loop partitioning leaves the row's middle without them.
+    // One register's lanes of the stage's element type.
+    const int64_t register_lanes = kRegisterBytes / std::max(1, t.dtype().bytes());
+    if (fuse_short_axis && rank >= 2 && extent > 1 && extent < register_lanes &&
+        Extent(st->axis(rank - 2)) * extent >= register_lanes) {
+      // An axis shorter than a register (an RGB image's block of 3 channels, a block of 16
+      // bytes) fused with the one above it: a row of pixels is one contiguous run, in whole
+      // registers; its padding's bounds are then bounds on the run, and loop partitioning
+      // leaves the row's middle without them.
       const bool outer_fused = rank == 2;
       absl::StatusOr<IterVar> run = st->Fuse(st->axis(rank - 2), last);
       if (!run.ok()) return run.status();
-      absl::StatusOr<std::pair<IterVar, IterVar>> split = st->Split(*run, kShortAxisRunLanes);
+      absl::StatusOr<std::pair<IterVar, IterVar>> split = st->Split(*run, register_lanes);
       if (!split.ok()) return split.status();
-      if (absl::Status s = st->Pragma(split->first, schedule::kPartitionSelectsPragma, 1);
-          !s.ok()) {
-        return s;
+      // Both loops: the run's registers, then the lanes of the registers at its ends (a pixel
+      // of padding and the start of the image in one register), down to whole pixels.
+      for (const IterVar& loop : {split->first, split->second}) {
+        if (absl::Status s = st->Pragma(loop, schedule::kPartitionSelectsPragma, 1); !s.ok()) {
+          return s;
+        }
       }
       vector_axis = split->second;
       if (outer_fused) outer = split->first;
@@ -467,7 +476,8 @@ absl::Status ApplyRowFusion(const Sketch& sketch, const std::vector<Tensor>& pac
     absl::StatusOr<schedule::Stage*> st = sch->StageOf(t);
     if (!st.ok()) return st.status();
     if (tiled == sketch.tiled.end()) {
-      if (absl::Status s = ScheduleRootStage(t, false, false, *st); !s.ok()) return s;
+      // Its rows are the block's: no axis is fused across them.
+      if (absl::Status s = ScheduleRootStage(t, false, false, false, *st); !s.ok()) return s;
     }
     if (absl::Status s = (*st)->ComputeAt(y, fused); !s.ok()) return s;
   }
@@ -800,7 +810,7 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
       if (at_tile) in_tile[reader->writer.op()].push_back(t);
     }
     // Inside a parallel tile loop, the stage's own loops are serial.
-    if (absl::Status s = ScheduleRootStage(t, is_packed, *parallel != 0 && !at_tile, *st);
+    if (absl::Status s = ScheduleRootStage(t, is_packed, *parallel != 0 && !at_tile, true, *st);
         !s.ok()) {
       return s;
     }

@@ -267,7 +267,8 @@ struct ProgramSpace {
 };
 absl::StatusOr<ProgramSpace> MakeProgramSpace(
     const std::string& file, const absl::flat_hash_map<std::string, int64_t>& shapes,
-    const codegen::Target& target = codegen::HostTarget()) {
+    const codegen::Target& target = codegen::HostTarget(),
+    ir::DataType dtype = ir::DataType::Float(32)) {
   ProgramSpace p;
   absl::StatusOr<std::shared_ptr<const ProgramTemplate>> t =
       ProgramTemplate::Create(file, ReadExample(file));
@@ -275,7 +276,7 @@ absl::StatusOr<ProgramSpace> MakeProgramSpace(
   p.tmpl = *t;
   absl::StatusOr<std::vector<int64_t>> args = p.tmpl->ArgsFor(shapes);
   if (!args.ok()) return args.status();
-  absl::StatusOr<Workload> w = p.tmpl->MakeWorkload(*args, ir::DataType::Float(32));
+  absl::StatusOr<Workload> w = p.tmpl->MakeWorkload(*args, dtype);
   if (!w.ok()) return w.status();
   p.workload = *w;
   if (absl::Status s = p.tmpl->DefineSpace(p.workload, target, p.space.get()); !s.ok()) {
@@ -613,8 +614,9 @@ TEST(ProgramTemplate, VectorTileOfTwoPieces_SixteenAndEightLanesAndMatches) {
 // An RGB image's padding (the stem: a block of CB = 3 channels, too short for a power-of-two
 // vector) at the top level runs each padded row of pixels and channels as one run in vectors
 // of 16: the row's middle (elements 16..31 of 51: pixels 3..13 are inside the image) is copied
-// as a whole vector with no select, where it was a branch per pixel. Per tile too, the stage
-// keeps no vector of one pixel's 3 channels. Those configs match the unscheduled program.
+// as a whole vector with no select, where it was a branch per pixel. Per tile (a window of 7
+// pixels, 21 elements a row) the rows are runs too. Those configs match the unscheduled
+// program.
 TEST(ProgramTemplate, ShortChannelBlockPadding_RowRunInVectorsAndMatches) {
   const ProgramCase stem = SmallStem();
   absl::StatusOr<ProgramSpace> p = MakeProgramSpace(stem.file, stem.shapes);
@@ -623,7 +625,25 @@ TEST(ProgramTemplate, ShortChannelBlockPadding_RowRunInVectorsAndMatches) {
     EXPECT_TRUE(absl::StrContains(ir, "+ 16), 1, 16)] = X[ramp(")) << c.ToJson() << "\n" << ir;
   });
   CheckConfigsWithChoice(*p, "P.at", 1, [](const std::string& ir, const Config& c) {
-    EXPECT_FALSE(absl::StrContains(ir, ", 1, 3)] = X[")) << c.ToJson() << "\n" << ir;
+    // No loop over the pixels of a row: they are fused with their channels.
+    EXPECT_FALSE(absl::StrContains(ir, "for (w, ")) << c.ToJson() << "\n" << ir;
+  });
+}
+
+// A uint8 input's padding in blocks of 16 channels (16 bytes a pixel, a quarter of a register)
+// runs each padded row as one run of registers of 64 bytes, its ends split down to whole pixels:
+// at 6 pixels a row (8 padded, 128 bytes), bytes 16..63 and 64..111 are copied as two vectors of
+// 48 with no select, where each pixel was a vector of 16 under a branch. Those configs match the
+// unscheduled program.
+TEST(ProgramTemplate, ByteChannelBlockPadding_RowRunInRegistersAndMatches) {
+  absl::StatusOr<ProgramSpace> p =
+      MakeProgramSpace("conv2d_u8s8_vnni", {{"N", 1}, {"C", 1}, {"H", 5}, {"W", 6}, {"F", 2}},
+                       codegen::HostTarget(), ir::DataType::Int(32));
+  ASSERT_TRUE(p.ok()) << p.status();
+  CheckConfigsWithChoice(*p, "P.at", 0, [](const std::string& ir, const Config& c) {
+    EXPECT_TRUE(absl::StrContains(ir, "+ 16), 1, 48)] = X[ramp(")) << c.ToJson() << "\n" << ir;
+    EXPECT_TRUE(absl::StrContains(ir, "+ 64), 1, 48)] = X[ramp(")) << c.ToJson() << "\n" << ir;
+    EXPECT_FALSE(absl::StrContains(ir, ", 1, 16)] = X[ramp(")) << c.ToJson() << "\n" << ir;
   });
 }
 
