@@ -146,7 +146,11 @@ absl::StatusOr<std::vector<std::string>> BuildObjectParts(
 }  // namespace
 
 JitModule::JitModule(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
-JitModule::~JitModule() = default;
+
+// Runs the module's static destructors before its code goes: the one the kernel runtime adds
+// frees the workspace blocks kernels keep between calls (EmitWorkspaces), as unloading a
+// kernel library does. Without it every JIT module with a heap temporary leaked its blocks.
+JitModule::~JitModule() { llvm::consumeError(jit_->deinitialize(jit_->getMainJITDylib())); }
 
 absl::StatusOr<TfKernelFn> JitModule::Lookup(const std::string& name) const {
   auto sym = jit_->lookup(name);
@@ -199,6 +203,12 @@ absl::StatusOr<std::unique_ptr<JitModule>> BuildJit(const std::vector<lower::Low
   if (absl::Status s = ToStatus(
           (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(*module), std::move(context))),
           "adding the module to the JIT");
+      !s.ok()) {
+    return s;
+  }
+  // Static constructors now, and the module's destructors registered for ~JitModule.
+  if (absl::Status s =
+          ToStatus((*jit)->initialize((*jit)->getMainJITDylib()), "initializing the JIT module");
       !s.ok()) {
     return s;
   }

@@ -463,6 +463,10 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Tar
   }
   llvm::TargetOptions opts;
   opts.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  // Static constructors and destructors in .init_array/.fini_array, which the dynamic loader
+  // runs (LLVM's default here is .ctors/.dtors, which nothing runs in a library linked without
+  // crtbegin.o): the kernel runtime's destructor frees the kept workspace blocks on dlclose.
+  opts.UseInitArray = true;
   std::unique_ptr<llvm::TargetMachine> tm(
       t->createTargetMachine(target.triple, target.cpu, target.features, opts, llvm::Reloc::PIC_,
                              std::nullopt, llvm::CodeGenOpt::Aggressive));

@@ -3,12 +3,27 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace tunefarm::runtime {
 namespace {
+
+// v as an integer of type I: rounded toward zero and clamped to I's range; NaN (the tests'
+// "not written" fill) is I's minimum. A plain cast of such values is undefined behaviour.
+template <typename I>
+I ToInteger(double v) {
+  if (std::isnan(v)) return std::numeric_limits<I>::min();
+  if (v <= static_cast<double>(std::numeric_limits<I>::min())) {
+    return std::numeric_limits<I>::min();
+  }
+  if (v >= static_cast<double>(std::numeric_limits<I>::max())) {
+    return std::numeric_limits<I>::max();
+  }
+  return static_cast<I>(v);
+}
 
 // fp16 <-> float conversions (IEEE binary16, round to nearest even).
 float HalfToFloat(uint16_t h) {
@@ -131,20 +146,20 @@ void NDArray::Set(int64_t i, double v) {
       return;
     case ir::DataType::Code::kInt:
       if (dtype_.bits == 8)
-        reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
+        reinterpret_cast<int8_t*>(p)[i] = ToInteger<int8_t>(v);
       else if (dtype_.bits == 16)
-        reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(v);
+        reinterpret_cast<int16_t*>(p)[i] = ToInteger<int16_t>(v);
       else if (dtype_.bits == 32)
-        reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+        reinterpret_cast<int32_t*>(p)[i] = ToInteger<int32_t>(v);
       else
-        reinterpret_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
+        reinterpret_cast<int64_t*>(p)[i] = ToInteger<int64_t>(v);
       return;
     case ir::DataType::Code::kUInt:
     case ir::DataType::Code::kBool:
       if (dtype_.bits <= 8)
-        p[i] = static_cast<uint8_t>(v);
+        p[i] = ToInteger<uint8_t>(v);
       else
-        reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
+        reinterpret_cast<uint32_t*>(p)[i] = ToInteger<uint32_t>(v);
       return;
     default:
       return;

@@ -36,6 +36,8 @@ class NDArray {
   }
   // Element i converted to double (any dtype).
   double Get(int64_t i) const;
+  // Stores v converted to the dtype; into an integer dtype rounded toward zero and clamped to
+  // its range, NaN as its minimum (0 for unsigned types).
   void Set(int64_t i, double v);
 
   // Deterministic pseudo-random values in [lo, hi) from `seed` (integers round down).

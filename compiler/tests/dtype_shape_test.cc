@@ -81,6 +81,35 @@ TEST(SymbolicShape, Unbound_InvalidArgument) {
   EXPECT_NE(f.status().message().find("symbolic extent m"), std::string::npos) << f.status();
 }
 
+// Setting an integer element from a double is defined for every double: rounded toward zero,
+// clamped to the type's range, NaN (the tests' "not written" fill) the type's minimum. These
+// were plain casts, undefined behaviour that UBSan stopped on in the fuzz build's run of the
+// generated-space tests (an int32 output filled with NaN).
+TEST(Dtype, IntegerElementFromAnyDouble_RoundedClampedNaNIsMinimum) {
+  auto i32 = runtime::NDArray::Empty({4}, ir::DataType::Int(32));
+  ASSERT_TRUE(i32.ok());
+  i32->Fill(NAN);
+  EXPECT_EQ(i32->Get(0), -2147483648.0);
+  i32->Set(1, 1e12);
+  i32->Set(2, -7.9);
+  i32->Set(3, 7.9);
+  EXPECT_EQ(i32->Get(1), 2147483647.0);
+  EXPECT_EQ(i32->Get(2), -7.0);
+  EXPECT_EQ(i32->Get(3), 7.0);
+  auto u8 = runtime::NDArray::Empty({3}, ir::DataType::UInt(8));
+  ASSERT_TRUE(u8.ok());
+  u8->Set(0, NAN);
+  u8->Set(1, 300.0);
+  u8->Set(2, -5.0);
+  EXPECT_EQ(u8->Get(0), 0.0);
+  EXPECT_EQ(u8->Get(1), 255.0);
+  EXPECT_EQ(u8->Get(2), 0.0);
+  auto i8 = runtime::NDArray::Empty({1}, ir::DataType::Int(8));
+  ASSERT_TRUE(i8.ok());
+  i8->Set(0, -1000.0);
+  EXPECT_EQ(i8->Get(0), -128.0);
+}
+
 TEST(Dtype, Float16Elementwise_ComputedInFloat32_MatchesReference) {
   const int n = 45;
   Tensor A = te::Placeholder({n}, DataType::Float(16), "A");
