@@ -4,6 +4,7 @@
 #include <memory>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -24,6 +25,12 @@ __attribute__((target("clflushopt"))) void FlushLinesOpt(const char* p, const ch
 void FlushLines(const char* p, const char* end) {
   for (; p < end; p += kLineBytes) _mm_clflush(p);
 }
+// CPUID leaf 7, EBX bit 23 (gcc's __builtin_cpu_supports("clflushopt"), which clang does not
+// know).
+bool HasClflushopt() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 && (ebx & (1u << 23)) != 0;
+}
 #endif
 
 }  // namespace
@@ -34,7 +41,7 @@ void FlushRange(const void* data, size_t bytes) {
   const char* p = reinterpret_cast<const char*>(begin);
   const char* end = static_cast<const char*>(data) + bytes;
 #if defined(__x86_64__)
-  static const bool has_clflushopt = __builtin_cpu_supports("clflushopt");
+  static const bool has_clflushopt = HasClflushopt();
   has_clflushopt ? FlushLinesOpt(p, end) : FlushLines(p, end);
   _mm_mfence();
 #elif defined(__aarch64__)
