@@ -60,6 +60,7 @@ std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t
   }
   if (batch == 1) {  // A dense layer: W is a constant weight.
     AddOneDnn(&out, "matmul", [&] { return OneDnnMatmul(batch, m, n, k, types); });
+    AddOneDnn(&out, "inner product", [&] { return OneDnnInnerProduct(m, n, k, types); });
   } else {  // A batched matmul: W is an activation, oneDNN's two ways of taking it in the call.
     AddOneDnn(&out, "matmul, W as written",
               [&] { return OneDnnMatmul(batch, m, n, k, types, MatmulWeight::kActivationAsIs); });
@@ -73,9 +74,6 @@ std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t
       out.back().comparable = false;
       absl::StrAppend(&out.back().impl, " (W laid out by oneDNN before the call, as a constant)");
     }
-  }
-  if (batch == 1) {
-    AddOneDnn(&out, "inner product", [&] { return OneDnnInnerProduct(m, n, k, types); });
   }
   return out;
 }

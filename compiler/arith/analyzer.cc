@@ -257,9 +257,11 @@ class Simplifier : public ir::IRMutator {
         const int64_t* c = ir::AsConstInt(mod->b);
         if (c == nullptr || *c <= 0) continue;
         const int64_t k = s->terms[i].second;
+        int64_t kc = 0;  // The floordiv's coefficient that pairs with it (none on overflow).
+        if (__builtin_mul_overflow(k, *c, &kc)) continue;
         for (size_t j = 0; j < s->terms.size(); ++j) {
           const auto* div = s->terms[j].first.as<BinaryNode>();
-          if (div == nullptr || div->op != BinaryOp::kFloorDiv || s->terms[j].second != k * *c ||
+          if (div == nullptr || div->op != BinaryOp::kFloorDiv || s->terms[j].second != kc ||
               !ir::StructuralEqual(div->b, mod->b) || !ir::StructuralEqual(div->a, mod->a)) {
             continue;
           }
