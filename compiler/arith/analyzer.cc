@@ -45,6 +45,13 @@ struct Sum {
   }
 };
 
+// Whether integer type `t` represents `v` (64-bit types: every int64_t).
+bool FitsIn(int64_t v, ir::DataType t) {
+  if (t.bits >= 64) return t.is_int() || v >= 0;
+  if (t.is_uint() || t.is_bool()) return v >= 0 && v < (int64_t{1} << t.bits);
+  return v >= -(int64_t{1} << (t.bits - 1)) && v < (int64_t{1} << (t.bits - 1));
+}
+
 class Simplifier : public ir::IRMutator {
  public:
   explicit Simplifier(const Analyzer& an) : an_(an) {}
@@ -146,6 +153,21 @@ class Simplifier : public ir::IRMutator {
   Expr Mutate_(const ir::NotNode* op, const Expr& self) override {
     Expr a = Mutate(op->a);
     return a.same_as(op->a) ? self : !a;
+  }
+
+  // An integer constant converted to an integer type that holds it is that constant, and an
+  // integer zero converted to a floating-point type is 0.0 (a padding's zero, widened before a
+  // multiply-add).
+  Expr Mutate_(const ir::CastNode* op, const Expr& self) override {
+    Expr v = Mutate(op->value);
+    const int64_t* c = ir::AsConstInt(v);
+    if (c != nullptr && op->type.is_scalar() && op->type.is_integral() && FitsIn(*c, op->type)) {
+      return ir::IntImmNode::Make(op->type, *c);
+    }
+    if (c != nullptr && *c == 0 && op->type.is_scalar() && op->type.is_float()) {
+      return ir::FloatImmNode::Make(op->type, 0.0);
+    }
+    return v.same_as(op->value) ? self : ir::CastNode::Make(op->type, v);
   }
 
   Expr Mutate_(const ir::SelectNode* op, const Expr& self) override {

@@ -56,6 +56,19 @@ Expr FoldInt(BinaryOp op, DataType t, int64_t x, int64_t y) {
   return Expr();
 }
 
+// The constant of a vector of one integer constant.
+const int64_t* AsBroadcastConstInt(const Expr& e) {
+  const auto* b = e.as<BroadcastNode>();
+  return b == nullptr ? nullptr : AsConstInt(b->value);
+}
+
+// A floating-point zero, or a vector of them.
+bool IsFloatZero(const Expr& e) {
+  const auto* b = e.as<BroadcastNode>();
+  const auto* f = (b == nullptr ? e : b->value).as<FloatImmNode>();
+  return f != nullptr && f->value == 0;
+}
+
 Expr Fold(BinaryOp op, Expr a, Expr b) {
   MatchTypes(&a, &b);
   const int64_t* x = AsConstInt(a);
@@ -78,8 +91,21 @@ Expr Fold(BinaryOp op, Expr a, Expr b) {
         break;
     }
   }
-  // Identities that keep index arithmetic small.
+  // A floating-point term multiplied by a constant zero is dropped too, as an integer's is (a
+  // padding's tap): the product is taken to be zero, as under fast math's no-NaNs and
+  // no-signed-zeros, so a weight of inf or NaN at a padding tap does not make the sum NaN.
+  if (a.type().is_float() && (op == BinaryOp::kMul || op == BinaryOp::kAdd)) {
+    const bool za = IsFloatZero(a), zb = IsFloatZero(b);
+    if (op == BinaryOp::kMul && za) return a;
+    if (op == BinaryOp::kMul && zb) return b;
+    if (op == BinaryOp::kAdd && za) return b;
+    if (op == BinaryOp::kAdd && zb) return a;
+  }
+  // Identities that keep index arithmetic small, and drop the terms of a sum that multiply an
+  // integer zero (a padding's tap, in vectors of broadcast zeros too).
   if (a.type().is_int() || a.type().is_uint()) {
+    if (x == nullptr) x = AsBroadcastConstInt(a);
+    if (y == nullptr) y = AsBroadcastConstInt(b);
     if (op == BinaryOp::kAdd && x != nullptr && *x == 0) return b;
     if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && y != nullptr && *y == 0) return a;
     if (op == BinaryOp::kMul && ((x != nullptr && *x == 0) || (y != nullptr && *y == 1))) {

@@ -37,15 +37,22 @@ class GuardCollector : public ir::IRVisitor {
  public:
   explicit GuardCollector(bool selects) : selects_(selects) {}
   std::vector<Expr> conds;
+  std::vector<bool> from_select;  // Per condition: whether a select's (else a likely()'s).
 
  protected:
   void Visit_(const ir::CallNode* op) override {
-    if (op->name == "likely") Conjuncts(op->args[0], &conds);
+    if (op->name == "likely") Add(op->args[0], false);
     IRVisitor::Visit_(op);
   }
   void Visit_(const ir::SelectNode* op) override {
-    if (selects_ && GuardsLoad(op)) Conjuncts(op->cond, &conds);
+    if (selects_ && GuardsLoad(op)) Add(op->cond, true);
     IRVisitor::Visit_(op);
+  }
+
+ private:
+  void Add(const Expr& cond, bool select) {
+    Conjuncts(cond, &conds);
+    from_select.resize(conds.size(), select);
   }
 
  private:
@@ -190,6 +197,9 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+// The longest edge of a loop that is peeled into single iterations (see Partitioner).
+constexpr int64_t kMaxPeeled = 8;
+
 class Partitioner : public ir::IRMutator {
  public:
   using IRMutator::Mutate;
@@ -207,7 +217,8 @@ class Partitioner : public ir::IRMutator {
     const bool selects = op->pragmas.count(schedule::kPartitionSelectsPragma) > 0;
     GuardCollector gc(selects);
     gc.Visit(body);
-    for (const Expr& cond : gc.conds) {
+    for (size_t ci = 0; ci < gc.conds.size(); ++ci) {
+      const Expr& cond = gc.conds[ci];
       // Normalize to diff >= 0.
       const auto* cmp = cond.as<ir::BinaryNode>();
       if (cmp == nullptr) continue;
@@ -232,17 +243,35 @@ class Partitioner : public ir::IRMutator {
       split = std::max(lo, std::min(hi, split));
       bool main_everywhere = main_first ? split == hi : split == lo;
       bool tail_everywhere = main_first ? split == lo : split == hi;
-      if (tail_everywhere) continue;
+      // A select's condition that holds in some iterations of the edge but not for every
+      // inner iteration (a strided window: row 0 reads 3 taps of padding, row 1 one) is
+      // decided only iteration by iteration: a short edge is peeled into single iterations,
+      // in which the inner loops are partitioned on it with this variable fixed.
+      const bool peel = gc.from_select[ci] && op->for_kind != ir::ForKind::kVectorized;
+      if (tail_everywhere) {
+        if (peel && *ext > 1 && *ext <= kMaxPeeled) return PeelAll(op, lo, hi, body);
+        continue;
+      }
       Stmt proven = ReplaceConjunct(cond, selects).Mutate(body);
       if (main_everywhere) {
         body = proven;
         continue;
       }
-      Stmt main_body = main_first ? proven : body;
-      Stmt tail_body = main_first ? body : proven;
       std::vector<Stmt> parts;
-      parts.push_back(MakeLoop(op, lo, split - lo, main_body));
-      parts.push_back(MakeLoop(op, split, hi - split, tail_body));
+      auto add_edge = [&](int64_t from, int64_t to) {
+        if (peel && to - from <= kMaxPeeled) {
+          for (int64_t v = from; v < to; ++v) parts.push_back(MakeLoop(op, v, 1, body));
+        } else {
+          parts.push_back(MakeLoop(op, from, to - from, body));
+        }
+      };
+      if (main_first) {
+        parts.push_back(MakeLoop(op, lo, split - lo, proven));
+        add_edge(split, hi);
+      } else {
+        add_edge(lo, split);
+        parts.push_back(MakeLoop(op, split, hi - split, proven));
+      }
       an_.Unbind(op->var.get());
       // Recurse: each part may have more conditions to split on.
       std::vector<Stmt> done;
@@ -257,6 +286,14 @@ class Partitioner : public ir::IRMutator {
   }
 
  private:
+  // Every iteration of [lo, hi) as a loop of its own, each partitioned in turn.
+  Stmt PeelAll(const ir::ForNode* op, int64_t lo, int64_t hi, const Stmt& body) {
+    an_.Unbind(op->var.get());
+    std::vector<Stmt> done;
+    for (int64_t v = lo; v < hi; ++v) done.push_back(Mutate(MakeLoop(op, v, 1, body)));
+    return ir::SeqNode::Make(std::move(done));
+  }
+
   static Stmt MakeLoop(const ir::ForNode* op, int64_t min, int64_t extent, Stmt body) {
     return ir::ForNode::Make(op->var, Expr(static_cast<int>(min)), Expr(static_cast<int>(extent)),
                              op->for_kind, std::move(body), op->thread_tag, op->pragmas);

@@ -1,6 +1,7 @@
 #include "compiler/lower/simplify.h"
 
 #include "compiler/arith/analyzer.h"
+#include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_util.h"
 
@@ -51,6 +52,23 @@ class StmtSimplifier : public ir::IRMutator {
     if (ir::IsNoOp(t) && (!e.defined() || ir::IsNoOp(e))) return ir::EvaluateNode::Make(0);
     if (c.same_as(op->cond) && t.same_as(op->then_case) && e.same_as(op->else_case)) return self;
     return ir::IfThenElseNode::Make(c, t, e);
+  }
+
+  // A store of the value just loaded from the same element is a no-op (an accumulator whose
+  // every term was a padding's zero: acc = acc + 0).
+  Stmt Mutate_(const ir::StoreNode* op, const Stmt& self) override {
+    Stmt s = IRMutator::Mutate_(op, self);
+    const auto* st = s.as<ir::StoreNode>();
+    const auto* load = st == nullptr ? nullptr : st->value.as<ir::LoadNode>();
+    if (load != nullptr && load->buffer == st->buffer &&
+        load->indices.size() == st->indices.size()) {
+      bool same = true;
+      for (size_t i = 0; i < st->indices.size() && same; ++i) {
+        same = ir::StructuralEqual(load->indices[i], st->indices[i]);
+      }
+      if (same) return ir::EvaluateNode::Make(0);
+    }
+    return s;
   }
 
   Stmt Mutate_(const ir::AllocateNode* op, const Stmt& self) override {

@@ -18,6 +18,7 @@
 #include "tuner/generated/hoist_weights.h"
 #include "tuner/generated/knob_names.h"
 #include "tuner/generated/pack_input.h"
+#include "tuner/generated/padding_axes.h"
 #include "tuner/generated/row_fusion.h"
 #include "tuner/generated/sketch.h"
 #include "tuner/generated/split_reduction.h"
@@ -122,7 +123,7 @@ absl::Status VectorizeInPieces(schedule::Stage& st, const IterVar& iv, int64_t l
 // the stage spans that many rows of it, all of them in the register tile.
 absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool parallel,
                         schedule::Schedule* sch, int fixed_axis = -1, int64_t fixed_rows = 0,
-                        IterVar* fused_out = nullptr) {
+                        IterVar* fused_out = nullptr, const std::vector<int>& border_axes = {}) {
   Tensor writer = ts.writer;
   Tensor acc = ts.accumulator;
   if (ts.cache_write) {
@@ -136,15 +137,20 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   const int rank = static_cast<int>(w.root_axes().size());
   std::vector<IterVar> outer, inner;
   int64_t row_points = 1;
-  std::vector<IterVar> tails;  // The outer loops of tiles that leave a tail.
-  int64_t vector_lanes = 0;    // The last axis's vector tile from its knob (0: none).
+  // The outer loops kept out of the fused loop: those of tiles that leave a tail, and those
+  // of `border_axes` (a padding inlined into the reduction: its bounds are partitioned on them).
+  std::vector<IterVar> tails;
+  std::vector<IterVar> borders;  // The outer loops of `border_axes`.
+  int64_t vector_lanes = 0;      // The last axis's vector tile from its knob (0: none).
   for (int d = 0; d < rank; ++d) {
     IterVar axis = w.axis(d);
     const std::string knob = KnobName(writer, absl::StrCat("tile_", axis->name()));
     absl::StatusOr<std::vector<int64_t>> f = std::vector<int64_t>{-1, fixed_rows};
+    const bool border = absl::c_linear_search(border_axes, d);
     if (d != fixed_axis) {
       if (config.space->KnobIndex(knob) < 0) {
         outer.push_back(axis);
+        if (border) borders.push_back(axis);
         continue;
       }
       f = config.Split(knob);
@@ -157,6 +163,11 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
     if (d + 1 < rank) row_points *= (*f)[1];
     if (d + 1 == rank && d != fixed_axis) vector_lanes = (*f)[1];
     if (Extent(axis) % (*f)[1] != 0) tails.push_back(split->first);
+    if (border) borders.push_back(split->first);
+  }
+  for (const IterVar& b : borders) {
+    if (!absl::c_linear_search(tails, b)) tails.push_back(b);
+    if (absl::Status s = w.Pragma(b, schedule::kPartitionSelectsPragma, 1); !s.ok()) return s;
   }
   // A plain copy out of a blocked layout (an output unblocked from NCHW16c: Y[n, f, y, x] =
   // Yp[n, f / 16, y, x, f % 16]) reads its vector axis with a stride: the axis that indexes
@@ -187,7 +198,8 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   // The outer loops of tiles with a tail go innermost (in their order) and stay out of the
   // fused loop: fused, their guards would depend on the fused index in every iteration; alone,
   // loop partitioning peels their last iteration and the main body is guard-free (guarded
-  // register rows would otherwise run as scalar loops).
+  // register rows would otherwise run as scalar loops). So do the loops of border axes, whose
+  // first and last tiles loop partitioning peels off the same way.
   auto has_tail = [&](const IterVar& iv) {
     return std::find(tails.begin(), tails.end(), iv) != tails.end();
   };
@@ -242,6 +254,17 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   const int local_rank = static_cast<int>(l.root_axes().size());
   for (int d = 0; d < local_rank; ++d) local_order.push_back(l.axis(d));
   if (absl::Status s = l.Reorder(local_order); !s.ok()) return s;
+  if (!borders.empty()) {
+    // Inside the border tiles the padding's bounds also split the reduction and the register
+    // rows, down to pieces where each tap is in the image or in the padding for every
+    // accumulator: a tap in the padding adds zero and is dropped (oneDNN skips them too).
+    for (int d = 0; d + 1 < static_cast<int>(local_order.size()); ++d) {
+      if (absl::Status s = l.Pragma(local_order[d], schedule::kPartitionSelectsPragma, 1);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
   if (absl::Status s = vector_lanes > 0 ? VectorizeInPieces(l, l.axis(local_rank - 1), vector_lanes)
                                         : l.Vectorize(l.axis(local_rank - 1));
       !s.ok()) {
@@ -487,6 +510,8 @@ absl::Status ApplyRowFusion(const Sketch& sketch, const std::vector<Tensor>& pac
 // Knob values of pack_<input>.
 constexpr int64_t kPackPerCall = 1;
 constexpr int64_t kPackAhead = 2;
+// The knob value of `<stage>.at` that inlines a padding into its reader (DefineRootKnobs).
+constexpr int64_t kInlinePadding = 2;
 
 // The program with each input packed whose `pack_` knob is on (see pack_input.h); the block is
 // the vector tile of the reduction's last axis. `packed` receives the copies packed in the
@@ -565,19 +590,28 @@ const TiledStage* SoleTiledReader(const Sketch& sketch, const Tensor& t) {
 // the union of the knobs of every variant of the program; see DefineGeneratedSpace).
 // `<stage>.at`: an elementwise stage computed at the top level because one reduction reads it
 // (a padding) is computed over the whole tensor first (0), or inside the reduction's parallel
-// tile loop (1), just the region that tile reads, so the copy stays in cache.
-void DefineRootKnobs(const Sketch& sketch, ConfigSpace* space) {
+// tile loop (1), just the region that tile reads, so the copy stays in cache; and where
+// `inline_padding` and the stage is a padding (padding_axes.h), inlined into the reduction
+// (kInlinePadding), its bounds partitioned away from every tile but the border ones, where the
+// taps that fall in the padding are dropped.
+void DefineRootKnobs(const Sketch& sketch, ConfigSpace* space, bool inline_padding) {
   for (const Tensor& t : sketch.root) {
-    if (t.compute()->reduce_axis.empty() && SoleTiledReader(sketch, t) != nullptr) {
+    const TiledStage* reader = SoleTiledReader(sketch, t);
+    if (t.compute()->reduce_axis.empty() && reader != nullptr) {
       const std::string name = KnobName(t, "at");
-      if (space->KnobIndex(name) < 0) space->DefineOther(name, {0, 1});
+      if (space->KnobIndex(name) >= 0) continue;
+      if (inline_padding && !PaddedAxes(reader->accumulator, t).empty()) {
+        space->DefineOther(name, {0, 1, kInlinePadding});
+      } else {
+        space->DefineOther(name, {0, 1});
+      }
     }
   }
 }
 
 void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
                        ConfigSpace* space) {
-  DefineRootKnobs(sketch, space);
+  DefineRootKnobs(sketch, space, /*inline_padding=*/true);
   auto define_split = [&](const std::string& name, int64_t extent, SplitPolicy policy,
                           int64_t max) {
     if (space->KnobIndex(name) < 0) space->DefineSplit(name, extent, 2, policy, max);
@@ -648,7 +682,7 @@ absl::StatusOr<HoistedProgram> PrepareProgram(const std::vector<Tensor>& args,
 
 // The AMX rule's space (amx_tiling.h): the sketch's top-level stages and the tiles.
 void DefineAmxSpace(const Sketch& sketch, const AmxTiling& amx, ConfigSpace* space) {
-  DefineRootKnobs(sketch, space);
+  DefineRootKnobs(sketch, space, /*inline_padding=*/false);
   DefineAmxTilingKnobs(amx, space);
   space->DefineOther("parallel", {1, 0});
 }
@@ -796,6 +830,8 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
   const int depth = fuse_rows > 0 ? RowFusionDepth(*packed_args, packed) : 0;
   // Stages computed inside their reader's tile loop (`<stage>.at` = 1), by reader.
   absl::flat_hash_map<const te::OperationNode*, std::vector<Tensor>> in_tile;
+  // The writer axes of paddings inlined into their reader (`<stage>.at` = kInlinePadding).
+  absl::flat_hash_map<const te::OperationNode*, std::vector<int>> border_axes;
   for (const Tensor& t : sketch->root) {
     const bool is_packed = std::find(packed.begin(), packed.end(), t) != packed.end();
     if (depth > 0 && !is_packed) continue;  // Computed in the block of rows (ApplyRowFusion).
@@ -806,6 +842,17 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
       absl::StatusOr<int64_t> at = config.Other(knob);
       if (!at.ok()) return at.status();
       const TiledStage* reader = SoleTiledReader(*sketch, t);
+      if (*at == kInlinePadding && reader != nullptr && !is_packed && !amx) {
+        std::vector<int> axes = PaddedAxes(reader->accumulator, t);
+        if (!axes.empty()) {
+          if (absl::Status s = (*st)->ComputeInline(); !s.ok()) return s;
+          std::vector<int>& all = border_axes[reader->writer.op()];
+          for (int d : axes) {
+            if (!absl::c_linear_search(all, d)) all.push_back(d);
+          }
+          continue;
+        }
+      }
       at_tile = *at != 0 && reader != nullptr && !is_packed;
       if (at_tile) in_tile[reader->writer.op()].push_back(t);
     }
@@ -829,9 +876,14 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
             ApplyAmxTiling(ts.writer, config, *parallel != 0, sch->get());
         if (!outer.ok()) return outer.status();
         fused = *outer;
-      } else if (absl::Status s = ApplyTiled(ts, config, *parallel != 0, sch->get(), -1, 0, &fused);
-                 !s.ok()) {
-        return s;
+      } else {
+        auto borders = border_axes.find(ts.writer.op());
+        if (absl::Status s =
+                ApplyTiled(ts, config, *parallel != 0, sch->get(), -1, 0, &fused,
+                           borders == border_axes.end() ? std::vector<int>{} : borders->second);
+            !s.ok()) {
+          return s;
+        }
       }
       auto attached = in_tile.find(ts.writer.op());
       if (attached == in_tile.end()) continue;
