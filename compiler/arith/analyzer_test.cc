@@ -43,6 +43,27 @@ TEST(Analyzer, FusedIndex_DivAndModOfTheSameValueFoldBack) {
             "((floordiv(((o * 16) + in), 3) * 2) + floormod(((o * 16) + in), 3))");
 }
 
+// A padding's tap whose select is decided (false: the tap reads the padding) multiplies a
+// constant zero: the uint8 zero widened to int32 folds to a constant, and the term drops out
+// of the accumulator's sum, in vectors of 16 too; so does a floating-point zero's term. A cast
+// whose type cannot hold the constant stays a cast, and other constants are not dropped.
+TEST(Analyzer, PaddingZeroTerm_DroppedFromTheSum) {
+  Analyzer an;
+  const ir::DataType i32x16 = ir::DataType::Int(32, 16);
+  Var acc("acc", i32x16), w("w", i32x16);
+  const Expr zero_u8 = ir::IntImmNode::Make(ir::DataType::UInt(8), 0);
+  const Expr tap = ir::BroadcastNode::Make(ir::CastNode::Make(ir::DataType::Int(32), zero_u8), 16);
+  EXPECT_EQ(ir::ToString(an.Simplify(acc + tap * w + tap * w)), "acc");
+  Var facc("facc", ir::DataType::Float(32, 16)), fw("fw", ir::DataType::Float(32, 16));
+  const Expr ftap = ir::BroadcastNode::Make(ir::FloatImmNode::Make(ir::DataType::Float(32), 0), 16);
+  EXPECT_EQ(ir::ToString(an.Simplify(facc + fw * ftap)), "facc");
+  const Expr big = ir::CastNode::Make(ir::DataType::UInt(8), Expr(300));
+  const Expr kept = an.Simplify(big);
+  EXPECT_NE(kept.as<ir::CastNode>(), nullptr) << ir::ToString(kept);
+  const Expr one = ir::BroadcastNode::Make(ir::CastNode::Make(ir::DataType::Int(32), Expr(1)), 16);
+  EXPECT_EQ(ir::ToString(an.Simplify(acc + one * w)), "(acc + w)");
+}
+
 TEST(Analyzer, Comparison_ProvedByBounds) {
   Var i("i");
   Analyzer an;

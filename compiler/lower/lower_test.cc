@@ -144,6 +144,49 @@ TEST(Lower, PaddingSelectOnFusedRun_PartitionedWhereThePragmaAsks) {
   EXPECT_EQ(without.find(", 1, 16)"), std::string::npos) << without;
 }
 
+// A padding inlined into a strided convolution (1-D: 9 inputs padded by 3, a window of 7,
+// stride 2, 5 outputs), with kPartitionSelectsPragma on the output's and the window's loops:
+// outputs 2..2 read no padding; outputs 0, 1, 3 and 4 each read some, a different number of
+// taps, so their edges are peeled output by output and each one's window partitioned where the
+// image starts or ends. The taps in the padding multiply a constant zero and are dropped: 27
+// taps of 35 are left, and no select. Without the pragma every tap keeps its select.
+TEST(Lower, InlinedPaddingOfAStridedWindow_EdgesPeeledAndPaddingTapsDropped) {
+  Tensor X = te::Placeholder({9}, DataType::Float(32), "X");
+  Tensor W = te::Placeholder({7}, DataType::Float(32), "W");
+  auto lowered = [&](bool pragma) {
+    te::IterVar r = te::ReduceAxis(Expr(7), "r");
+    Tensor Y =
+        te::Compute(
+            {Expr(5)},
+            [&](const std::vector<Var>& i) {
+              Expr h = i[0] * 2 + r->var;
+              return te::Sum(ir::select(h >= 3 && h < 12, X(h - 3), Expr(0.0f)) * W(r->var), {r});
+            },
+            "Y")
+            .value();
+    auto sch = *schedule::Schedule::Create({Y});
+    auto& y = (*sch)[Y];
+    if (pragma) {
+      EXPECT_TRUE(y.Pragma(y.axis(0), schedule::kPartitionSelectsPragma, 1).ok());
+      EXPECT_TRUE(y.Pragma(y.reduce_axis(0), schedule::kPartitionSelectsPragma, 1).ok());
+    }
+    auto f = Lower(*sch, {X, W, Y}, "window");
+    EXPECT_TRUE(f.ok()) << f.status();
+    return f.ok() ? ir::ToString(f->body) : std::string();
+  };
+  const std::string text = lowered(true);
+  EXPECT_EQ(text.find("select("), std::string::npos) << text;
+  // Output 0 reads taps 3..6, output 1 taps 1..6, output 3 taps 0..5, output 4 taps 0..3.
+  EXPECT_NE(text.find("for (r, 3, 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (r, 1, 6)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (r, 0, 6)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (r, 0, 4)"), std::string::npos) << text;
+  // Output 0's taps 0..2 are gone, not left as a loop that adds nothing.
+  EXPECT_EQ(text.find("for (r, 0, 3)"), std::string::npos) << text;
+  const std::string without = lowered(false);
+  EXPECT_NE(without.find("select("), std::string::npos) << without;
+}
+
 // A clamp written as selects, select(x > c, c, select(x < -c, -c, x)), loads in its branches
 // only what its conditions already load in every lane: it is widened (erf's clamp, inside a
 // GELU epilogue). A select whose branch loads something its condition does not stays scalar.
