@@ -647,12 +647,9 @@ TEST(ProgramTemplate, ByteChannelBlockPadding_RowRunInRegistersAndMatches) {
   });
 }
 
-// `P.at` = 1 computes a convolution's padding inside the reduction's parallel tile loop, just
-// the region the tile reads: the padded buffer is then allocated inside that loop (smaller than
-// the whole padded input), and configs with it match the unscheduled program, for a strided
-// depthwise and a strided 3×3 convolution with tails.
-TEST(ProgramTemplate, PaddingInTile_ComputedPerTileAndMatches) {
-  const std::vector<ProgramCase> cases = {
+// A strided depthwise and a strided 3×3 convolution with padding 1 and tails.
+std::vector<ProgramCase> StridedPaddedConvolutions() {
+  return {
       {"depthwise_blocked",
        {{"N", 1}, {"C", 2}, {"H", 11}, {"W", 9}, {"R", 3}, {"S", 3}, {"St", 2}, {"Pd", 1}}},
       {"conv2d_blocked",
@@ -668,7 +665,14 @@ TEST(ProgramTemplate, PaddingInTile_ComputedPerTileAndMatches) {
         {"St", 2},
         {"Pd", 1}}},
   };
-  for (const ProgramCase& c : cases) {
+}
+
+// `P.at` = 1 computes a convolution's padding inside the reduction's parallel tile loop, just
+// the region the tile reads: the padded buffer is then allocated inside that loop (smaller than
+// the whole padded input), and configs with it match the unscheduled program, for a strided
+// depthwise and a strided 3×3 convolution with tails.
+TEST(ProgramTemplate, PaddingInTile_ComputedPerTileAndMatches) {
+  for (const ProgramCase& c : StridedPaddedConvolutions()) {
     absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes);
     ASSERT_TRUE(p.ok()) << p.status();
     CheckConfigsWithChoice(*p, "P.at", 1, [&](const std::string& ir, const Config& config) {
@@ -690,23 +694,8 @@ TEST(ProgramTemplate, PaddingInTile_ComputedPerTileAndMatches) {
 // no select is left at all. Configs spread over each space (fp32 and int8, strided, tails, a
 // depthwise layer, the 3-channel stem) match the unscheduled program.
 TEST(ProgramTemplate, PaddingInlined_NoSelectLeftAndMatches) {
-  std::vector<ProgramCase> cases = {
-      {"depthwise_blocked",
-       {{"N", 1}, {"C", 2}, {"H", 11}, {"W", 9}, {"R", 3}, {"S", 3}, {"St", 2}, {"Pd", 1}}},
-      {"conv2d_blocked",
-       {{"N", 1},
-        {"C", 2},
-        {"CB", 4},
-        {"H", 9},
-        {"W", 7},
-        {"F", 2},
-        {"FB", 8},
-        {"R", 3},
-        {"S", 3},
-        {"St", 2},
-        {"Pd", 1}}},
-      SmallStem(),
-  };
+  std::vector<ProgramCase> cases = StridedPaddedConvolutions();
+  cases.push_back(SmallStem());
   for (const ProgramCase& c : cases) {
     absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes);
     ASSERT_TRUE(p.ok()) << p.status();
