@@ -146,7 +146,7 @@ TEST(Lower, PaddingSelectOnFusedRun_PartitionedWhereThePragmaAsks) {
 
 // A padding inlined into a strided convolution (1-D: 9 inputs padded by 3, a window of 7,
 // stride 2, 5 outputs), with kPartitionSelectsPragma on the output's and the window's loops:
-// outputs 2..2 read no padding; outputs 0, 1, 3 and 4 each read some, a different number of
+// output 2 reads no padding; outputs 0, 1, 3 and 4 each read some, a different number of
 // taps, so their edges are peeled output by output and each one's window partitioned where the
 // image starts or ends. The taps in the padding multiply a constant zero and are dropped: 27
 // taps of 35 are left, and no select. Without the pragma every tap keeps its select.
