@@ -586,21 +586,44 @@ const TiledStage* SoleTiledReader(const Sketch& sketch, const Tensor& t) {
   return found;
 }
 
+// The iterations of a computed stage's loop nest: its axes' extents times its reduction's.
+double Iterations(const Tensor& t) {
+  double n = 1;
+  for (const IterVar& iv : t.compute()->axis) n *= static_cast<double>(Extent(iv));
+  for (const IterVar& iv : t.compute()->reduce_axis) n *= static_cast<double>(Extent(iv));
+  return n;
+}
+
+// Whether `reader`'s reduction holds at least half of the iterations of the sketch's tiled
+// stages: where the taps that an inlined padding drops are a share of the program's work (a
+// convolution, a pooling) and not of a light transform before the work (a Winograd program's
+// input transform, 1% of its iterations, where inlining measured within 1% of `at` = 1 and
+// grew its space by half).
+bool HoldsMostOfTheWork(const Sketch& sketch, const TiledStage& reader) {
+  double total = 0;
+  for (const TiledStage& ts : sketch.tiled) {
+    total += Iterations(ts.accumulator.defined() ? ts.accumulator : ts.writer);
+  }
+  return 2 * Iterations(reader.accumulator) >= total;
+}
+
 // Defines the knobs of one sketch's tiled stages that `space` does not have yet (the space is
 // the union of the knobs of every variant of the program; see DefineGeneratedSpace).
 // `<stage>.at`: an elementwise stage computed at the top level because one reduction reads it
 // (a padding) is computed over the whole tensor first (0), or inside the reduction's parallel
 // tile loop (1), just the region that tile reads, so the copy stays in cache; and where
-// `inline_padding` and the stage is a padding (padding_axes.h), inlined into the reduction
-// (kInlinePadding), its bounds partitioned away from every tile but the border ones, where the
-// taps that fall in the padding are dropped.
+// `inline_padding`, the stage is a padding (padding_axes.h) and its reader holds most of the
+// work (HoldsMostOfTheWork), inlined into the reduction (kInlinePadding), its bounds
+// partitioned away from every tile but the border ones, where the taps that fall in the padding
+// are dropped.
 void DefineRootKnobs(const Sketch& sketch, ConfigSpace* space, bool inline_padding) {
   for (const Tensor& t : sketch.root) {
     const TiledStage* reader = SoleTiledReader(sketch, t);
     if (t.compute()->reduce_axis.empty() && reader != nullptr) {
       const std::string name = KnobName(t, "at");
       if (space->KnobIndex(name) >= 0) continue;
-      if (inline_padding && !PaddedAxes(reader->accumulator, t).empty()) {
+      if (inline_padding && !PaddedAxes(reader->accumulator, t).empty() &&
+          HoldsMostOfTheWork(sketch, *reader)) {
         space->DefineOther(name, {0, 1, kInlinePadding});
       } else {
         space->DefineOther(name, {0, 1});

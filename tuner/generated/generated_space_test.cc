@@ -737,6 +737,35 @@ TEST(ProgramTemplate, PaddingInlined_TapsInThePaddingDropped) {
   });
 }
 
+// The padding is inlined only where its reader holds most of the program's work: into a
+// convolution, not into a Winograd program's input transform (a light stage before the batched
+// products), whose `P.at` keeps its two choices.
+TEST(ProgramTemplate, PaddingInlined_OnlyWhereItsReaderHoldsTheWork) {
+  auto choices = [](const std::string& file,
+                    const absl::flat_hash_map<std::string, int64_t>& shapes) -> int64_t {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace(file, shapes);
+    EXPECT_TRUE(p.ok()) << p.status();
+    if (!p.ok()) return -1;
+    const int k = p->space->KnobIndex("P.at");
+    EXPECT_GE(k, 0) << file << "\n" << p->space->Describe();
+    return k < 0 ? -1 : p->space->knob(k).size();
+  };
+  EXPECT_EQ(choices("conv2d_winograd", {{"N", 1}, {"C", 1}, {"H", 7}, {"W", 6}, {"F", 2}}), 2);
+  EXPECT_EQ(choices("conv2d_winograd_f2", {{"N", 1}, {"C", 2}, {"H", 5}, {"W", 6}, {"F", 1}}), 2);
+  EXPECT_EQ(choices("conv2d_blocked", {{"N", 1},
+                                       {"C", 1},
+                                       {"CB", 8},
+                                       {"H", 7},
+                                       {"W", 6},
+                                       {"F", 2},
+                                       {"FB", 8},
+                                       {"R", 3},
+                                       {"S", 3},
+                                       {"St", 1},
+                                       {"Pd", 1}}),
+            3);
+}
+
 // A padding of 0 (a 1×1 convolution, Pd = 0) leaves a guard that always holds: it is dropped
 // (drop_guards.h) and the plain copy inlined, so no config copies the input first.
 TEST(ProgramTemplate, PaddingOfZero_NoCopyOfTheInput) {
