@@ -3,12 +3,14 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "compiler/arith/analyzer.h"
 #include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
+#include "compiler/lower/simplify.h"
 #include "compiler/schedule/schedule.h"
 
 namespace tunefarm::lower {
@@ -192,6 +194,99 @@ std::optional<std::pair<int64_t, Expr>> LinearIn(const Expr& e, const ir::VarNod
   }
 }
 
+// Replaces by its false value every select that guards a load and has `c` among the conjuncts
+// of its condition: the statement as it runs where `c` fails.
+class FailConjunct : public ir::IRMutator {
+ public:
+  explicit FailConjunct(const Expr& c) : c_(c) {}
+
+ protected:
+  Expr Mutate_(const ir::SelectNode* op, const Expr& self) override {
+    if (GuardsLoad(op) && WithoutConjunct(op->cond, c_).has_value()) {
+      return Mutate(op->false_value);
+    }
+    return IRMutator::Mutate_(op, self);
+  }
+
+ private:
+  const Expr& c_;
+};
+
+// The variables of the loops in a statement.
+absl::flat_hash_set<const ir::VarNode*> LoopVarsOf(const Stmt& s) {
+  class Collector : public ir::IRVisitor {
+   public:
+    absl::flat_hash_set<const ir::VarNode*> vars;
+    void Visit_(const ir::ForNode* op) override {
+      vars.insert(op->var.get());
+      IRVisitor::Visit_(op);
+    }
+  } c;
+  c.Visit(s);
+  return c.vars;
+}
+
+bool Replicated(ir::ForKind kind) {
+  return kind == ir::ForKind::kUnrolled || kind == ir::ForKind::kVectorized;
+}
+
+// Whether a select's condition `cond` can be checked once per iteration of loop `r` instead of
+// partitioning the loops around r on it (see Partitioner): r is a serial loop with the
+// partition_selects pragma, not inside a replicated (unrolled, vectorized) loop, with loops in
+// its body (a reduction's outer loop: a filter's rows around the register tile, not a loop of
+// the tile); cond reads r and otherwise only variables bound outside r, at least one of them
+// (a constant bound is split on for free); and where cond fails, r's body does nothing (every
+// select it is a conjunct of adds a zero, dropped by the simplifier).
+bool Hoistable(const ir::ForNode* r, const Expr& cond, bool inside_replicated) {
+  if (inside_replicated || r->for_kind != ir::ForKind::kSerial ||
+      r->pragmas.count(schedule::kPartitionSelectsPragma) == 0 ||
+      ir::AsConstInt(r->min) == nullptr || ir::AsConstInt(r->extent) == nullptr ||
+      ir::ContainsLoad(cond)) {
+    return false;
+  }
+  const absl::flat_hash_set<const ir::VarNode*> vars = ir::VarsOf(cond);
+  if (!vars.contains(r->var.get()) || vars.size() < 2) return false;
+  // Linear in r, as the partitioner needs to bound it (a bound it cannot read is split on by
+  // the outer loops, as before).
+  const auto* cmp = cond.as<ir::BinaryNode>();
+  if (cmp == nullptr) return false;
+  std::optional<Expr> diff = NonNegativeWhere(cmp->op, cmp->a, cmp->b);
+  if (!diff) return false;
+  std::optional<std::pair<int64_t, Expr>> lin = LinearIn(*diff, r->var.get());
+  if (!lin || lin->first == 0) return false;
+  const absl::flat_hash_set<const ir::VarNode*> inner = LoopVarsOf(r->body);
+  if (inner.empty()) return false;
+  for (const ir::VarNode* v : vars) {
+    if (inner.contains(v)) return false;
+  }
+  return ir::IsNoOp(Simplify(FailConjunct(cond).Mutate(r->body)));
+}
+
+// Whether `cond` is Hoistable at some loop inside `s`.
+bool HoistableInside(const Stmt& s, const Expr& cond, bool inside_replicated) {
+  class Finder : public ir::IRVisitor {
+   public:
+    Finder(const Expr& cond, bool replicated) : cond_(cond), replicated_(replicated ? 1 : 0) {}
+    bool found = false;
+    void Visit_(const ir::ForNode* op) override {
+      if (found) return;
+      if (Hoistable(op, cond_, replicated_ > 0)) {
+        found = true;
+        return;
+      }
+      replicated_ += Replicated(op->for_kind);
+      IRVisitor::Visit_(op);
+      replicated_ -= Replicated(op->for_kind);
+    }
+
+   private:
+    const Expr& cond_;
+    int replicated_;
+  } f(cond, inside_replicated);
+  f.Visit(s);
+  return f.found;
+}
+
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -217,8 +312,17 @@ class Partitioner : public ir::IRMutator {
     const bool selects = op->pragmas.count(schedule::kPartitionSelectsPragma) > 0;
     GuardCollector gc(selects);
     gc.Visit(body);
+    // Conditions checked once per iteration of this loop (Hoistable), proven in its body.
+    std::vector<Expr> hoisted;
     for (size_t ci = 0; ci < gc.conds.size(); ++ci) {
       const Expr& cond = gc.conds[ci];
+      // A padding's bound on a filter's row that an inner loop can check once per row (a
+      // convolution's output rows, whose edges would otherwise be copies of the whole tile
+      // row): left to that loop.
+      if (gc.from_select[ci] &&
+          HoistableInside(body, cond, replicated_ > 0 || Replicated(op->for_kind))) {
+        continue;
+      }
       // Normalize to diff >= 0.
       const auto* cmp = cond.as<ir::BinaryNode>();
       if (cmp == nullptr) continue;
@@ -227,7 +331,10 @@ class Partitioner : public ir::IRMutator {
       auto lin = LinearIn(*diff, op->var.get());
       if (!lin || lin->first == 0) continue;
       auto rest = an_.ConstBound(an_.Simplify(lin->second));
-      if (!rest) continue;
+      if (!rest) {
+        if (gc.from_select[ci] && Hoistable(op, cond, replicated_ > 0)) hoisted.push_back(cond);
+        continue;
+      }
       int64_t k = lin->first, dmin = rest->min;
       int64_t lo = *mn, hi = *mn + *ext;  // [lo, hi)
       // Holds where k*v + dmin >= 0.
@@ -248,6 +355,13 @@ class Partitioner : public ir::IRMutator {
       // decided only iteration by iteration: a short edge is peeled into single iterations,
       // in which the inner loops are partitioned on it with this variable fixed.
       const bool peel = gc.from_select[ci] && op->for_kind != ir::ForKind::kVectorized;
+      if (!main_everywhere && rest->min != rest->max && gc.from_select[ci] &&
+          Hoistable(op, cond, replicated_ > 0)) {
+        // Proven in the body once no other condition splits this loop (a split's parts
+        // hoist it again).
+        hoisted.push_back(cond);
+        continue;
+      }
       if (tail_everywhere) {
         if (peel && *ext > 1 && *ext <= kMaxPeeled) return PeelAll(op, lo, hi, body);
         continue;
@@ -278,7 +392,17 @@ class Partitioner : public ir::IRMutator {
       for (const Stmt& p : parts) done.push_back(Mutate(p));
       return ir::SeqNode::Make(std::move(done));
     }
+    if (!hoisted.empty()) {
+      Expr all = hoisted[0];
+      for (size_t i = 0; i < hoisted.size(); ++i) {
+        body = ReplaceConjunct(hoisted[i], selects).Mutate(body);
+        if (i > 0) all = all && hoisted[i];
+      }
+      body = ir::IfThenElseNode::Make(all, body);
+    }
+    replicated_ += Replicated(op->for_kind);
     body = Mutate(body);
+    replicated_ -= Replicated(op->for_kind);
     an_.Unbind(op->var.get());
     if (body.same_as(op->body)) return self;
     return ir::ForNode::Make(op->var, op->min, op->extent, op->for_kind, body, op->thread_tag,
@@ -313,6 +437,7 @@ class Partitioner : public ir::IRMutator {
   }
 
   arith::Analyzer an_;
+  int replicated_ = 0;  // Replicated loops around the one being partitioned.
 };
 
 }  // namespace

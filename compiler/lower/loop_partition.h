@@ -8,6 +8,12 @@
 // 0)), so that its main part loads without a condition and can run in vectors; the edges keep
 // the select. A bound on floordiv(e, c) with c > 0 counts as the bound it puts on e (an image
 // row's pixels and channels fused into one axis: floordiv(i, 3) >= 3 is i >= 9).
+//
+// Such a condition that reads a serial loop with the pragma and loops in its body (a filter's
+// rows around the register tile) and otherwise only variables bound outside it (the output
+// row) is checked once per iteration of that loop instead, around its body, where the body
+// does nothing when the condition fails; the outer loops are not split on it, so a
+// convolution's edge rows are not copies of the whole row of tiles.
 #ifndef TUNEFARM_COMPILER_LOWER_LOOP_PARTITION_H_
 #define TUNEFARM_COMPILER_LOWER_LOOP_PARTITION_H_
 

@@ -187,6 +187,48 @@ TEST(Lower, InlinedPaddingOfAStridedWindow_EdgesPeeledAndPaddingTapsDropped) {
   EXPECT_NE(without.find("select("), std::string::npos) << without;
 }
 
+// A 3×3 window over a 6×6 image padded by 1, loops i, j (rows, columns), ry, rx, each with
+// kPartitionSelectsPragma. The rows' bounds (y + ry in the image) are checked once per filter
+// row, around the loop over its columns, instead of peeling the first and last output rows off
+// as copies of the whole row of outputs: i stays one loop. The columns' bounds are read by the
+// innermost loop, which has no loop inside to check them around: j's edges are peeled as
+// before, output 0 reading taps 1..2 and output 5 taps 0..1. No select is left.
+TEST(Lower, InlinedPaddingOfAWindowsRows_CheckedPerFilterRow) {
+  Tensor X = te::Placeholder({6, 6}, DataType::Float(32), "X");
+  Tensor W = te::Placeholder({3, 3}, DataType::Float(32), "W");
+  te::IterVar ry = te::ReduceAxis(Expr(3), "ry");
+  te::IterVar rx = te::ReduceAxis(Expr(3), "rx");
+  Tensor Y = te::Compute(
+                 {Expr(6), Expr(6)},
+                 [&](const std::vector<Var>& i) {
+                   Expr h = i[0] + ry->var, w = i[1] + rx->var;
+                   return te::Sum(ir::select(h >= 1 && h <= 6 && w >= 1 && w <= 6, X(h - 1, w - 1),
+                                             Expr(0.0f)) *
+                                      W(ry->var, rx->var),
+                                  {ry, rx});
+                 },
+                 "Y")
+                 .value();
+  auto sch = *schedule::Schedule::Create({Y});
+  auto& y = (*sch)[Y];
+  for (const te::IterVar& iv : {y.axis(0), y.axis(1), y.reduce_axis(0), y.reduce_axis(1)}) {
+    EXPECT_TRUE(y.Pragma(iv, schedule::kPartitionSelectsPragma, 1).ok());
+  }
+  auto f = Lower(*sch, {X, W, Y}, "window");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = ir::ToString(f->body);
+  EXPECT_EQ(text.find("select("), std::string::npos) << text;
+  // The output rows (i) in one loop, their bounds checked inside the filter's rows (ry); the
+  // output columns (j) split: column 0, columns 1..4 and column 5.
+  EXPECT_NE(text.find("for (i, 0, 6)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (ry, 0, 3) {\n    if ((((i + ry) >= 1) && ((i + ry) <= 6)))"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("for (j, 1, 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (rx, 1, 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (rx, 0, 2)"), std::string::npos) << text;
+}
+
 // A clamp written as selects, select(x > c, c, select(x < -c, -c, x)), loads in its branches
 // only what its conditions already load in every lane: it is widened (erf's clamp, inside a
 // GELU epilogue). A select whose branch loads something its condition does not stays scalar.

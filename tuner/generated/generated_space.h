@@ -17,8 +17,9 @@
 //   unroll          unroll the inner reduction loops (0/1);
 // for each elementwise stage P computed at the top level because one reduction reads it (a
 // padding): `P.at`, 0 computed over the whole tensor first, 1 per tile of the reduction, and
-// for a padding 2, inlined into the reduction with its border tiles peeled off and the taps
-// in the padding dropped (padding_axes.h);
+// for a padding read by the reduction that holds most of the program's work 2, inlined into
+// the reduction with its border tiles peeled off and the taps in the padding dropped
+// (padding_axes.h);
 // and for the program: `parallel` (fuse each writer's outer loops and run them on all cores),
 // and, where every stage reads its producers row for row along some leading axes (a softmax, a
 // layer normalization; see row_fusion.h), `<output>.fuse_rows`: 0, or compute every stage one
