@@ -25,22 +25,15 @@ class Stopwatch {
   absl::Time start_;
 };
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return kInf;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 }  // namespace
 
 double ResultCost(const v1::MeasureResult& r) {
   if (r.error() != v1::ERROR_NONE || r.costs_s_size() == 0) return kInf;
   if (r.has_distribution() && r.distribution().median() > 0) return r.distribution().median();
-  return Median(std::vector<double>(r.costs_s().begin(), r.costs_s().end()));
+  return MedianFiniteCost(std::vector<double>(r.costs_s().begin(), r.costs_s().end()));
 }
 
-double RecordCost(const db::Record& r) { return r.valid() ? Median(r.costs) : kInf; }
+double RecordCost(const db::Record& r) { return r.valid() ? MedianFiniteCost(r.costs) : kInf; }
 
 TuningSession::TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
                              db::TuningLog* log, const TuneOptions& options)
@@ -210,7 +203,7 @@ TuneProgress TuningSession::Progress() const {
 
 absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
   result_.cancelled = cancelled;
-  // Re-measure the top-k and pick the winner beyond noise.
+  // Re-measure the top-k in rounds and pick the winner by the re-measurements alone.
   if (options_.top_k > 0 && !cancelled && result_.best_index >= 0) {
     std::vector<std::pair<double, int64_t>> ranked;
     for (const auto& [index, seen] : seen_) {
@@ -219,32 +212,41 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
     std::sort(ranked.begin(), ranked.end());
     if (static_cast<int>(ranked.size()) > options_.top_k) ranked.resize(options_.top_k);
     std::vector<int64_t> top;
-    std::vector<std::string> first_workers;
     for (const auto& [cost, index] : ranked) {
       top.push_back(index);
-      first_workers.push_back(seen_.at(index).worker);
+      RemeasuredConfig rc;
+      rc.index = index;
+      auto cfg = task_.space->Get(index);
+      rc.config = cfg.ok() ? cfg->ToJson() : "";
+      rc.first_cost_s = cost;
+      rc.first_worker = seen_.at(index).worker;
+      result_.top_k.push_back(rc);
     }
     Stopwatch build_watch(options_.clock);
     std::vector<BuildResult> builds = options_.build_batch
                                           ? options_.build_batch(top)
                                           : BuildAll(task_, top, options_.build_threads);
     result_.time.build_s += build_watch.Seconds();
-    Stopwatch measure_watch(options_.clock);
-    // On a second device when the farm has one: a config's lead must hold across devices.
-    const double record_before = result_.time.record_s;
-    MeasuredBatch again = measurer_->Measure(builds, reference_, first_workers, RecordInto(top));
-    result_.time.measure_s += measure_watch.Seconds() - (result_.time.record_s - record_before);
-    if (!again.status.ok()) return again.status;  // what arrived is in the log already
-    for (size_t i = 0; i < top.size(); ++i) {
-      RemeasuredConfig rc;
-      rc.index = top[i];
-      auto cfg = task_.space->Get(top[i]);
-      rc.config = cfg.ok() ? cfg->ToJson() : "";
-      rc.first_cost_s = ranked[i].first;
-      rc.second_cost_s = ResultCost(again.results[i]);
-      rc.first_worker = first_workers[i];
-      rc.second_worker = again.results[i].worker_id();
-      result_.top_k.push_back(rc);
+    // Every round measures all of them, one after another, so a change in the machine's speed
+    // between rounds hits each config alike. Each round asks for another device than the last
+    // one when the farm has a second live device: a config's lead must hold across devices.
+    std::vector<std::string> avoid;
+    for (const RemeasuredConfig& rc : result_.top_k) avoid.push_back(rc.first_worker);
+    for (int round = 0; round < std::max(1, options_.top_k_rounds); ++round) {
+      Stopwatch measure_watch(options_.clock);
+      const double record_before = result_.time.record_s;
+      MeasuredBatch again = measurer_->Measure(builds, reference_, avoid, RecordInto(top));
+      result_.time.measure_s += measure_watch.Seconds() - (result_.time.record_s - record_before);
+      if (!again.status.ok()) return again.status;  // what arrived is in the log already
+      for (size_t i = 0; i < top.size(); ++i) {
+        RemeasuredConfig& rc = result_.top_k[i];
+        rc.remeasured_costs_s.push_back(ResultCost(again.results[i]));
+        if (round == 0) rc.second_worker = again.results[i].worker_id();
+        if (!again.results[i].worker_id().empty()) avoid[i] = again.results[i].worker_id();
+      }
+    }
+    for (RemeasuredConfig& rc : result_.top_k) {
+      rc.remeasured_cost_s = MedianFiniteCost(rc.remeasured_costs_s);
     }
     if (const Winner w = PickWinner(result_.top_k); w.index >= 0) {
       result_.best_index = w.index;

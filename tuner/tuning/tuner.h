@@ -36,8 +36,11 @@ struct TuneOptions {
   int batch_size = 16;
   // Stop after this many trials without a better config (0: never).
   int early_stopping = 0;
-  // Configs re-measured before the winner is declared (0: none).
+  // Configs re-measured before the winner is declared (0: none), and the rounds they are
+  // re-measured in (each round measures all of them; the winner is the config whose
+  // re-measurements' median is lowest, winner.h).
   int top_k = 5;
+  int top_k_rounds = 3;
   // Threads compiling a round's candidates in parallel (the tuner machine's cores).
   int build_threads = 2;
   // When set, builds a round's configs instead (e.g. on the farm's builder workers,

@@ -1,5 +1,5 @@
 // The tuning loop against a fake measurer: budget, early stopping, exhaustion, cancellation,
-// and a deterministic winner among configs that tie within noise.
+// and the winner after the top configs are re-measured.
 #include "tuner/tuning/tuner.h"
 
 #include <set>
@@ -28,15 +28,21 @@ class Sequential : public SearchStrategy {
 };
 
 // Cost = table[index] seconds (1 ms when absent); odd calls of the same index add `jitter`.
+// An index in `sequence` costs its n-th entry on its n-th measurement instead (the last one
+// after that). Results come from worker "dev0" on even calls, "dev1" on odd ones; `avoided`
+// holds what each call asked to avoid.
 class FakeMeasurer : public Measurer {
  public:
   std::map<int64_t, double> table;
+  std::map<int64_t, std::vector<double>> sequence;
   double jitter = 0;
   int calls = 0;
+  std::vector<std::vector<std::string>> avoided;
   // After this many results the farm "fails": the rest of that batch never arrives.
   int fail_after = -1;
   MeasuredBatch Measure(const std::vector<BuildResult>& builds, const BuildResult&,
-                        const std::vector<std::string>&, const ResultSink& sink) override {
+                        const std::vector<std::string>& avoid, const ResultSink& sink) override {
+    avoided.push_back(avoid);
     MeasuredBatch out;
     for (const BuildResult& b : builds) {
       if (fail_after == 0) {
@@ -52,8 +58,13 @@ class FakeMeasurer : public Measurer {
       } else {
         auto it = table.find(b.index);
         double cost = it == table.end() ? 1e-3 : it->second;
-        if (++seen_[b.index] % 2 == 0) cost *= 1 + jitter;
+        const int n = seen_[b.index]++;
+        if (n % 2 == 1) cost *= 1 + jitter;
+        if (auto seq = sequence.find(b.index); seq != sequence.end() && !seq->second.empty()) {
+          cost = seq->second[std::min<size_t>(n, seq->second.size() - 1)];
+        }
         r.add_costs_s(cost);
+        r.set_worker_id(calls % 2 == 0 ? "dev0" : "dev1");
       }
       if (sink) {
         if (absl::Status s = sink(out.results.size(), r); !s.ok()) out.status = s;
@@ -76,23 +87,39 @@ TuneTask SmallTask() {
   return *t;
 }
 
-TEST(Tune, TiesWithinNoise_SmallestIndexWins_Repeatably) {
+// The top configs are re-measured in rounds, each on another device than the last, and the
+// winner is the config whose re-measurements are fastest: 5's lucky first run (the fastest
+// trial) does not make it win over 3, which is faster every time after.
+TEST(Tune, TopK_ReMeasuredInRounds_LuckyFirstRunDoesNotWin) {
   TuneTask task = SmallTask();
-  for (int run = 0; run < 2; ++run) {
-    FakeMeasurer m;
-    m.table = {{3, 0.5e-3}, {5, 0.505e-3}, {7, 0.9e-3}};
-    m.jitter = 0.01;
-    Sequential s(task.space->size());
-    TuneOptions o;
-    o.trials = 10;
-    o.batch_size = 4;
-    o.top_k = 3;
-    auto r = Tune(task, s, m, nullptr, o);
-    ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_EQ(r->trials, 10);
-    EXPECT_EQ(r->top_k.size(), 3u);
-    EXPECT_EQ(r->best_index, 3);  // 3 and 5 tie within 2%; 3 is smaller.
+  FakeMeasurer m;
+  m.table = {{3, 0.5e-3}, {7, 0.9e-3}};
+  m.sequence = {{5, {0.45e-3, 0.52e-3}}};
+  Sequential s(task.space->size());
+  TuneOptions o;
+  o.trials = 8;
+  o.batch_size = 4;
+  o.top_k = 3;
+  o.top_k_rounds = 3;
+  auto r = Tune(task, s, m, nullptr, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->trials, 8);
+  ASSERT_EQ(r->top_k.size(), 3u);
+  EXPECT_EQ(r->top_k[0].index, 5);  // Fastest first measured.
+  EXPECT_EQ(r->best_index, 3);
+  EXPECT_DOUBLE_EQ(r->best_cost_s, 0.5e-3);
+  for (const RemeasuredConfig& rc : r->top_k) {
+    EXPECT_EQ(rc.remeasured_costs_s.size(), 3u) << rc.index;
   }
+  EXPECT_DOUBLE_EQ(r->top_k[0].remeasured_cost_s, 0.52e-3);
+  // 2 rounds of trials, then 3 of re-measurement: each asks to avoid the device of the one
+  // before (the trials' devices, then the last round's).
+  ASSERT_EQ(m.calls, 5);
+  // 5 and 7 were trials of the second round (dev1), 3 of the first (dev0).
+  EXPECT_EQ(m.avoided[2], (std::vector<std::string>{"dev1", "dev0", "dev1"}));
+  EXPECT_EQ(m.avoided[3], std::vector<std::string>(3, "dev0"));
+  EXPECT_EQ(m.avoided[4], std::vector<std::string>(3, "dev1"));
+  EXPECT_EQ(r->top_k[0].second_worker, "dev0");
 }
 
 // Every time the session reads comes from the injected clock: with a fake one that a measurer

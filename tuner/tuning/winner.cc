@@ -2,32 +2,39 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tunefarm::tuner {
 namespace {
 
 double Score(const RemeasuredConfig& rc) {
-  if (!std::isfinite(rc.second_cost_s)) return rc.first_cost_s * 2;  // Failed again: demote.
-  return 0.5 * (rc.first_cost_s + rc.second_cost_s);
+  if (!std::isfinite(rc.remeasured_cost_s)) return rc.first_cost_s * 2;  // Failed again: demote.
+  return rc.remeasured_cost_s;
 }
 
 }  // namespace
 
-Winner PickWinner(const std::vector<RemeasuredConfig>& top) {
-  const RemeasuredConfig* best = nullptr;
-  for (const RemeasuredConfig& rc : top) {
-    if (best == nullptr || Score(rc) < Score(*best)) best = &rc;
+double MedianFiniteCost(const std::vector<double>& costs_s) {
+  std::vector<double> finite;
+  for (double c : costs_s) {
+    if (std::isfinite(c)) finite.push_back(c);
   }
-  if (best == nullptr || !std::isfinite(Score(*best))) return Winner{};
-  const double best_score = Score(*best);
-  const double spread = std::isfinite(best->second_cost_s)
-                            ? std::fabs(best->first_cost_s - best->second_cost_s) / best_score
-                            : 0;
-  const double margin = std::max(0.02, spread);
-  Winner w{best->index, best_score};
+  if (finite.empty()) return std::numeric_limits<double>::infinity();
+  std::sort(finite.begin(), finite.end());
+  const size_t n = finite.size();
+  return n % 2 == 1 ? finite[n / 2] : 0.5 * (finite[n / 2 - 1] + finite[n / 2]);
+}
+
+Winner PickWinner(const std::vector<RemeasuredConfig>& top) {
+  Winner w;
+  double best = std::numeric_limits<double>::infinity();
   for (const RemeasuredConfig& rc : top) {
-    if (Score(rc) <= best_score * (1 + margin) && rc.index < w.index)
-      w = Winner{rc.index, Score(rc)};
+    const double s = Score(rc);
+    if (!std::isfinite(s)) continue;
+    if (s < best || (s == best && rc.index < w.index)) {
+      best = s;
+      w = Winner{rc.index, s};
+    }
   }
   return w;
 }

@@ -1,5 +1,5 @@
-// The winner of a tuning session: after the best configs are measured a second time, the one
-// that is fastest beyond noise. A pure function of the two measurements, so the rule is tested
+// The winner of a tuning session: after the best configs are measured again, in rounds, the one
+// whose re-measurements are fastest. A pure function of the measurements, so the rule is tested
 // on its own (winner_test) rather than through a whole session.
 #ifndef TUNEFARM_TUNER_TUNING_WINNER_H_
 #define TUNEFARM_TUNER_TUNING_WINNER_H_
@@ -10,32 +10,40 @@
 
 namespace tunefarm::tuner {
 
-// One of the top configs, measured twice.
+// One of the top configs: its first measurement and its re-measurements.
 struct RemeasuredConfig {
   // Its index in the task's config space, and its knobs as JSON.
   int64_t index = 0;
   std::string config;
-  // Median cost of the first measurement and of the re-measurement (seconds; inf = failed).
-  // The winner is chosen by their mean.
+  // Median cost of the first measurement (the trial that put it in the top), in seconds.
   double first_cost_s = 0;
-  double second_cost_s = 0;
-  // Workers of the two runs; different whenever the farm had a second live device.
+  // Each re-measurement round's median cost (inf: that run failed), in round order, and the
+  // median of the finite ones (inf when none is).
+  std::vector<double> remeasured_costs_s;
+  double remeasured_cost_s = 0;
+  // Workers of the first measurement and of the first re-measurement; different whenever the
+  // farm had a second live device (later rounds alternate between devices the same way).
   std::string first_worker;
   std::string second_worker;
 };
 
+// The median of the finite costs of `costs_s`; +inf when none is finite.
+double MedianFiniteCost(const std::vector<double>& costs_s);
+
 struct Winner {
   // The winning config's index; -1 when no config has a finite score.
   int64_t index = -1;
-  // Its score: the mean of its two costs (seconds).
+  // Its score (seconds): the median of its re-measurements.
   double cost_s = 0;
 };
 
-// A config's score is the mean of its two measurements, so one lucky or one disturbed run does
-// not decide alone; a config whose second run failed scores twice its first cost. Configs
-// within the noise margin of the best score tie; the margin is 2% or the disagreement between
-// the best config's own two runs, whichever is larger. The smallest index wins a tie, so a job
-// repeats its answer.
+// A config's score is the median of its re-measurements. Its first measurement is left out: the
+// top configs are the ones whose first runs read fastest among hundreds, so those runs read low
+// by luck as much as by speed (the winner's curse), and a config measured in a lucky moment
+// would otherwise win over a faster one. A config none of whose re-measurements succeeded
+// scores twice its first cost. The lowest score wins, the smaller index on an exact tie; no
+// noise margin hands the win to a slower config (a 2% margin with the smaller index winning,
+// as before, gave away up to 2% on the shapes where kernels tie with the vendor library).
 Winner PickWinner(const std::vector<RemeasuredConfig>& top);
 
 }  // namespace tunefarm::tuner

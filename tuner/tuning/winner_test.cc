@@ -1,6 +1,7 @@
 #include "tuner/tuning/winner.h"
 
 #include <limits>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -9,40 +10,59 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-RemeasuredConfig Config(int64_t index, double first, double second) {
+RemeasuredConfig Config(int64_t index, double first, std::vector<double> again) {
   RemeasuredConfig rc;
   rc.index = index;
   rc.first_cost_s = first;
-  rc.second_cost_s = second;
+  rc.remeasured_costs_s = again;
+  rc.remeasured_cost_s = MedianFiniteCost(again);
   return rc;
 }
 
-TEST(PickWinner, ClearlyFastest_Wins_ScoredByTheMeanOfItsRuns) {
-  Winner w = PickWinner({Config(5, 2.0, 2.0), Config(9, 1.0, 1.2), Config(3, 1.5, 1.5)});
+TEST(MedianFiniteCost, FailedRunsLeftOut) {
+  EXPECT_DOUBLE_EQ(MedianFiniteCost({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_DOUBLE_EQ(MedianFiniteCost({4.0, kInf, 1.0, 2.0}), 2.0);
+  EXPECT_DOUBLE_EQ(MedianFiniteCost({4.0, 1.0}), 2.5);
+  EXPECT_EQ(MedianFiniteCost({kInf}), kInf);
+  EXPECT_EQ(MedianFiniteCost({}), kInf);
+}
+
+TEST(PickWinner, FastestReMeasurementsWin_ScoredByTheirMedian) {
+  Winner w = PickWinner({Config(5, 2.0, {2.0, 2.0, 2.0}), Config(9, 1.0, {1.2, 1.1, 5.0}),
+                         Config(3, 1.5, {1.5, 1.5, 1.5})});
+  EXPECT_EQ(w.index, 9);  // One disturbed round (5.0) does not decide.
+  EXPECT_DOUBLE_EQ(w.cost_s, 1.2);
+}
+
+TEST(PickWinner, LuckyFirstRunDoesNotWin) {
+  // 4 read fastest the first time, but its re-measurements are slower than 9's.
+  Winner w = PickWinner({Config(4, 0.8, {1.05, 1.04, 1.06}), Config(9, 1.0, {1.0, 1.01, 1.0})});
   EXPECT_EQ(w.index, 9);
-  EXPECT_DOUBLE_EQ(w.cost_s, 1.1);
+  EXPECT_DOUBLE_EQ(w.cost_s, 1.0);
 }
 
-TEST(PickWinner, WithinTwoPercent_SmallestIndexWins) {
-  Winner w = PickWinner({Config(9, 1.0, 1.0), Config(4, 1.015, 1.015)});
+TEST(PickWinner, CloseCall_FasterWinsOverSmallerIndex) {
+  // 1.5% apart: the faster config wins even with the larger index (no noise margin).
+  Winner w = PickWinner({Config(9, 1.0, {1.0, 1.0, 1.0}), Config(4, 1.0, {1.015, 1.015, 1.015})});
+  EXPECT_EQ(w.index, 9);
+}
+
+TEST(PickWinner, ExactTie_SmallerIndexWins) {
+  Winner w = PickWinner({Config(9, 1.0, {1.0}), Config(4, 1.1, {1.0})});
   EXPECT_EQ(w.index, 4);
-  EXPECT_DOUBLE_EQ(w.cost_s, 1.015);
 }
 
-TEST(PickWinner, BestsOwnRunsDisagree_MarginWidens) {
-  // The best config's runs differ by 20% of its score, so a config 10% slower ties with it.
-  Winner w = PickWinner({Config(9, 0.9, 1.1), Config(2, 1.1, 1.1), Config(1, 1.3, 1.3)});
-  EXPECT_EQ(w.index, 2);
-}
-
-TEST(PickWinner, SecondRunFailed_Demoted) {
-  Winner w = PickWinner({Config(1, 1.0, kInf), Config(7, 1.5, 1.5)});
+TEST(PickWinner, ReMeasurementsFailed_Demoted) {
+  Winner w = PickWinner({Config(1, 1.0, {kInf, kInf}), Config(7, 1.5, {1.5, kInf})});
   EXPECT_EQ(w.index, 7);
+  EXPECT_DOUBLE_EQ(w.cost_s, 1.5);
+  // Scored at twice its first cost, a failed config still wins over a far slower one.
+  EXPECT_EQ(PickWinner({Config(1, 1.0, {kInf}), Config(7, 2.5, {2.5})}).index, 1);
 }
 
 TEST(PickWinner, NothingFinite_NoWinner) {
   EXPECT_EQ(PickWinner({}).index, -1);
-  EXPECT_EQ(PickWinner({Config(1, kInf, kInf)}).index, -1);
+  EXPECT_EQ(PickWinner({Config(1, kInf, {kInf})}).index, -1);
 }
 
 }  // namespace
