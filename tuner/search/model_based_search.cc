@@ -46,8 +46,11 @@ class ModelBasedSearch : public SearchStrategy {
     int plans = 0;
     while (static_cast<int>(out.size()) < n) {
       int64_t idx = -1;
-      bool explore = !model_->trained() || coin(rng_) < options_.epsilon;
-      if (!explore) {
+      const double draw = coin(rng_);
+      bool explore = !model_->trained() || draw < options_.epsilon;
+      if (!explore && draw < options_.epsilon + options_.local_share)
+        idx = UnvisitedNeighborOfBest();
+      if (!explore && idx < 0) {
         if ((plan_stale_ || plan_.empty()) && plans < 3) {
           if (absl::Status s = Plan(); !s.ok()) return s;
           ++plans;
@@ -165,6 +168,38 @@ class ModelBasedSearch : public SearchStrategy {
     int64_t v = std::uniform_int_distribution<int64_t>(0, m - 2)(rng_);
     c[k] = v >= c[k] ? v + 1 : v;
     return space_->Compose(c);
+  }
+
+  // An unvisited config one knob away from the fastest measured config, drawn at random; the
+  // next fastest's when all of its neighbors are visited (among the local_top fastest); -1 if
+  // none.
+  int64_t UnvisitedNeighborOfBest() {
+    std::vector<size_t> rows;
+    for (size_t i = 0; i < train_index_.size(); ++i) {
+      if (std::isfinite(train_cost_[i])) rows.push_back(i);
+    }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](size_t a, size_t b) { return train_cost_[a] < train_cost_[b]; });
+    absl::flat_hash_set<int64_t> bases;
+    for (size_t row : rows) {
+      if (static_cast<int>(bases.size()) >= options_.local_top) break;
+      if (!bases.insert(train_index_[row]).second) continue;
+      const std::vector<int64_t> c = space_->Decompose(train_index_[row]);
+      std::vector<int64_t> unvisited;
+      for (int k = 0; k < space_->num_knobs(); ++k) {
+        std::vector<int64_t> n = c;
+        for (int64_t v = 0; v < space_->knob(k).size(); ++v) {
+          if (v == c[k]) continue;
+          n[k] = v;
+          const int64_t idx = space_->Compose(n);
+          if (!visited_.contains(idx)) unvisited.push_back(idx);
+        }
+      }
+      if (!unvisited.empty()) {
+        return unvisited[std::uniform_int_distribution<size_t>(0, unvisited.size() - 1)(rng_)];
+      }
+    }
+    return -1;
   }
 
   int64_t RandomUnvisited() {
@@ -298,10 +333,13 @@ absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeModelBasedSearch(
   }
   if (options.plan_size < 1 || options.num_chains < 1 || options.max_steps < 1 ||
       options.early_stop < 1 || options.max_feature_evals < 1 ||
-      options.feature_cache_capacity < 1 || !(options.epsilon >= 0.0 && options.epsilon <= 1.0)) {
+      options.feature_cache_capacity < 1 || !(options.epsilon >= 0.0 && options.epsilon <= 1.0) ||
+      !(options.local_share >= 0.0 && options.epsilon + options.local_share <= 1.0) ||
+      options.local_top < 1) {
     return absl::InvalidArgumentError(
         "ModelSearchOptions out of range: plan_size, num_chains, max_steps, early_stop, "
-        "max_feature_evals and feature_cache_capacity must be >= 1; epsilon in [0, 1]");
+        "max_feature_evals, feature_cache_capacity and local_top must be >= 1; epsilon and "
+        "local_share >= 0 with epsilon + local_share <= 1");
   }
   const TransferHistory& h = options.history;
   if (h.cost_s.size() != h.x.size() || h.group.size() != h.x.size()) {

@@ -8,7 +8,8 @@
 // on the model's score with a temperature falling linearly from temp_start to temp_end, and the
 // best-scored configs never proposed or measured are kept (the top `plan_size`, or
 // `plan_size * diversity_filter_ratio` followed by the diversity filter). Each proposed slot is a
-// uniform random unvisited config with probability `epsilon` (and always before the first fit).
+// uniform random unvisited config with probability `epsilon` (and always before the first fit),
+// and an unvisited neighbor of the fastest measured configs with probability `local_share`.
 // Chains persist across plans, as in AutoTVM.
 //
 // Features come from the caller (lowering + feature extraction for real templates, knob
@@ -68,6 +69,14 @@ struct ModelSearchOptions {
   int max_feature_evals = 4000;
   // Probability that a proposed slot is uniform random instead of planned (AutoTVM: 0.05).
   double epsilon = 0.05;
+  // Probability that a proposed slot, once the model is fit, is a config one knob away from the
+  // fastest measured one (an unvisited neighbor drawn at random; the next fastest's when all of
+  // its neighbors are visited, among the `local_top` fastest). The model ranks a region by what
+  // it has seen, so a tile that fits the shape exactly next to ones that leave a tail can score
+  // low and never be planned; this measures the incumbent's whole neighborhood within a few
+  // dozen slots, whatever the model says. 0: off.
+  double local_share = 0.0;
+  int local_top = 8;
   // > 1 enables the diversity filter: annealing keeps plan_size * ratio candidates and
   // DiversityPick chooses plan_size of them with `diversity_knob_weight`. <= 1: off.
   double diversity_filter_ratio = 0.0;

@@ -179,6 +179,11 @@ TEST(MakeStrategies, BadOptions_InvalidArgument) {
   EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
             absl::StatusCode::kInvalidArgument);
   o = ModelSearchOptions();
+  o.epsilon = 0.5;
+  o.local_share = 0.6;  // More than the slots left after epsilon.
+  EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  o = ModelSearchOptions();
   o.history.x = {{1.0f}};
   EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -230,6 +235,53 @@ TEST(ModelBasedSearch, TransferHistory_FirstBatchesBetterThanRandom) {
               rr->best_so_far.back());
   EXPECT_LT(rs->best_so_far.back(), rr->best_so_far.back());
   EXPECT_LE(rs->best_so_far.back(), 1.2);
+}
+
+// With local_share, once the model is fit, slots go to unvisited configs one knob away from
+// the fastest measured one: its whole neighborhood is measured within as many slots as it has
+// unvisited neighbors, whatever the model scores them, and then the next fastest's.
+TEST(ModelBasedSearch, LocalShare_MeasuresTheFastestsNeighborhood) {
+  auto space = SmallSpace();
+  ModelSearchOptions o = FastModelOptions(4);
+  o.epsilon = 0;
+  o.local_share = 1;
+  auto s = MakeXgb(space.get(), 4, o);
+  auto first = s->NextBatch(32);  // Random: the model is not fit yet.
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::vector<MeasuredPoint> points;
+  std::set<int64_t> visited;
+  int64_t best = -1;
+  for (int64_t i : *first) {
+    points.push_back({i, SmallCost(*space, i)});
+    visited.insert(i);
+    if (best < 0 || SmallCost(*space, i) < SmallCost(*space, best)) best = i;
+  }
+  ASSERT_TRUE(s->Update(points).ok());
+  auto neighbors = [&](int64_t index) {
+    std::set<int64_t> out;
+    const std::vector<int64_t> c = space->Decompose(index);
+    for (int k = 0; k < space->num_knobs(); ++k) {
+      for (int64_t v = 0; v < space->knob(k).size(); ++v) {
+        std::vector<int64_t> n = c;
+        n[k] = v;
+        if (v != c[k] && !visited.count(space->Compose(n))) out.insert(space->Compose(n));
+      }
+    }
+    return out;
+  };
+  const std::set<int64_t> around_best = neighbors(best);
+  ASSERT_FALSE(around_best.empty());
+  auto next = s->NextBatch(static_cast<int>(around_best.size()));
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(std::set<int64_t>(next->begin(), next->end()), around_best);
+  // Off, the same search plans by the model alone: it does not propose exactly that set.
+  o.local_share = 0;
+  auto plain = MakeXgb(space.get(), 4, o);
+  ASSERT_TRUE(plain->NextBatch(32).ok());
+  ASSERT_TRUE(plain->Update(points).ok());
+  auto planned = plain->NextBatch(static_cast<int>(around_best.size()));
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  EXPECT_NE(std::set<int64_t>(planned->begin(), planned->end()), around_best);
 }
 
 TEST(DiversityPick, NearCopies_PrefersNewKnobValues) {

@@ -107,6 +107,9 @@ absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeStrategy(const std::string& 
     so.min_fit_points = 16;
     so.refit_min_new_points = 16;
     so.refit_growth = 0.25;
+    // An eighth of the planned slots measure the fastest config's one-knob neighbors (see
+    // ModelSearchOptions::local_share; tuner/README.md has what it found).
+    so.local_share = 0.125;
     if (log != nullptr) {
       auto probe = ConfigFeaturesOf(task, 0);
       if (probe.ok()) so.history = LoadHistory(task, log, probe->size());
