@@ -1,12 +1,12 @@
 #include "tuner/tuning/remeasure.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "tuner/tuning/builder.h"
 #include "tuner/tuning/result_record.h"
 #include "tuner/tuning/tuner.h"
+#include "tuner/tuning/winner.h"
 
 namespace tunefarm::tuner {
 
@@ -53,10 +53,7 @@ absl::StatusOr<Remeasured> RemeasureConfig(const TuneTask& task, int64_t index, 
         "no run of config ", index,
         " succeeded: ", out.results.empty() ? "no result" : out.results.front().message()));
   }
-  std::vector<double> sorted = out.costs_s;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  out.median_s = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  out.median_s = MedianFiniteCost(out.costs_s);
   return out;
 }
 
