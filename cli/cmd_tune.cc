@@ -47,6 +47,9 @@ ABSL_FLAG(int, batch, 16, "Configs built and measured per round.");
 ABSL_FLAG(int, early_stopping, 0, "Stop after this many trials without improvement (0: never).");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of the search.");
 ABSL_FLAG(int, top_k, 5, "Configs re-measured before the winner is declared (0: none).");
+ABSL_FLAG(int, top_k_rounds, 3,
+          "Rounds the top_k configs are re-measured in (1-10); the winner has the lowest median "
+          "of its re-measurements.");
 ABSL_FLAG(std::string, name, "", "Job name (default: the workload).");
 
 namespace tunefarm::cli {
@@ -116,6 +119,7 @@ absl::StatusOr<v1::JobSpec> SpecFromFlags(const std::vector<std::string>& positi
   spec.set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
   spec.set_seed(absl::GetFlag(FLAGS_seed));
   spec.set_top_k(absl::GetFlag(FLAGS_top_k) == 0 ? -1 : absl::GetFlag(FLAGS_top_k));
+  spec.set_top_k_rounds(absl::GetFlag(FLAGS_top_k_rounds));
   SetJobTimingCache(&spec);
   if (spec.trials() <= 0) return absl::InvalidArgumentError("--trials must be positive");
   // Validate the workload here, before a farm is started for it.

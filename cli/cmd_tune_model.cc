@@ -22,6 +22,7 @@ ABSL_DECLARE_FLAG(int, batch);
 ABSL_DECLARE_FLAG(int, early_stopping);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int, top_k);
+ABSL_DECLARE_FLAG(int, top_k_rounds);
 ABSL_DECLARE_FLAG(std::string, name);
 ABSL_DECLARE_FLAG(std::string, input_shape);
 ABSL_FLAG(bool, model_on_service, false,
@@ -40,6 +41,7 @@ void SetJobFlags(v1::JobSpec* spec) {
   spec->set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
   spec->set_seed(absl::GetFlag(FLAGS_seed));
   spec->set_top_k(absl::GetFlag(FLAGS_top_k) == 0 ? -1 : absl::GetFlag(FLAGS_top_k));
+  spec->set_top_k_rounds(absl::GetFlag(FLAGS_top_k_rounds));
   SetJobTimingCache(spec);
 }
 

@@ -22,6 +22,7 @@ constexpr FlagRange kFlagRanges[] = {
     {"batch", 1, 1024},
     {"early_stopping", 0, 1e6},
     {"top_k", 0, 64},
+    {"top_k_rounds", 1, 10},
     {"workers", 0, 1024},
     {"threads_per_worker", 1, 1024},
     {"build_threads", 0, 1024},

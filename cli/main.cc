@@ -21,9 +21,9 @@ constexpr absl::string_view kTarget[] = {"target"};
 constexpr absl::string_view kListen[] = {"host", "port", "http", "http_host", "http_allowed_hosts"};
 constexpr absl::string_view kLog[] = {"db"};
 constexpr absl::string_view kLogFilter[] = {"workload", "device_key"};
-constexpr absl::string_view kTune[] = {"shape",  "expr",     "space", "dtype",
-                                       "trials", "strategy", "batch", "early_stopping",
-                                       "seed",   "top_k",    "name"};
+constexpr absl::string_view kTune[] = {"shape",  "expr",     "space",        "dtype",
+                                       "trials", "strategy", "batch",        "early_stopping",
+                                       "seed",   "top_k",    "top_k_rounds", "name"};
 constexpr absl::string_view kSeed[] = {"seed_from_log"};
 constexpr absl::string_view kTracker[] = {
     "max_queue", "heartbeat_timeout_s", "noise_threshold", "max_message_mb",

@@ -72,6 +72,7 @@ TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
   spec.set_batch_size(4);
   spec.set_strategy("random");
   spec.set_top_k(2);
+  spec.set_top_k_rounds(2);
   auto id = manager.Submit(spec);
   ASSERT_TRUE(id.ok()) << id.status();
 
@@ -206,6 +207,12 @@ TEST_F(JobManagerFarmTest, Bounds_TooManyTasksTrialsOrJobs_Refused) {
   v1::JobSpec bad_weight = DenseSpec(8);
   bad_weight.mutable_tasks(0)->set_weight(-1);
   EXPECT_EQ(manager.Submit(bad_weight).status().code(), absl::StatusCode::kInvalidArgument);
+  for (int rounds : {-1, 11}) {
+    v1::JobSpec bad_rounds = DenseSpec(8);
+    bad_rounds.set_top_k_rounds(rounds);
+    EXPECT_EQ(manager.Submit(bad_rounds).status().code(), absl::StatusCode::kInvalidArgument)
+        << rounds;
+  }
   auto first = manager.Submit(DenseSpec(8));
   ASSERT_TRUE(first.ok()) << first.status();
   auto second = manager.Submit(DenseSpec(8, 32));

@@ -187,7 +187,7 @@ class Client:
     def submit(self, template=None, args=None, *, dtype="", program=None, shapes=None,
                program_name="", tasks=None, model=None, model_path=None, input_shapes="",
                trials, target="", device_key="", strategy="", batch_size=0, early_stopping=0,
-               seed=0, top_k=0, name="", cache=None):
+               seed=0, top_k=0, top_k_rounds=0, name="", cache=None):
         """Submits a tuning job and returns its Job. What to tune is one of:
           template="dense", args=[M, N, K], dtype="float32"   a template of the registry
           program="C[i, j] = ...", shapes={"M": 64, ...}       a tensor-expression program
@@ -200,7 +200,8 @@ class Client:
         input_shapes binds a model's dynamic dimensions: "input=1,3,224,224".
         trials is the total number of measurements; target ("" = the service's host CPU),
         device_key ("" = the service's default), strategy ("xgb", "ga", "random", "grid"),
-        batch_size, early_stopping, seed and top_k are JobSpec's fields (proto/job.proto).
+        batch_size, early_stopping, seed, top_k and top_k_rounds are JobSpec's fields
+        (proto/job.proto).
         cache: "cold" times every run after its weights and outputs are evicted from the caches
         (TVM's enable_cpu_cache_flush), "warm" back to back; None = the service decides (a
         model's job cold, others as the service is set).
@@ -239,7 +240,7 @@ class Client:
         spec = job_pb2.JobSpec(
             name=name, tasks=specs, target=target, device_key=device_key, trials=int(trials),
             strategy=strategy, batch_size=batch_size, early_stopping=early_stopping, seed=seed,
-            top_k=top_k, model=model_spec, cache=caches[cache])
+            top_k=top_k, top_k_rounds=top_k_rounds, model=model_spec, cache=caches[cache])
         response = self._call(self._stub.SubmitJob, job_pb2.SubmitJobRequest(spec=spec))
         return Job(self, response.job_id)
 

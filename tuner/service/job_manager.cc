@@ -21,6 +21,8 @@ constexpr int kDefaultTopK = 5;
 // Bounds on what a job spec from the network may ask for.
 constexpr int kMaxBatch = 1024;
 constexpr int kMaxTopK = 64;
+constexpr int kDefaultTopKRounds = 3;
+constexpr int kMaxTopKRounds = 10;
 
 int TopK(const v1::JobSpec& spec) {
   if (spec.top_k() < 0) return 0;
@@ -92,6 +94,11 @@ absl::StatusOr<std::vector<TuneTask>> JobManager::Validate(v1::JobSpec& spec) co
   if (spec.top_k() > kMaxTopK) {
     return absl::InvalidArgumentError(
         absl::StrCat("top_k must be at most ", kMaxTopK, ", got ", spec.top_k()));
+  }
+  if (spec.top_k_rounds() < 0 || spec.top_k_rounds() > kMaxTopKRounds) {
+    return absl::InvalidArgumentError(absl::StrCat("top_k_rounds must be in [1, ", kMaxTopKRounds,
+                                                   "] (0: ", kDefaultTopKRounds, "), got ",
+                                                   spec.top_k_rounds()));
   }
   if (spec.early_stopping() < 0) {
     return absl::InvalidArgumentError("early_stopping must not be negative");
@@ -357,6 +364,7 @@ void JobManager::Run(Job* job) {
     to.batch_size = spec.batch_size() > 0 ? spec.batch_size() : kDefaultBatch;
     to.early_stopping = spec.early_stopping();
     to.top_k = TopK(spec);
+    to.top_k_rounds = spec.top_k_rounds() > 0 ? spec.top_k_rounds() : kDefaultTopKRounds;
     to.build_threads = options_.build_threads;
     if (!options_.builder_key.empty()) {
       to.build_batch = [this, task = &job->tasks[i],
