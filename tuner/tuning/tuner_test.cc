@@ -27,15 +27,13 @@ class Sequential : public SearchStrategy {
   int64_t next_ = 0;
 };
 
-// Cost = table[index] seconds (1 ms when absent); odd calls of the same index add `jitter`.
-// An index in `sequence` costs its n-th entry on its n-th measurement instead (the last one
-// after that). Results come from worker "dev0" on even calls, "dev1" on odd ones; `avoided`
-// holds what each call asked to avoid.
+// Cost = table[index] seconds (1 ms when absent). An index in `sequence` costs its n-th entry on
+// its n-th measurement instead (the last one after that). Results come from worker "dev0" on even
+// calls, "dev1" on odd ones; `avoided` holds what each call asked to avoid.
 class FakeMeasurer : public Measurer {
  public:
   std::map<int64_t, double> table;
   std::map<int64_t, std::vector<double>> sequence;
-  double jitter = 0;
   int calls = 0;
   std::vector<std::vector<std::string>> avoided;
   // After this many results the farm "fails": the rest of that batch never arrives.
@@ -59,7 +57,6 @@ class FakeMeasurer : public Measurer {
         auto it = table.find(b.index);
         double cost = it == table.end() ? 1e-3 : it->second;
         const int n = seen_[b.index]++;
-        if (n % 2 == 1) cost *= 1 + jitter;
         if (auto seq = sequence.find(b.index); seq != sequence.end() && !seq->second.empty()) {
           cost = seq->second[std::min<size_t>(n, seq->second.size() - 1)];
         }

@@ -41,9 +41,9 @@ struct Winner {
 // top configs are the ones whose first runs read fastest among hundreds, so those runs read low
 // by luck as much as by speed (the winner's curse), and a config measured in a lucky moment
 // would otherwise win over a faster one. A config none of whose re-measurements succeeded
-// scores twice its first cost. The lowest score wins, the smaller index on an exact tie; no
-// noise margin hands the win to a slower config (a 2% margin with the smaller index winning,
-// as before, gave away up to 2% on the shapes where kernels tie with the vendor library).
+// scores twice its first cost. The lowest score wins, the smaller index on an exact tie; there
+// is no noise margin, which would hand the win to a slower config on exactly the shapes where
+// kernels tie with the vendor library.
 Winner PickWinner(const std::vector<RemeasuredConfig>& top);
 
 }  // namespace tunefarm::tuner
