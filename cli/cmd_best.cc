@@ -29,8 +29,10 @@ void PrintRows(const std::vector<db::BestRecord>& best) {
     const db::BestRecord& b = best[i];
     const db::Record& r = b.record;
     std::string gflops = b.gflops > 0 ? absl::StrFormat("%.1f", b.gflops) : "-";
-    absl::PrintF("  %2d  %9s  %10.4f  %-*s  %-14s  %s\n", static_cast<int>(i) + 1, gflops,
-                 b.mean_cost * 1e3, static_cast<int>(kConfigWidth),
+    // "3 again": the median of 3 re-measurements; "1": a single measurement.
+    std::string runs = b.confirmed ? absl::StrCat(b.runs, " again") : absl::StrCat(b.runs);
+    absl::PrintF("  %2d  %9s  %10.4f  %-7s  %-*s  %-14s  %s\n", static_cast<int>(i) + 1, gflops,
+                 b.cost_s * 1e3, runs, static_cast<int>(kConfigWidth),
                  Shorten(absl::StrCat("#", r.config_index, " ", r.config_json), kConfigWidth),
                  absl::StrCat(r.device_key, r.device.emulated ? " (emulated)" : "",
                               r.cold_cache ? " (cold)" : ""),
@@ -70,7 +72,7 @@ int RunBest(const std::vector<std::string>& positional) {
   auto header = [](const std::string& workload, const std::string& target,
                    const std::string& note) {
     absl::PrintF("%s on %s  %s\n", workload, target, note);
-    absl::PrintF("  %2s  %9s  %10s  %-*s  %-14s  %s\n", "#", "GFLOP/s", "time (ms)",
+    absl::PrintF("  %2s  %9s  %10s  %-7s  %-*s  %-14s  %s\n", "#", "GFLOP/s", "time (ms)", "runs",
                  static_cast<int>(kConfigWidth), "config", "device", "date (UTC)");
   };
   for (const db::WorkloadStats& st : *stats) {

@@ -129,9 +129,25 @@ constexpr char kSchemaV7[] = R"sql(
 ALTER TABLE records ADD COLUMN cold_cache INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 8: best-k ranks a config by all its measurements in log order, failed ones included,
+// each valid one by the median of its repeats (config_rank.h): that median is stored (existing
+// rows get it from their costs), and an index, which covers best-k's reads, keeps a workload's
+// records on a target together by config.
+constexpr char kSchemaV8[] = R"sql(
+ALTER TABLE records ADD COLUMN median_cost REAL;
+UPDATE records SET median_cost = (
+  SELECT AVG(j1.value) FROM json_each(records.costs) j1
+  WHERE (SELECT COUNT(*) FROM json_each(records.costs) j2
+         WHERE j2.value < j1.value OR (j2.value = j1.value AND j2.key < j1.key))
+        IN ((json_array_length(records.costs) - 1) / 2, json_array_length(records.costs) / 2))
+  WHERE mean_cost IS NOT NULL AND json_valid(costs) AND json_type(costs) = 'array';
+CREATE INDEX records_config ON records(workload_id, target_id, config_index, mean_cost,
+  median_cost, cold_cache, device_id, device_key);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},
-    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7},
+    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8},
 };
 static_assert(std::size(kMigrations) == kCurrentSchemaVersion, "one migration per schema version");
 

@@ -14,7 +14,7 @@
 namespace tunefarm::db {
 
 // The schema version this build writes and reads.
-inline constexpr int kCurrentSchemaVersion = 7;
+inline constexpr int kCurrentSchemaVersion = 8;
 
 // The version of the schema in `conn`: 0 for an empty database.
 // Internal/DataLoss: the database cannot be read.

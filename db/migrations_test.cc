@@ -115,6 +115,54 @@ TEST(MigrateSchema, Version3RuntimeErrorsOfOutOfMemory_Reclassified) {
   EXPECT_EQ(errors[3], ErrorClass::kWrongAnswer);  // only runtime errors move
 }
 
+// Version 8 stores each valid record's median repeat, and best-k ranks a config by its
+// re-measurements: a version-7 log answers by the medians of its old rows' costs.
+TEST(MigrateSchema, Version7Records_GainTheirMedians_BestKRanksByReMeasurements) {
+  std::string path = TempPath("v7.db");
+  {
+    auto conn = Connection::Open(path, {});
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE(MigrateSchema(**conn, 7).ok());
+    const Workload w = *Workload::Make("dense", "[64,64,64,\"float32\"]", 1e9);
+    // Config 1: a lucky first run (mean 0.9), then runs whose median is 1.2 (means 1.5).
+    // Config 2: 1.0 then 1.1 (means equal to medians). A corrupt row's costs are left alone.
+    ASSERT_TRUE(
+        (*conn)
+            ->Exec(("INSERT INTO workloads(id, hash, template, args, flop) VALUES "
+                    "(1, " +
+                    std::to_string(static_cast<int64_t>(w.Hash())) +
+                    ", 'dense', '[64,64,64,\"float32\"]', 1e9);"
+                    "INSERT INTO targets(id, target) VALUES (1, 'llvm');"
+                    "INSERT INTO records(workload_id, target_id, device_key, job_id, "
+                    "config_index, config_json, costs, mean_cost, error_class, timestamp) VALUES "
+                    "(1, 1, 'k', NULL, 1, '{}', '[0.9]', 0.9, 0, 1),"
+                    "(1, 1, 'k', NULL, 2, '{}', '[1.0]', 1.0, 0, 2),"
+                    "(1, 1, 'k', NULL, 1, '{}', '[1.2,3.1,1.1,1.2]', 1.65, 0, 3),"
+                    "(1, 1, 'k', NULL, 2, '{}', '[1.1,1.1]', 1.1, 0, 4),"
+                    "(1, 1, 'k', NULL, 3, '{}', 'not json', 5.0, 0, 5);")
+                       .c_str())
+            .ok());
+  }
+  auto log = TuningLog::Open(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  BestQuery q;
+  q.workload = *Workload::Make("dense", "[64,64,64,\"float32\"]", 1e9);
+  q.target = "llvm";
+  q.k = 2;
+  auto best = (*log)->BestK(q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 2u);
+  EXPECT_EQ((*best)[0].record.config_index, 2);
+  EXPECT_DOUBLE_EQ((*best)[0].cost_s, 1.1);
+  EXPECT_TRUE((*best)[0].confirmed);
+  EXPECT_EQ((*best)[1].record.config_index, 1);
+  EXPECT_DOUBLE_EQ((*best)[1].cost_s, 1.2);  // the median of 1.2, 3.1, 1.1, 1.2
+  EXPECT_EQ((*best)[1].runs, 1);
+  // The corrupt row kept its stored mean and ranks third by it; answering it is DataLoss.
+  q.k = 3;
+  EXPECT_EQ((*log)->BestK(q).status().code(), absl::StatusCode::kDataLoss);
+}
+
 // A reading command (best, compile) after an upgrade: the log of the older version is migrated
 // on open and then read; a read-only open of a newer log's file is refused.
 TEST(TuningLogOpen, ReadOnlyOfOlderSchema_MigratedThenRead) {

@@ -1,13 +1,16 @@
 #include "db/tuning_log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "db/config_rank.h"
 #include "db/json.h"
 #include "db/migrations.h"
 
@@ -25,13 +28,19 @@ namespace {
   "FROM records r JOIN workloads w ON w.id = r.workload_id "                       \
   "JOIN targets t ON t.id = r.target_id LEFT JOIN devices d ON d.id = r.device_id "
 
-constexpr char kBestAnyDevice[] = TF_RECORD_SELECT
-    "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.mean_cost IS NOT NULL "
-    "AND COALESCE(d.emulated, 0) = ?4 AND r.cold_cache = ?5 ORDER BY r.mean_cost, r.id";
-constexpr char kBestOneDevice[] = TF_RECORD_SELECT
-    "WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.device_key = ?3 "
-    "AND r.mean_cost IS NOT NULL AND COALESCE(d.emulated, 0) = ?4 AND r.cold_cache = ?5 "
-    "ORDER BY r.mean_cost, r.id";
+// A workload's records on a target, each config's together and in log order (the
+// records_config index, which covers the columns read): the cost of a valid one (the median
+// of its repeats, the mean where a row has none) and its kind of device and timing, and NULL
+// for a failed one.
+#define TF_CONFIG_COSTS_SELECT                                                       \
+  "SELECT r.config_index, r.id, CASE WHEN r.mean_cost IS NULL THEN NULL ELSE "       \
+  "COALESCE(r.median_cost, r.mean_cost) END, COALESCE(d.emulated, 0), r.cold_cache " \
+  "FROM records r LEFT JOIN devices d ON d.id = r.device_id "                        \
+  "WHERE r.workload_id = ?1 AND r.target_id = ?2 "
+constexpr char kConfigCostsAnyDevice[] = TF_CONFIG_COSTS_SELECT "ORDER BY r.config_index, r.id";
+constexpr char kConfigCostsOneDevice[] =
+    TF_CONFIG_COSTS_SELECT "AND r.device_key = ?3 ORDER BY r.config_index, r.id";
+constexpr char kRecordById[] = TF_RECORD_SELECT "WHERE r.id = ?1";
 constexpr char kJobHistory[] = TF_RECORD_SELECT "WHERE r.job_id = ?1 ORDER BY r.id";
 constexpr char kTemplateHistory[] = TF_RECORD_SELECT
     "WHERE r.device_key = ?1 AND w.template = ?2 AND (?3 = '' OR t.target = ?3) "
@@ -69,8 +78,8 @@ constexpr char kSelectDevice[] = "SELECT id FROM devices WHERE key = ?1 AND fing
 constexpr char kInsertRecord[] =
     "INSERT INTO records(workload_id, target_id, device_key, device_id, job_id, config_index, "
     "config_json, costs, mean_cost, error_class, error_message, tuner_version, timestamp, "
-    "request_id, cold_cache) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-    "?15)";
+    "request_id, cold_cache, median_cost) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+    "?12, ?13, ?14, ?15, ?16)";
 constexpr char kRecordOfRequest[] = "SELECT id FROM records WHERE request_id = ?1";
 constexpr char kInsertJob[] =
     "INSERT INTO jobs(name, created_at, target, device_key, tuner_version, trials) "
@@ -152,49 +161,94 @@ absl::StatusOr<std::optional<int64_t>> FindWorkloadId(Connection& conn, const Wo
   return std::optional<int64_t>(s->ColumnInt(0));
 }
 
-// Distinct-config best-k over one workload id.
-// Appends the best distinct configs of one kind of device (real or emulated) to `out`, up to
-// `k`, reading rows in the order of the records_best index (the device filter is checked per
-// row, so the order stays the index's and nothing is sorted).
-absl::Status CollectBestOf(Connection& conn, int64_t workload_id, int64_t target_id,
-                           const std::string& device_key, int k, bool emulated, bool cold,
-                           std::vector<BestRecord>* out) {
-  absl::StatusOr<Statement> s = conn.Prepare(device_key.empty() ? kBestAnyDevice : kBestOneDevice);
-  if (!s.ok()) return s.status();
-  s->BindInt(1, workload_id)
-      .BindInt(2, target_id)
-      .BindInt(4, emulated ? 1 : 0)
-      .BindInt(5, cold ? 1 : 0);
-  if (!device_key.empty()) s->BindText(3, device_key);
-  absl::flat_hash_set<int64_t> seen_configs;
-  while (static_cast<int>(out->size()) < k) {
-    absl::StatusOr<bool> row = s->Step();
+// One row of kConfigCosts*: a record of a config, in log order.
+struct ConfigRow {
+  int64_t config_index = 0;
+  int64_t id = 0;
+  // +inf for a failed record.
+  double cost_s = 0;
+  bool emulated = false;
+  bool cold = false;
+};
+
+// Appends the best distinct configs among `rows` to `out`, up to `k`, counting the valid
+// records of one kind of device (real or emulated) and timing (cold or warm) and every failed
+// one. Configs rank as a tuning job ranks its top configs (config_rank.h); each answer carries
+// the config's latest valid record.
+absl::Status CollectBestOf(Connection& conn, const std::vector<ConfigRow>& rows, int k,
+                           bool emulated, bool cold, std::vector<BestRecord>* out) {
+  std::vector<ConfigScore> scores;
+  absl::flat_hash_map<int64_t, int64_t> latest_id;  // config index -> record id
+  std::vector<double> costs_s;
+  for (size_t begin = 0, end = 0; begin < rows.size(); begin = end) {
+    costs_s.clear();
+    int64_t latest = 0;
+    for (end = begin; end < rows.size() && rows[end].config_index == rows[begin].config_index;
+         ++end) {
+      const ConfigRow& r = rows[end];
+      const bool valid = std::isfinite(r.cost_s);
+      if (valid && (r.emulated != emulated || r.cold != cold)) continue;  // another kind
+      costs_s.push_back(r.cost_s);
+      if (valid) latest = r.id;
+    }
+    if (latest == 0) continue;  // no valid record of this kind
+    scores.push_back(ScoreConfig(rows[begin].config_index, costs_s));
+    latest_id[rows[begin].config_index] = latest;
+  }
+  SortByRank(scores);
+  for (const ConfigScore& score : scores) {
+    if (static_cast<int>(out->size()) >= k) break;
+    absl::StatusOr<Statement> by_id = conn.Prepare(kRecordById);  // reset when it goes
+    if (!by_id.ok()) return by_id.status();
+    by_id->BindInt(1, latest_id[score.index]);
+    absl::StatusOr<bool> row = by_id->Step();
     if (!row.ok()) return row.status();
-    if (!*row) break;
-    if (!seen_configs.insert(s->ColumnInt(12)).second) continue;
-    absl::StatusOr<Record> record = ReadRecord(*s);
+    if (!*row) return absl::InternalError("best-k: a record vanished within one read snapshot");
+    absl::StatusOr<Record> record = ReadRecord(*by_id);
     if (!record.ok()) return record.status();
     BestRecord best;
-    best.mean_cost = s->ColumnDouble(19);
+    best.cost_s = score.cost_s;
+    best.runs = score.runs;
+    best.confirmed = score.confirmed;
     best.record = *std::move(record);
-    best.gflops =
-        best.record.workload.flop > 0 ? best.record.workload.flop / best.mean_cost / 1e9 : 0;
+    best.gflops = best.record.workload.flop > 0 ? best.record.workload.flop / best.cost_s / 1e9 : 0;
     out->push_back(std::move(best));
   }
   return absl::OkStatus();
 }
 
+// Distinct-config best-k over one workload id, from one scan of its records on the target.
 // Real devices' records when there is any, else emulated ones; of those, the ones timed with
 // cold caches when there is any (as a model runs its layers), else warm ones. The sets never
 // rank together: a warm time is faster than the same kernel's cold one, and would win a
 // mixed ranking for a reason that is not the kernel.
 absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_id,
                          const std::string& device_key, int k, std::vector<BestRecord>* out) {
+  std::vector<ConfigRow> rows;
+  {
+    absl::StatusOr<Statement> s =
+        conn.Prepare(device_key.empty() ? kConfigCostsAnyDevice : kConfigCostsOneDevice);
+    if (!s.ok()) return s.status();
+    s->BindInt(1, workload_id).BindInt(2, target_id);
+    if (!device_key.empty()) s->BindText(3, device_key);
+    while (true) {
+      absl::StatusOr<bool> row = s->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      ConfigRow r;
+      r.config_index = s->ColumnInt(0);
+      r.id = s->ColumnInt(1);
+      const bool valid = !s->ColumnIsNull(2) && s->ColumnDouble(2) > 0;
+      r.cost_s = valid ? s->ColumnDouble(2) : ConfigScore::kInf;
+      r.emulated = s->ColumnInt(3) != 0;
+      r.cold = s->ColumnInt(4) != 0;
+      rows.push_back(r);
+    }
+  }
   const size_t before = out->size();
   for (bool emulated : {false, true}) {
     for (bool cold : {true, false}) {
-      if (absl::Status s =
-              CollectBestOf(conn, workload_id, target_id, device_key, k, emulated, cold, out);
+      if (absl::Status s = CollectBestOf(conn, rows, k, emulated, cold, out);
           !s.ok() || out->size() > before) {
         return s;
       }
@@ -416,8 +470,10 @@ absl::StatusOr<std::vector<int64_t>> TuningLog::InsertLocked(
     }
     if (std::optional<double> mean = r.MeanCost(); mean.has_value()) {
       s->BindDouble(9, *mean);
+      s->BindDouble(16, RecordCost(r));
     } else {
       s->BindNull(9);
+      s->BindNull(16);
     }
     if (absl::Status st = s->Run(); !st.ok()) return st;
     ids.push_back(writer_->LastInsertRowid());

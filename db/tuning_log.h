@@ -65,7 +65,8 @@ struct BestQuery {
   std::string target;
   // Restrict to one device key; empty = any device.
   std::string device_key;
-  // Number of distinct configs to return (by config index), best first.
+  // Number of distinct configs to return (by config index), best first by the rule of
+  // config_rank.h, the one a tuning job picks its winner by.
   int k = 5;
   // When the exact workload has no valid record, answer with the nearest recorded shape of the
   // same template (and device key, when given) instead of NotFound; results say exact=false.
@@ -73,12 +74,16 @@ struct BestQuery {
   bool nearest_on_miss = false;
 };
 
-// One answer of a best-k query.
+// One answer of a best-k query: a config and its score (config_rank.h).
 struct BestRecord {
-  // The best measurement of this config (lowest mean cost).
+  // The config's latest valid measurement.
   Record record;
-  double mean_cost = 0;
-  // GFLOP/s from the workload's FLOP count; 0 when unknown.
+  // Seconds: the median of its measurements after the first, or its only measurement's cost.
+  double cost_s = 0;
+  // Measurements cost_s is the median of, and whether it was measured again after the first.
+  int runs = 0;
+  bool confirmed = false;
+  // GFLOP/s from the workload's FLOP count and cost_s; 0 when unknown.
   double gflops = 0;
   // false: the record belongs to the nearest recorded shape, not the requested one.
   bool exact = true;

@@ -58,7 +58,7 @@ TEST_F(TuningLogTest, BestK_MixedRecords_FastestDistinctValidConfigs) {
   EXPECT_EQ((*best)[1].record.config_index, 2);
   EXPECT_EQ((*best)[2].record.config_index, 3);
   EXPECT_TRUE((*best)[0].exact);
-  EXPECT_NEAR((*best)[0].mean_cost, 0.001, 1e-12);
+  EXPECT_NEAR((*best)[0].cost_s, 0.001, 1e-12);
   EXPECT_NEAR((*best)[0].gflops, w.flop / 0.001 / 1e9, 1e-6);
   EXPECT_EQ((*best)[0].record.device.cpu_model, "AMD Ryzen 9 7950X");
 }

@@ -79,6 +79,14 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
     }
     EXPECT_EQ(result->curve_gflops.size(), 24u);
     EXPECT_GE(progress_calls, 3);
+    // The log answers the job's winner (what `best` lists first and `export` builds).
+    db::BestQuery q;
+    q.workload = task->DbWorkload();
+    q.target = task->target.str;
+    auto best = (*log)->BestK(q);
+    ASSERT_TRUE(best.ok()) << best.status();
+    EXPECT_EQ(best->front().record.config_index, result->best_index);
+    EXPECT_DOUBLE_EQ(best->front().cost_s, result->best_cost_s);
   }
   // 24 trials + 3 configs re-measured in 3 rounds, each a record.
   EXPECT_EQ(*(*log)->CountRecords(), 33);

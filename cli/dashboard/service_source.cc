@@ -168,7 +168,7 @@ absl::StatusOr<v1::BestTable> ServiceSource::Best() const {
     row->set_cpu_model(b.record.device.cpu_model);
     row->set_emulated(b.record.device.emulated);
     row->set_gflops(b.gflops);
-    row->set_mean_cost_s(b.mean_cost);
+    row->set_mean_cost_s(b.cost_s);
     if (options_.core_peak_gflops > 0 && !options_.host_cpu_model.empty() &&
         absl::StartsWith(s.target, "llvm") &&
         b.record.device.cpu_model == options_.host_cpu_model) {

@@ -84,6 +84,10 @@ class Best:
     emulated: bool = False
     # True: timed cold (every run after its weights and outputs left the caches).
     cold_cache: bool = False
+    # mean_cost_s is the median of `runs` measurements; confirmed: those are re-measurements
+    # after the config's first (a tuning job's top configs), the rule its winner is picked by.
+    runs: int = 1
+    confirmed: bool = False
 
 
 class Job:
@@ -351,7 +355,7 @@ class Client:
                 mean_cost_s=b.mean_cost, config=json.loads(r.config_json or "{}"),
                 config_json=r.config_json, target=r.target, device_key=r.device_key,
                 exact=b.exact, distance=b.distance, record=r, emulated=r.device.emulated,
-                cold_cache=r.cold_cache))
+                cold_cache=r.cold_cache, runs=b.runs, confirmed=b.confirmed))
         return rows
 
     def export(self, workloads=None, *, template=None, args=None, dtype="float32",

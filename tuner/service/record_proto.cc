@@ -79,10 +79,12 @@ v1::QueryBestResponse ToProto(const std::vector<BestRecord>& best) {
   for (const BestRecord& b : best) {
     v1::BestRecord* out = response.add_best();
     ToProto(b.record, out->mutable_record());
-    out->set_mean_cost(b.mean_cost);
+    out->set_mean_cost(b.cost_s);
     out->set_gflops(b.gflops);
     out->set_exact(b.exact);
     out->set_distance(b.distance);
+    out->set_runs(b.runs);
+    out->set_confirmed(b.confirmed);
   }
   return response;
 }

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "db/config_rank.h"
 #include "db/json.h"
 #include "tuner/tuning/tuner.h"
 
@@ -114,7 +115,7 @@ absl::StatusOr<AutotvmSeeds> SeedsFromAutotvmLog(std::istream& in, const TuneTas
       ++seeds.untranslated;
       continue;
     }
-    ranked.emplace_back(RecordCost(*r), r->config_index);
+    ranked.emplace_back(db::RecordCost(*r), r->config_index);
   }
   std::sort(ranked.begin(), ranked.end());
   std::set<int64_t> taken;

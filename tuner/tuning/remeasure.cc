@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "db/config_rank.h"
 #include "tuner/tuning/builder.h"
 #include "tuner/tuning/result_record.h"
 #include "tuner/tuning/tuner.h"
@@ -53,7 +54,7 @@ absl::StatusOr<Remeasured> RemeasureConfig(const TuneTask& task, int64_t index, 
         "no run of config ", index,
         " succeeded: ", out.results.empty() ? "no result" : out.results.front().message()));
   }
-  out.median_s = MedianFiniteCost(out.costs_s);
+  out.median_s = db::MedianFiniteCost(out.costs_s);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "db/config_rank.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
 #include "tuner/features/itervar_features.h"
 #include "tuner/search/genetic_search.h"
@@ -67,7 +68,7 @@ TransferHistory LoadHistory(const TuneTask& task, db::TuningLog* log, size_t fea
     auto x = ConfigFeaturesOf(*it->second, r.config_index);
     if (!x.ok() || x->size() != feature_len) continue;
     h.x.push_back(*std::move(x));
-    h.cost_s.push_back(RecordCost(r));
+    h.cost_s.push_back(db::RecordCost(r));
     h.group.push_back(groups.at(r.workload.args));
   }
   return h;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "db/config_rank.h"
 #include "tuner/tuning/result_record.h"
 
 namespace tunefarm::tuner {
@@ -30,10 +31,8 @@ class Stopwatch {
 double ResultCost(const v1::MeasureResult& r) {
   if (r.error() != v1::ERROR_NONE || r.costs_s_size() == 0) return kInf;
   if (r.has_distribution() && r.distribution().median() > 0) return r.distribution().median();
-  return MedianFiniteCost(std::vector<double>(r.costs_s().begin(), r.costs_s().end()));
+  return db::MedianFiniteCost(r.costs_s());
 }
-
-double RecordCost(const db::Record& r) { return r.valid() ? MedianFiniteCost(r.costs) : kInf; }
 
 TuningSession::TuningSession(const TuneTask& task, SearchStrategy* strategy, Measurer* measurer,
                              db::TuningLog* log, const TuneOptions& options)
@@ -89,7 +88,7 @@ absl::StatusOr<std::unique_ptr<TuningSession>> TuningSession::Start(const TuneTa
     absl::Status st = log->ForEachRecord(filter, [&](const db::Record& r) {
       // A record from another version of the template's space cannot be replayed here.
       if (r.config_index < 0 || r.config_index >= task.space->size()) return absl::OkStatus();
-      double cost = RecordCost(r);
+      double cost = db::RecordCost(r);
       history.push_back(MeasuredPoint{r.config_index, cost});
       s->Observe(r.config_index, cost);
       return absl::OkStatus();
@@ -246,7 +245,7 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       }
     }
     for (RemeasuredConfig& rc : result_.top_k) {
-      rc.remeasured_cost_s = MedianFiniteCost(rc.remeasured_costs_s);
+      rc.remeasured_cost_s = db::MedianFiniteCost(rc.remeasured_costs_s);
     }
     if (const Winner w = PickWinner(result_.top_k); w.index >= 0) {
       result_.best_index = w.index;

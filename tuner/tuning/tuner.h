@@ -195,11 +195,10 @@ absl::StatusOr<TuneResult> Tune(const TuneTask& task, SearchStrategy& strategy, 
                                 const std::function<void(const TuneProgress&)>& on_progress = {},
                                 const std::atomic<bool>* cancel = nullptr);
 
-// The cost of a result in seconds: the median of its repeats; +inf when it failed.
+// The cost of a result in seconds: the median of its repeats; +inf when it failed. The log's
+// records have the same statistic (db::RecordCost), so resumed and transferred history ranks
+// configs exactly as fresh measurements do.
 double ResultCost(const v1::MeasureResult& r);
-// The same statistic for a record of the tuning log (median of its repeats; inf when invalid),
-// so resumed and transferred history ranks configs exactly as fresh measurements do.
-double RecordCost(const db::Record& r);
 
 }  // namespace tunefarm::tuner
 

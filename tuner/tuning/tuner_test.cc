@@ -2,7 +2,9 @@
 // and the winner after the top configs are re-measured.
 #include "tuner/tuning/tuner.h"
 
+#include <cstdio>
 #include <set>
+#include <string>
 
 #include "db/tuning_log.h"
 #include "gtest/gtest.h"
@@ -98,7 +100,11 @@ TEST(Tune, TopK_ReMeasuredInRounds_LuckyFirstRunDoesNotWin) {
   o.batch_size = 4;
   o.top_k = 3;
   o.top_k_rounds = 3;
-  auto r = Tune(task, s, m, nullptr, o);
+  const std::string path = ::testing::TempDir() + "/lucky.db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  auto log = db::TuningLog::Open(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  auto r = Tune(task, s, m, log->get(), o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->trials, 8);
   ASSERT_EQ(r->top_k.size(), 3u);
@@ -117,6 +123,21 @@ TEST(Tune, TopK_ReMeasuredInRounds_LuckyFirstRunDoesNotWin) {
   EXPECT_EQ(m.avoided[3], std::vector<std::string>(3, "dev0"));
   EXPECT_EQ(m.avoided[4], std::vector<std::string>(3, "dev1"));
   EXPECT_EQ(r->top_k[0].second_worker, "dev0");
+  // The log ranks as the job did: best-k (and so `best` and `export`) answers the winner, not
+  // the config with the fastest record.
+  db::BestQuery q;
+  q.workload = task.DbWorkload();
+  q.target = task.target.str;
+  q.k = 3;
+  auto best = (*log)->BestK(q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 3u);
+  EXPECT_EQ((*best)[0].record.config_index, 3);
+  EXPECT_DOUBLE_EQ((*best)[0].cost_s, r->best_cost_s);
+  EXPECT_TRUE((*best)[0].confirmed);
+  EXPECT_EQ((*best)[0].runs, 3);
+  EXPECT_EQ((*best)[1].record.config_index, 5);
+  EXPECT_DOUBLE_EQ((*best)[1].cost_s, 0.52e-3);
 }
 
 // Every time the session reads comes from the injected clock: with a fake one that a measurer

@@ -27,23 +27,22 @@ struct RemeasuredConfig {
   std::string second_worker;
 };
 
-// The median of the finite costs of `costs_s`; +inf when none is finite.
-double MedianFiniteCost(const std::vector<double>& costs_s);
-
 struct Winner {
   // The winning config's index; -1 when no config has a finite score.
   int64_t index = -1;
-  // Its score (seconds): the median of its re-measurements.
+  // Its score (seconds): the median of its re-measurements (its first cost when all of them
+  // failed).
   double cost_s = 0;
 };
 
-// A config's score is the median of its re-measurements. Its first measurement is left out: the
-// top configs are the ones whose first runs read fastest among hundreds, so those runs read low
-// by luck as much as by speed (the winner's curse), and a config measured in a lucky moment
-// would otherwise win over a faster one. A config none of whose re-measurements succeeded
-// scores twice its first cost. The lowest score wins, the smaller index on an exact tie; there
-// is no noise margin, which would hand the win to a slower config on exactly the shapes where
-// kernels tie with the vendor library.
+// The top configs ranked by the log's rule (db::SortByRank), so the log's best-k and `export`
+// answer this winner: a config's score is the median of its re-measurements, its first
+// measurement left out (the top configs are the ones whose first runs read fastest among
+// hundreds, so those runs read low by luck as much as by speed: the winner's curse). A config
+// none of whose re-measurements succeeded ranks as if it ran at half its first speed. The
+// lowest score wins, the smaller index on an exact tie; there is no noise margin, which would
+// hand the win to a slower config on exactly the shapes where kernels tie with the vendor
+// library.
 Winner PickWinner(const std::vector<RemeasuredConfig>& top);
 
 }  // namespace tunefarm::tuner

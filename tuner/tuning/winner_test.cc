@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "db/config_rank.h"
 #include "gtest/gtest.h"
 
 namespace tunefarm::tuner {
@@ -15,16 +16,8 @@ RemeasuredConfig Config(int64_t index, double first, std::vector<double> again) 
   rc.index = index;
   rc.first_cost_s = first;
   rc.remeasured_costs_s = again;
-  rc.remeasured_cost_s = MedianFiniteCost(again);
+  rc.remeasured_cost_s = db::MedianFiniteCost(again);
   return rc;
-}
-
-TEST(MedianFiniteCost, FailedRunsLeftOut) {
-  EXPECT_DOUBLE_EQ(MedianFiniteCost({3.0, 1.0, 2.0}), 2.0);
-  EXPECT_DOUBLE_EQ(MedianFiniteCost({4.0, kInf, 1.0, 2.0}), 2.0);
-  EXPECT_DOUBLE_EQ(MedianFiniteCost({4.0, 1.0}), 2.5);
-  EXPECT_EQ(MedianFiniteCost({kInf}), kInf);
-  EXPECT_EQ(MedianFiniteCost({}), kInf);
 }
 
 TEST(PickWinner, FastestReMeasurementsWin_ScoredByTheirMedian) {
@@ -52,12 +45,15 @@ TEST(PickWinner, ExactTie_SmallerIndexWins) {
   EXPECT_EQ(w.index, 4);
 }
 
-TEST(PickWinner, ReMeasurementsFailed_Demoted) {
+TEST(PickWinner, ReMeasurementsFailed_RankedAtHalfItsFirstSpeed) {
   Winner w = PickWinner({Config(1, 1.0, {kInf, kInf}), Config(7, 1.5, {1.5, kInf})});
   EXPECT_EQ(w.index, 7);
   EXPECT_DOUBLE_EQ(w.cost_s, 1.5);
-  // Scored at twice its first cost, a failed config still wins over a far slower one.
-  EXPECT_EQ(PickWinner({Config(1, 1.0, {kInf}), Config(7, 2.5, {2.5})}).index, 1);
+  // At twice its first cost, a config that failed again still wins over a far slower one, and
+  // its cost is its first run's.
+  w = PickWinner({Config(1, 1.0, {kInf}), Config(7, 2.5, {2.5})});
+  EXPECT_EQ(w.index, 1);
+  EXPECT_DOUBLE_EQ(w.cost_s, 1.0);
 }
 
 TEST(PickWinner, NothingFinite_NoWinner) {
