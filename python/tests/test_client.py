@@ -47,11 +47,15 @@ def test_Submit_SmallDenseJob_WatchedToSuccess(tuned, service):
 
 
 def test_Best_TunedWorkload_RowsWithGflops(client, tuned):
-    job_id, _ = tuned
+    job_id, statuses = tuned
     rows = client.best(template="dense", args=SHAPE, k=3)
     assert 1 <= len(rows) <= 3
     assert all(r.gflops > 0 and r.mean_cost_s > 0 for r in rows)
+    # The job's top configs were measured again: best ranks them by those runs, as the job
+    # picked its winner, so the first row is the job's winner.
+    assert all(r.confirmed and r.runs >= 1 for r in rows)
     assert [r.gflops for r in rows] == sorted((r.gflops for r in rows), reverse=True)
+    assert rows[0].gflops == pytest.approx(statuses[-1].best_gflops, rel=1e-6)
     assert rows[0].template == "dense"
     assert rows[0].args == '[32,32,32,"float32"]'
     assert rows[0].exact and isinstance(rows[0].config, dict)
