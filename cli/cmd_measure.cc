@@ -132,10 +132,13 @@ int RunMeasure(const std::vector<std::string>& positional) {
       absl::PrintF("%-6d %12s %10s  %s\n", i + 1, "-", "-", again->results[i].message());
     }
   }
-  const std::optional<double> logged = b.record.MeanCost();
-  absl::PrintF("median %.4f ms (%.1f GFLOP/s) over %d runs; the log's best %.4f ms: now/log %.3f\n",
-               again->median_s * 1e3, gflops(again->median_s), again->costs_s.size(),
-               logged.value_or(0) * 1e3, logged.has_value() ? again->median_s / *logged : 0.0);
+  // The log's time for the config, as `best` ranks it (the median of its re-measurements when
+  // it had any), read before these runs were added.
+  absl::PrintF(
+      "median %.4f ms (%.1f GFLOP/s) over %d runs; the log's %.4f ms (%s): now/log %.3f\n",
+      again->median_s * 1e3, gflops(again->median_s), again->costs_s.size(), b.cost_s * 1e3,
+      b.confirmed ? absl::StrCat("median of ", b.runs, " re-measurements") : "one measurement",
+      b.cost_s > 0 ? again->median_s / b.cost_s : 0.0);
   absl::PrintF("config %s\n", b.record.config_json);
   return kExitOk;
 }

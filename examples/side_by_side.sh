@@ -1,7 +1,8 @@
 # Sourced by the deploy examples' run.sh: ROUNDS times in turn, the farm measures a tuned
 # config again (`tunefarm measure`, the way tuning timed it) and the application times the
 # deployed kernel (its output's "median X ms"); prints their medians side by side with the
-# tuning log's best beside them (the fastest of many noisy trials reads low).
+# tuning log's time for the config beside them (`best`: the median of its re-measurements when
+# the job measured it again, as it does its top configs; from another moment of the machine).
 #
 #   side_by_side TUNEFARM DB WORKLOAD ROUNDS TUNED_MS APP
 # Runs in the current directory (writes measure_*.out, app_*.out, farm_ms.txt, app_ms.txt).

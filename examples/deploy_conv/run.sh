@@ -3,7 +3,7 @@
 # with its filter transform (`tunefarm export`), build main.cc against the library and run it.
 # Then, ROUNDS times in turn, the farm measures the tuned config again (`tunefarm measure`, the
 # way tuning timed it) and the application times the deployed kernel: their medians side by
-# side, and the tuning log's best beside them (the fastest of many noisy trials reads low).
+# side, and the tuning log's time for it beside them (the median of its re-measurements).
 #
 #   examples/deploy_conv/run.sh                 # ResNet-50's 3×3 layer at 56×56, 200 trials
 #   TUNEFARM=bazel-bin/cli/tunefarm SHAPE=C=1,H=8,W=8,F=1 TRIALS=8 OUT=/tmp/x examples/deploy_conv/run.sh
