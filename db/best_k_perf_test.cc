@@ -47,7 +47,7 @@ TEST(BestKPerf, HundredThousandRecords_BestKUnderTenMs) {
     ASSERT_TRUE(best.ok()) << best.status();
     ASSERT_EQ(best->size(), 5u);
     for (size_t i = 1; i < best->size(); ++i) {
-      EXPECT_LE((*best)[i - 1].cost_s, (*best)[i].cost_s);
+      EXPECT_LE((*best)[i - 1].rank_s, (*best)[i].rank_s);
     }
   }
   std::sort(ms.begin(), ms.end());

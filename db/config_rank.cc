@@ -44,29 +44,60 @@ ConfigScore ScoreConfig(int64_t index, absl::Span<const double> costs_s) {
   return s;
 }
 
+namespace {
+
+// Pairs (first_s, rank_s) of configs measured again, sorted by first_s, with rank_s replaced by
+// the running maximum: Floor(f) is the highest rank among those whose first run was no slower
+// than f.
+class Floors {
+ public:
+  void Add(const ConfigScore& c) { floors_.emplace_back(c.first_s, c.rank_s); }
+  void Seal() {
+    std::sort(floors_.begin(), floors_.end());
+    for (size_t i = 1; i < floors_.size(); ++i) {
+      floors_[i].second = std::max(floors_[i].second, floors_[i - 1].second);
+    }
+  }
+  double Floor(double first_s) const {
+    const auto beat = std::upper_bound(
+        floors_.begin(), floors_.end(), first_s,
+        [](double f, const std::pair<double, double>& fl) { return f < fl.first; });
+    return beat == floors_.begin() ? 0 : std::prev(beat)->second;
+  }
+
+ private:
+  std::vector<std::pair<double, double>> floors_;
+};
+
+// Confirmed configs before those that failed again, before those measured once.
+int Tier(const ConfigScore& c) { return c.confirmed ? 0 : c.failed_again ? 1 : 2; }
+
+}  // namespace
+
 void SortByRank(std::vector<ConfigScore>& configs) {
-  // The confirmed configs by first run, each with the highest cost among those whose first run
-  // was no slower: a config measured once ranks no better than that cost at its first run.
-  std::vector<std::pair<double, double>> floors;  // (first_s, running max of cost_s)
-  for (const ConfigScore& c : configs) {
-    if (c.confirmed) floors.emplace_back(c.first_s, c.cost_s);
-  }
-  std::sort(floors.begin(), floors.end());
-  for (size_t i = 1; i < floors.size(); ++i) {
-    floors[i].second = std::max(floors[i].second, floors[i - 1].second);
-  }
+  // Confirmed configs rank by their cost; the others never before a config measured again
+  // whose first run was no slower than theirs: those that failed again by the confirmed ones,
+  // those measured once by both.
+  Floors confirmed;
   for (ConfigScore& c : configs) {
     c.rank_s = c.cost_s;
-    if (c.confirmed || !std::isfinite(c.cost_s)) continue;
-    if (c.failed_again) c.rank_s *= 2;
-    const auto beat = std::upper_bound(
-        floors.begin(), floors.end(), c.first_s,
-        [](double first_s, const std::pair<double, double>& f) { return first_s < f.first; });
-    if (beat != floors.begin()) c.rank_s = std::max(c.rank_s, std::prev(beat)->second);
+    if (c.confirmed) confirmed.Add(c);
+  }
+  confirmed.Seal();
+  Floors measured_again = confirmed;
+  for (ConfigScore& c : configs) {
+    if (!c.failed_again) continue;
+    c.rank_s = std::max(2 * c.cost_s, confirmed.Floor(c.first_s));
+    measured_again.Add(c);
+  }
+  measured_again.Seal();
+  for (ConfigScore& c : configs) {
+    if (Tier(c) != 2 || !std::isfinite(c.cost_s)) continue;
+    c.rank_s = std::max(c.cost_s, measured_again.Floor(c.first_s));
   }
   std::sort(configs.begin(), configs.end(), [](const ConfigScore& a, const ConfigScore& b) {
-    return std::make_tuple(a.rank_s, !a.confirmed, a.index) <
-           std::make_tuple(b.rank_s, !b.confirmed, b.index);
+    return std::make_tuple(a.rank_s, Tier(a), a.index) <
+           std::make_tuple(b.rank_s, Tier(b), b.index);
   });
 }
 

@@ -37,6 +37,8 @@ struct ConfigScore {
   bool failed_again = false;
   // What it ranks by (SortByRank): cost_s, or more for a config not confirmed (see there).
   double rank_s = kInf;
+  // The caller's, carried through SortByRank (e.g. which record stands for the config).
+  int64_t tag = 0;
 };
 
 // `costs_s`: one config's measurements in the order they were taken (+inf: failed).
@@ -45,10 +47,12 @@ ConfigScore ScoreConfig(int64_t index, absl::Span<const double> costs_s);
 // Sorts configs best first and sets their rank_s. A confirmed config ranks by cost_s: its
 // first success is left out, because a config is measured again when that run read among the
 // fastest of hundreds, so it reads low by luck as much as by speed (the winner's curse). A
-// config measured once ranks by its one run, but never before a confirmed config whose first
-// run was no slower than its own: that one beat it on equal terms and then held its speed. A
-// config that failed every time it ran again ranks as one measured once at twice its cost. Ties
-// go to confirmed configs, then to the smaller index; configs with no success come last.
+// config that failed every time it ran again ranks at twice its cost. A config measured once
+// ranks by its one run. Neither ever ranks before a config measured again (for one that failed
+// again: a confirmed one) whose first run was no slower than its own: that config beat it on
+// equal terms and was then put to the test. So the configs a job measured again rank before
+// every config it measured once. Ties go to confirmed configs, then to those that failed again,
+// then to the smaller index; configs with no success come last.
 void SortByRank(std::vector<ConfigScore>& configs);
 
 }  // namespace tunefarm::db

@@ -131,8 +131,8 @@ ALTER TABLE records ADD COLUMN cold_cache INTEGER NOT NULL DEFAULT 0;
 
 // Version 8: best-k ranks a config by all its measurements in log order, failed ones included,
 // each valid one by the median of its repeats (config_rank.h): that median is stored (existing
-// rows get it from their costs), and an index, which covers best-k's reads (and Stats'), keeps
-// a workload's records on a target together by config.
+// rows get it from their costs), and an index keeps a workload's records on a target together by
+// config in log order (it also covers Stats' reads).
 constexpr char kSchemaV8[] = R"sql(
 ALTER TABLE records ADD COLUMN median_cost REAL;
 UPDATE records SET median_cost = (
@@ -140,8 +140,9 @@ UPDATE records SET median_cost = (
   WHERE (SELECT COUNT(*) FROM json_each(records.costs) j2
          WHERE j2.value < j1.value OR (j2.value = j1.value AND j2.key < j1.key))
         IN ((json_array_length(records.costs) - 1) / 2, json_array_length(records.costs) / 2))
-  WHERE mean_cost IS NOT NULL AND json_valid(costs) AND json_type(costs) = 'array';
-CREATE INDEX records_config ON records(workload_id, target_id, config_index, mean_cost,
+  WHERE mean_cost IS NOT NULL
+    AND CASE WHEN json_valid(costs) THEN json_type(costs) = 'array' ELSE 0 END;
+CREATE INDEX records_config ON records(workload_id, target_id, config_index, id, mean_cost,
   median_cost, cold_cache, device_id, device_key, timestamp);
 )sql";
 

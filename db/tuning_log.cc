@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -29,13 +30,13 @@ namespace {
   "JOIN targets t ON t.id = r.target_id LEFT JOIN devices d ON d.id = r.device_id "
 
 // A workload's records on a target, each config's together and in log order (the
-// records_config index, which covers the columns read): the cost of a valid one (the median
-// of its repeats, the mean where a row has none) and its kind of device and timing, and NULL
-// for a failed one.
-#define TF_CONFIG_COSTS_SELECT                                                       \
-  "SELECT r.config_index, r.id, CASE WHEN r.mean_cost IS NULL THEN NULL ELSE "       \
-  "COALESCE(r.median_cost, r.mean_cost) END, COALESCE(d.emulated, 0), r.cold_cache " \
-  "FROM records r LEFT JOIN devices d ON d.id = r.device_id "                        \
+// records_config index): the cost of a valid one (the median of its repeats, the mean where a
+// row has none) and its kind of device and timing, NULL for a failed one, and the config's
+// knobs (a config index measured in two versions of its space is two configs).
+#define TF_CONFIG_COSTS_SELECT                                                        \
+  "SELECT r.config_index, r.id, CASE WHEN r.mean_cost IS NULL THEN NULL ELSE "        \
+  "COALESCE(r.median_cost, r.mean_cost) END, COALESCE(d.emulated, 0), r.cold_cache, " \
+  "r.config_json FROM records r LEFT JOIN devices d ON d.id = r.device_id "           \
   "WHERE r.workload_id = ?1 AND r.target_id = ?2 "
 constexpr char kConfigCostsAnyDevice[] = TF_CONFIG_COSTS_SELECT "ORDER BY r.config_index, r.id";
 constexpr char kConfigCostsOneDevice[] =
@@ -169,38 +170,40 @@ struct ConfigRow {
   double cost_s = 0;
   bool emulated = false;
   bool cold = false;
+  std::string config_json;
 };
 
 // Appends the best distinct configs among `rows` to `out`, up to `k`, counting the valid
-// records of one kind of device (real or emulated) and timing (cold or warm) and every failed
-// one. Configs rank as a tuning job ranks its top configs (config_rank.h); each answer carries
-// the config's latest valid record.
+// records of one kind of device (real or emulated) and timing (cold or warm) and the failed
+// ones of that kind of device (a failed run has no timing). Configs rank as a tuning job ranks
+// its top configs (config_rank.h); each answer carries the config's latest valid record.
 absl::Status CollectBestOf(Connection& conn, const std::vector<ConfigRow>& rows, int k,
                            bool emulated, bool cold, std::vector<BestRecord>* out) {
+  // Each config's costs in log order, keyed by (index, knobs), and its latest valid record.
+  struct Config {
+    std::vector<double> costs_s;
+    std::optional<int64_t> latest_id;
+  };
+  std::map<std::pair<int64_t, std::string>, Config> configs;
+  for (const ConfigRow& r : rows) {
+    const bool valid = std::isfinite(r.cost_s);
+    if (r.emulated != emulated || (valid && r.cold != cold)) continue;  // another kind
+    Config& c = configs[{r.config_index, r.config_json}];
+    c.costs_s.push_back(r.cost_s);
+    if (valid) c.latest_id = r.id;
+  }
   std::vector<ConfigScore> scores;
-  absl::flat_hash_map<int64_t, int64_t> latest_id;  // config index -> record id
-  std::vector<double> costs_s;
-  for (size_t begin = 0, end = 0; begin < rows.size(); begin = end) {
-    costs_s.clear();
-    int64_t latest = 0;
-    for (end = begin; end < rows.size() && rows[end].config_index == rows[begin].config_index;
-         ++end) {
-      const ConfigRow& r = rows[end];
-      const bool valid = std::isfinite(r.cost_s);
-      if (valid && (r.emulated != emulated || r.cold != cold)) continue;  // another kind
-      costs_s.push_back(r.cost_s);
-      if (valid) latest = r.id;
-    }
-    if (latest == 0) continue;  // no valid record of this kind
-    scores.push_back(ScoreConfig(rows[begin].config_index, costs_s));
-    latest_id[rows[begin].config_index] = latest;
+  for (const auto& [key, c] : configs) {
+    if (!c.latest_id.has_value()) continue;  // no valid record of this kind
+    scores.push_back(ScoreConfig(key.first, c.costs_s));
+    scores.back().tag = *c.latest_id;
   }
   SortByRank(scores);
   for (const ConfigScore& score : scores) {
     if (static_cast<int>(out->size()) >= k) break;
     absl::StatusOr<Statement> by_id = conn.Prepare(kRecordById);  // reset when it goes
     if (!by_id.ok()) return by_id.status();
-    by_id->BindInt(1, latest_id[score.index]);
+    by_id->BindInt(1, score.tag);
     absl::StatusOr<bool> row = by_id->Step();
     if (!row.ok()) return row.status();
     if (!*row) return absl::InternalError("best-k: a record vanished within one read snapshot");
@@ -208,6 +211,7 @@ absl::Status CollectBestOf(Connection& conn, const std::vector<ConfigRow>& rows,
     if (!record.ok()) return record.status();
     BestRecord best;
     best.cost_s = score.cost_s;
+    best.rank_s = score.rank_s;
     best.runs = score.runs;
     best.confirmed = score.confirmed;
     best.record = *std::move(record);
@@ -242,7 +246,8 @@ absl::Status CollectBest(Connection& conn, int64_t workload_id, int64_t target_i
       r.cost_s = valid ? s->ColumnDouble(2) : ConfigScore::kInf;
       r.emulated = s->ColumnInt(3) != 0;
       r.cold = s->ColumnInt(4) != 0;
-      rows.push_back(r);
+      r.config_json = s->ColumnText(5);
+      rows.push_back(std::move(r));
     }
   }
   const size_t before = out->size();

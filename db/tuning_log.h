@@ -80,6 +80,9 @@ struct BestRecord {
   Record record;
   // Seconds: the median of its measurements after the first, or its only measurement's cost.
   double cost_s = 0;
+  // What it ranked by (config_rank.h: cost_s, or more for a config measured once that a config
+  // measured again beat on its first run); the answers are in rank_s order, not cost_s order.
+  double rank_s = 0;
   // Measurements cost_s is the median of, and whether it was measured again after the first.
   int runs = 0;
   bool confirmed = false;
@@ -166,13 +169,14 @@ class TuningLog {
   // ---- Queries (any thread, concurrently) ----
 
   // The k best distinct configs of exactly this workload on a target (optionally one device
-  // key); all exact=true. Invalid records never appear. Ties on mean cost go to the earlier
-  // record. Emulated devices' records (DeviceFingerprint::emulated) never rank with real ones:
-  // the answer is real measurements when there is any, else emulated ones (each record says
-  // which). Likewise records timed with cold caches (Record::cold_cache, as a model runs its
-  // layers) never rank with warm-timed ones: of the chosen kind, the cold-timed records when
-  // there is any, else the warm ones. InvalidArgument: k < 1, empty target/template, or
-  // nearest_on_miss set (nearest shapes are db::QueryBest's). NotFound: no valid record.
+  // key); all exact=true, ranked as a tuning job ranks its configs (config_rank.h: each config
+  // by all its records in log order, failed ones included). Emulated devices' records
+  // (DeviceFingerprint::emulated) never rank with real ones: the answer is real measurements when
+  // there is any, else emulated ones (each record says which). Likewise records timed with cold
+  // caches (Record::cold_cache, as a model runs its layers) never rank with warm-timed ones: of the
+  // chosen kind, the cold-timed records when there is any, else the warm ones. InvalidArgument: k <
+  // 1, empty target/template, or nearest_on_miss set (nearest shapes are db::QueryBest's).
+  // NotFound: no valid record.
   absl::StatusOr<std::vector<BestRecord>> BestK(const BestQuery& query) const;
 
   // The workloads of a template with at least one valid record on `target` (and device key,

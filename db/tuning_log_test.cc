@@ -124,6 +124,50 @@ TEST_F(TuningLogTest, BestK_EmulatedDevices_NeverMixedWithReal) {
   EXPECT_FALSE((*best)[1].record.device.emulated);
 }
 
+// A config's records count in log order, failures included: one that failed when run again
+// ranks at twice its cost, and only failures on its own kind of device count (an emulated
+// device's failure says nothing of the real one).
+TEST_F(TuningLogTest, BestK_FailuresAfterASuccess_CountOnTheirKindOfDevice) {
+  Workload w = DenseWorkload(96, 96, 96);
+  Record emulated_failure = MakeErrorRecord(w, 3, ErrorClass::kRunTimeout);
+  emulated_failure.device.emulated = true;
+  emulated_failure.device.cpu_model = "emulated aarch64";
+  InsertOk({MakeRecord(w, 1, 0.0010), MakeRecord(w, 2, 0.0012), MakeRecord(w, 3, 0.0008),
+            MakeErrorRecord(w, 1, ErrorClass::kRuntimeError), MakeRecord(w, 2, 0.0012),
+            emulated_failure});
+  auto best = log_->BestK(Query(w, 3));
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 3u);
+  // 3: measured once (its emulated failure left out), faster than any first run: first.
+  EXPECT_EQ((*best)[0].record.config_index, 3);
+  EXPECT_FALSE((*best)[0].confirmed);
+  EXPECT_NEAR((*best)[0].cost_s, 0.0008, 1e-12);
+  // 2: confirmed at 1.2 ms. 1: failed again, at twice its 1.0 ms.
+  EXPECT_EQ((*best)[1].record.config_index, 2);
+  EXPECT_TRUE((*best)[1].confirmed);
+  EXPECT_EQ((*best)[2].record.config_index, 1);
+  EXPECT_NEAR((*best)[2].cost_s, 0.0010, 1e-12);
+  EXPECT_NEAR((*best)[2].rank_s, 0.0020, 1e-12);
+  for (size_t i = 1; i < best->size(); ++i) EXPECT_LE((*best)[i - 1].rank_s, (*best)[i].rank_s);
+}
+
+// A config index measured in two versions of its space (different knobs) is two configs: their
+// measurements do not pool.
+TEST_F(TuningLogTest, BestK_SameIndexOtherKnobs_TwoConfigs) {
+  Workload w = DenseWorkload(80, 80, 80);
+  Record old_space = MakeRecord(w, 5, 0.0009);
+  old_space.config_json = R"({"tile_x":[-1,8]})";
+  Record new_space = MakeRecord(w, 5, 0.0011);
+  new_space.config_json = R"({"tile_x":[-1,16]})";
+  InsertOk({old_space, new_space});
+  auto best = log_->BestK(Query(w, 5));
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 2u);
+  EXPECT_FALSE((*best)[0].confirmed);
+  EXPECT_EQ((*best)[0].record.config_json, R"({"tile_x":[-1,8]})");
+  EXPECT_EQ((*best)[1].record.config_json, R"({"tile_x":[-1,16]})");
+}
+
 // Warm-timed records never rank with cold-timed ones (a warm time is faster than the same
 // kernel's cold one): the cold-timed ones answer when there are any, whatever the warm ones
 // measured, and a log of warm records alone still answers.

@@ -173,7 +173,7 @@ absl::StatusOr<CompileReport> CompileModel(const PreparedModel& model, const db:
       if (!rebuilt.ok()) return rebuilt.status();
       b.index = *rebuilt;
       b.tuned = b.index.has_value();
-      b.seconds = (*best)[0].record.MeanCost().value_or(0);
+      b.seconds = (*best)[0].cost_s;  // its score, as best-k ranked it
       b.cold = (*best)[0].record.cold_cache;
       b.config = (*best)[0].record.config_json;
     } else if (best.status().code() != absl::StatusCode::kNotFound) {

@@ -98,6 +98,14 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
   auto again = Tune(*task, search2, measurer, log->get(), options);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->measured, 40 - 33);
+  // The resumed job ranked its whole history, earlier re-measurements included, as the log does.
+  db::BestQuery q;
+  q.workload = task->DbWorkload();
+  q.target = task->target.str;
+  auto best = (*log)->BestK(q);
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ(best->front().record.config_index, again->best_index);
+  EXPECT_DOUBLE_EQ(best->front().cost_s, again->best_cost_s);
 }
 
 TEST(TuneEndToEnd, UnknownDeviceKey_NotFound) {

@@ -51,10 +51,9 @@ def test_Best_TunedWorkload_RowsWithGflops(client, tuned):
     rows = client.best(template="dense", args=SHAPE, k=3)
     assert 1 <= len(rows) <= 3
     assert all(r.gflops > 0 and r.mean_cost_s > 0 for r in rows)
-    # The job's top configs were measured again: best ranks them by those runs, as the job
-    # picked its winner, so the first row is the job's winner.
-    assert all(r.confirmed and r.runs >= 1 for r in rows)
-    assert [r.gflops for r in rows] == sorted((r.gflops for r in rows), reverse=True)
+    # best ranks as the job picked its winner (by its top configs' re-measurements), so on a
+    # log that holds this job alone the first row is the job's winner.
+    assert rows[0].confirmed and 1 <= rows[0].runs <= 3
     assert rows[0].gflops == pytest.approx(statuses[-1].best_gflops, rel=1e-6)
     assert rows[0].template == "dense"
     assert rows[0].args == '[32,32,32,"float32"]'

@@ -1,7 +1,8 @@
 // Fuzz target: decoding tuning-log rows. A database file can be written by anyone who can
 // write the file; its rows must be decoded into records or refused with a status. The input
 // fills one records row (costs, config and workload args text, error class, cost columns) of a
-// real log, which is then read back by ForEachRecord, BestK and JobHistory.
+// real log of schema 7, which TuningLog::Open then migrates (migration 8 computes each row's
+// median from its costs text) and ForEachRecord, BestK and JobHistory read back.
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -12,7 +13,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "db/migrations.h"
 #include "db/query_best.h"
+#include "db/sqlite.h"
 #include "db/tuning_log.h"
 
 namespace {
@@ -39,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   unlink((path + "-wal").c_str());
   unlink((path + "-shm").c_str());
   {
-    auto log = tunefarm::db::TuningLog::Open(path);  // creates the schema
-    if (!log.ok()) std::abort();
+    auto conn = tunefarm::db::Connection::Open(path, {});
+    if (!conn.ok() || !tunefarm::db::MigrateSchema(**conn, 7).ok()) std::abort();
   }
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) std::abort();

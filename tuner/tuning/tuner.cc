@@ -50,8 +50,12 @@ double TuningSession::Gflops(double cost) const {
 }
 
 void TuningSession::Observe(int64_t index, double cost, const std::string& worker) {
-  auto [it, inserted] = seen_.emplace(index, Seen{cost, worker});
-  if (!inserted && cost < it->second.cost_s) it->second = Seen{cost, worker};
+  auto [it, inserted] = seen_.emplace(index, Seen{{}, cost, worker});
+  it->second.costs_s.push_back(cost);
+  if (!inserted && cost < it->second.best_s) {
+    it->second.best_s = cost;
+    it->second.worker = worker;
+  }
   ++result_.trials;
   if (!std::isfinite(cost)) ++result_.errors;
   bool better =
@@ -202,23 +206,29 @@ TuneProgress TuningSession::Progress() const {
 
 absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
   result_.cancelled = cancelled;
-  // Re-measure the top-k in rounds and pick the winner by the re-measurements alone.
+  // Every config measured so far, each with its costs in order: ranked by the log's rule.
+  auto costs_by_config = [this] {
+    std::map<int64_t, std::vector<double>> costs;
+    for (const auto& [index, seen] : seen_) costs.emplace(index, seen.costs_s);
+    return costs;
+  };
+  // Re-measure the top-k in rounds; the winner is then ranked by the re-measurements.
   if (options_.top_k > 0 && !cancelled && result_.best_index >= 0) {
-    std::vector<std::pair<double, int64_t>> ranked;
-    for (const auto& [index, seen] : seen_) {
-      if (std::isfinite(seen.cost_s)) ranked.emplace_back(seen.cost_s, index);
+    std::vector<db::ConfigScore> ranked;
+    for (const auto& [index, costs_s] : costs_by_config()) {
+      ranked.push_back(db::ScoreConfig(index, costs_s));
     }
-    std::sort(ranked.begin(), ranked.end());
-    if (static_cast<int>(ranked.size()) > options_.top_k) ranked.resize(options_.top_k);
+    db::SortByRank(ranked);
     std::vector<int64_t> top;
-    for (const auto& [cost, index] : ranked) {
-      top.push_back(index);
+    for (const db::ConfigScore& score : ranked) {
+      if (static_cast<int>(top.size()) >= options_.top_k || !std::isfinite(score.rank_s)) break;
+      top.push_back(score.index);
       RemeasuredConfig rc;
-      rc.index = index;
-      auto cfg = task_.space->Get(index);
+      rc.index = score.index;
+      auto cfg = task_.space->Get(score.index);
       rc.config = cfg.ok() ? cfg->ToJson() : "";
-      rc.first_cost_s = cost;
-      rc.first_worker = seen_.at(index).worker;
+      rc.first_cost_s = score.cost_s;
+      rc.first_worker = seen_.at(score.index).worker;
       result_.top_k.push_back(rc);
     }
     Stopwatch build_watch(options_.clock);
@@ -239,7 +249,9 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
       if (!again.status.ok()) return again.status;  // what arrived is in the log already
       for (size_t i = 0; i < top.size(); ++i) {
         RemeasuredConfig& rc = result_.top_k[i];
-        rc.remeasured_costs_s.push_back(ResultCost(again.results[i]));
+        const double cost = ResultCost(again.results[i]);
+        rc.remeasured_costs_s.push_back(cost);
+        seen_.at(rc.index).costs_s.push_back(cost);
         if (round == 0) rc.second_worker = again.results[i].worker_id();
         if (!again.results[i].worker_id().empty()) avoid[i] = again.results[i].worker_id();
       }
@@ -247,7 +259,11 @@ absl::StatusOr<TuneResult> TuningSession::Finish(bool cancelled) {
     for (RemeasuredConfig& rc : result_.top_k) {
       rc.remeasured_cost_s = db::MedianFiniteCost(rc.remeasured_costs_s);
     }
-    if (const Winner w = PickWinner(result_.top_k); w.index >= 0) {
+  }
+  // The winner as the log ranks the same measurements (a resumed session's history included),
+  // so `best` and `export` answer it.
+  if (result_.best_index >= 0) {
+    if (const Winner w = PickWinner(costs_by_config()); w.index >= 0) {
       result_.best_index = w.index;
       result_.best_cost_s = w.cost_s;
     }

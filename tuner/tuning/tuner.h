@@ -172,9 +172,11 @@ class TuningSession {
   BuildResult reference_;
   // The result so far; Finish completes it.
   TuneResult result_;
-  // Best cost of every config seen and the worker that measured it, for the final top-k.
+  // Every config seen: its costs in the order measured (the resumed log's records first; +inf:
+  // failed), for the final ranking, and the worker of its fastest measurement.
   struct Seen {
-    double cost_s;
+    std::vector<double> costs_s;
+    double best_s;
     std::string worker;
   };
   std::map<int64_t, Seen> seen_;

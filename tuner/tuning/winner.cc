@@ -6,12 +6,10 @@
 
 namespace tunefarm::tuner {
 
-Winner PickWinner(const std::vector<RemeasuredConfig>& top) {
+Winner PickWinner(const std::map<int64_t, std::vector<double>>& costs_by_config) {
   std::vector<db::ConfigScore> scores;
-  for (const RemeasuredConfig& rc : top) {
-    std::vector<double> costs_s = {rc.first_cost_s};
-    costs_s.insert(costs_s.end(), rc.remeasured_costs_s.begin(), rc.remeasured_costs_s.end());
-    scores.push_back(db::ScoreConfig(rc.index, costs_s));
+  for (const auto& [index, costs_s] : costs_by_config) {
+    scores.push_back(db::ScoreConfig(index, costs_s));
   }
   db::SortByRank(scores);
   if (scores.empty() || !std::isfinite(scores.front().rank_s)) return Winner{};

@@ -1,10 +1,12 @@
 // The winner of a tuning session: after the best configs are measured again, in rounds, the one
-// whose re-measurements are fastest. A pure function of the measurements, so the rule is tested
-// on its own (winner_test) rather than through a whole session.
+// whose re-measurements are fastest, by the tuning log's ranking rule (db/config_rank.h). A pure
+// function of the measurements, so the rule is tested on its own (winner_test) rather than through
+// a whole session.
 #ifndef TUNEFARM_TUNER_TUNING_WINNER_H_
 #define TUNEFARM_TUNER_TUNING_WINNER_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,15 +37,17 @@ struct Winner {
   double cost_s = 0;
 };
 
-// The top configs ranked by the log's rule (db::SortByRank), so the log's best-k and `export`
-// answer this winner: a config's score is the median of its re-measurements, its first
-// measurement left out (the top configs are the ones whose first runs read fastest among
-// hundreds, so those runs read low by luck as much as by speed: the winner's curse). A config
-// none of whose re-measurements succeeded ranks as if it ran at half its first speed. The
-// lowest score wins, the smaller index on an exact tie; there is no noise margin, which would
-// hand the win to a slower config on exactly the shapes where kernels tie with the vendor
-// library.
-Winner PickWinner(const std::vector<RemeasuredConfig>& top);
+// The winner among every config a session has measured (its resumed history included), ranked
+// by the log's rule (db::SortByRank) over each config's measurements in the order they were
+// taken, so the log's best-k and `export` answer the same config. A config measured again scores
+// the median of its re-measurements, its first measurement left out (the top configs are the
+// ones whose first runs read fastest among hundreds, so those runs read low by luck as much as
+// by speed: the winner's curse); one whose re-measurements all failed ranks at twice its first
+// cost; a config measured once never ranks before a config measured again whose first run was
+// no slower. The lowest score wins, the smaller index on an exact tie; there is no noise margin,
+// which would hand the win to a slower config on exactly the shapes where kernels tie with the
+// vendor library. `costs_by_config`: config index -> its costs in order (+inf: failed).
+Winner PickWinner(const std::map<int64_t, std::vector<double>>& costs_by_config);
 
 }  // namespace tunefarm::tuner
 

@@ -1,9 +1,10 @@
 #include "tuner/tuning/winner.h"
 
 #include <limits>
+#include <map>
+#include <utility>
 #include <vector>
 
-#include "db/config_rank.h"
 #include "gtest/gtest.h"
 
 namespace tunefarm::tuner {
@@ -11,13 +12,12 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-RemeasuredConfig Config(int64_t index, double first, std::vector<double> again) {
-  RemeasuredConfig rc;
-  rc.index = index;
-  rc.first_cost_s = first;
-  rc.remeasured_costs_s = again;
-  rc.remeasured_cost_s = db::MedianFiniteCost(again);
-  return rc;
+// A config's costs in order: its first measurement, then its re-measurements.
+std::pair<const int64_t, std::vector<double>> Config(int64_t index, double first,
+                                                     std::vector<double> again) {
+  std::vector<double> costs = {first};
+  costs.insert(costs.end(), again.begin(), again.end());
+  return {index, costs};
 }
 
 TEST(PickWinner, FastestReMeasurementsWin_ScoredByTheirMedian) {
@@ -59,6 +59,26 @@ TEST(PickWinner, ReMeasurementsFailed_RankedAtHalfItsFirstSpeed) {
 TEST(PickWinner, NothingFinite_NoWinner) {
   EXPECT_EQ(PickWinner({}).index, -1);
   EXPECT_EQ(PickWinner({Config(1, kInf, {kInf})}).index, -1);
+}
+
+// Configs outside the top were measured once, slower than every top config's first run: they
+// do not win, even when their one run is faster than the top's re-measurements.
+TEST(PickWinner, MeasuredOnceSlowerThanTheTop_DoesNotWin) {
+  Winner w = PickWinner(
+      {Config(4, 0.8, {1.05, 1.04, 1.06}), Config(9, 0.85, {1.0, 1.01, 1.0}), Config(12, 0.9, {})});
+  EXPECT_EQ(w.index, 9);
+  EXPECT_DOUBLE_EQ(w.cost_s, 1.0);
+  // And when every top config failed again, the top still wins over them.
+  w = PickWinner({Config(4, 0.8, {kInf}), Config(9, 0.85, {kInf}), Config(12, 0.9, {})});
+  EXPECT_EQ(w.index, 4);
+  EXPECT_DOUBLE_EQ(w.cost_s, 0.8);
+}
+
+// A resumed session's history: 3 was confirmed by an earlier job, 8 by this one.
+TEST(PickWinner, ResumedHistory_EarlierReMeasurementsCount) {
+  Winner w = PickWinner({Config(3, 0.9, {0.95, 0.97, 0.96}), Config(8, 0.92, {0.99, 0.98, 1.0})});
+  EXPECT_EQ(w.index, 3);
+  EXPECT_DOUBLE_EQ(w.cost_s, 0.96);
 }
 
 }  // namespace
