@@ -54,6 +54,7 @@ def test_Best_TunedWorkload_RowsWithGflops(client, tuned):
     # best ranks as the job picked its winner (by its top configs' re-measurements), so on a
     # log that holds this job alone the first row is the job's winner.
     assert rows[0].confirmed and 1 <= rows[0].runs <= 3
+    assert [r.rank_s for r in rows] == sorted(r.rank_s for r in rows)
     assert rows[0].gflops == pytest.approx(statuses[-1].best_gflops, rel=1e-6)
     assert rows[0].template == "dense"
     assert rows[0].args == '[32,32,32,"float32"]'

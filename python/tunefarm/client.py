@@ -88,6 +88,9 @@ class Best:
     # after the config's first (a tuning job's top configs), the rule its winner is picked by.
     runs: int = 1
     confirmed: bool = False
+    # What it ranked by: mean_cost_s, or more for a config measured once that a config measured
+    # again beat on its first run (rows come in rank_s order).
+    rank_s: float = 0.0
 
 
 class Job:
@@ -355,7 +358,8 @@ class Client:
                 mean_cost_s=b.mean_cost, config=json.loads(r.config_json or "{}"),
                 config_json=r.config_json, target=r.target, device_key=r.device_key,
                 exact=b.exact, distance=b.distance, record=r, emulated=r.device.emulated,
-                cold_cache=r.cold_cache, runs=b.runs, confirmed=b.confirmed))
+                cold_cache=r.cold_cache, runs=b.runs, confirmed=b.confirmed,
+                rank_s=b.rank_s))
         return rows
 
     def export(self, workloads=None, *, template=None, args=None, dtype="float32",

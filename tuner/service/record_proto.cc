@@ -85,6 +85,7 @@ v1::QueryBestResponse ToProto(const std::vector<BestRecord>& best) {
     out->set_distance(b.distance);
     out->set_runs(b.runs);
     out->set_confirmed(b.confirmed);
+    out->set_rank_s(b.rank_s);
   }
   return response;
 }
