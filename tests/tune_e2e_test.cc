@@ -51,6 +51,16 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
   auto log = db::TuningLog::Open(db_path);
   ASSERT_TRUE(log.ok()) << log.status();
 
+  // The log's best-k first is the job's winner, at the job's score.
+  auto ExpectLogAnswersTheWinner = [&](const TuneResult& r) {
+    db::BestQuery q;
+    q.workload = task->DbWorkload();
+    q.target = task->target.str;
+    auto best = (*log)->BestK(q);
+    ASSERT_TRUE(best.ok()) << best.status();
+    EXPECT_EQ(best->front().record.config_index, r.best_index);
+    EXPECT_DOUBLE_EQ(best->front().cost_s, r.best_cost_s);
+  };
   TrackerMeasurerOptions mo;
   mo.job_id = "e2e";
   mo.device_key = "cpu-test";
@@ -80,13 +90,7 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
     EXPECT_EQ(result->curve_gflops.size(), 24u);
     EXPECT_GE(progress_calls, 3);
     // The log answers the job's winner (what `best` lists first and `export` builds).
-    db::BestQuery q;
-    q.workload = task->DbWorkload();
-    q.target = task->target.str;
-    auto best = (*log)->BestK(q);
-    ASSERT_TRUE(best.ok()) << best.status();
-    EXPECT_EQ(best->front().record.config_index, result->best_index);
-    EXPECT_DOUBLE_EQ(best->front().cost_s, result->best_cost_s);
+    ExpectLogAnswersTheWinner(*result);
   }
   // 24 trials + 3 configs re-measured in 3 rounds, each a record.
   EXPECT_EQ(*(*log)->CountRecords(), 33);
@@ -99,13 +103,7 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->measured, 40 - 33);
   // The resumed job ranked its whole history, earlier re-measurements included, as the log does.
-  db::BestQuery q;
-  q.workload = task->DbWorkload();
-  q.target = task->target.str;
-  auto best = (*log)->BestK(q);
-  ASSERT_TRUE(best.ok()) << best.status();
-  EXPECT_EQ(best->front().record.config_index, again->best_index);
-  EXPECT_DOUBLE_EQ(best->front().cost_s, again->best_cost_s);
+  ExpectLogAnswersTheWinner(*again);
 }
 
 TEST(TuneEndToEnd, UnknownDeviceKey_NotFound) {
