@@ -17,7 +17,8 @@ struct RemeasuredConfig {
   // Its index in the task's config space, and its knobs as JSON.
   int64_t index = 0;
   std::string config;
-  // Median cost of the first measurement (the trial that put it in the top), in seconds.
+  // Its score when it was put in the top, in seconds: its first measurement's median in a fresh
+  // session, the log's rule over its history in a resumed one.
   double first_cost_s = 0;
   // Each re-measurement round's median cost (inf: that run failed), in round order, and the
   // median of the finite ones (inf when none is).
