@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "tuner/search/diversity_filter.h"
 #include "tuner/search/index_permutation.h"
+#include "tuner/space/knob_stages.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -34,6 +35,7 @@ class ModelBasedSearch : public SearchStrategy {
         random_order_(space->size(), options_.seed ^ 0xbb67ae8584caa73bull) {
     own_group_ = 0;
     for (int g : options_.history.group) own_group_ = std::max(own_group_, g + 1);
+    if (options_.crossover_top > 1) stages_ = StagesOf(*space_);
   }
 
   absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
@@ -170,22 +172,70 @@ class ModelBasedSearch : public SearchStrategy {
     return space_->Compose(c);
   }
 
-  // An unvisited config one knob away from the fastest measured config, drawn at random; the
-  // next fastest's when all of its neighbors are visited (among the local_top fastest); -1 if
-  // none.
-  int64_t UnvisitedNeighborOfBest() {
+  // The knobs with more than one choice of each stage of a generated space (knob_stages.h);
+  // empty when fewer than two stages have such knobs.
+  static std::vector<std::vector<int>> StagesOf(const ConfigSpace& space) {
+    std::vector<std::vector<int>> stages;
+    for (const KnobStage& stage : KnobStages(space)) {
+      std::vector<int> movable;
+      for (int k : stage.knobs) {
+        if (space.knob(k).size() > 1) movable.push_back(k);
+      }
+      if (!movable.empty()) stages.push_back(std::move(movable));
+    }
+    if (stages.size() < 2) stages.clear();
+    return stages;
+  }
+
+  // The `k` fastest configs measured (each once, fastest first; failures left out).
+  std::vector<int64_t> FastestMeasured(size_t k) const {
     std::vector<size_t> rows;
     for (size_t i = 0; i < train_index_.size(); ++i) {
       if (std::isfinite(train_cost_[i])) rows.push_back(i);
     }
     std::stable_sort(rows.begin(), rows.end(),
                      [&](size_t a, size_t b) { return train_cost_[a] < train_cost_[b]; });
-    absl::flat_hash_set<int64_t> bases;
+    std::vector<int64_t> out;
+    absl::flat_hash_set<int64_t> seen;
     for (size_t row : rows) {
-      if (static_cast<int>(bases.size()) >= options_.local_top) break;
-      if (!bases.insert(train_index_[row]).second) continue;
-      const std::vector<int64_t> c = space_->Decompose(train_index_[row]);
-      std::vector<int64_t> unvisited;
+      if (out.size() >= k) break;
+      if (seen.insert(train_index_[row]).second) out.push_back(train_index_[row]);
+    }
+    return out;
+  }
+
+  // Unvisited crossover children of `base`: base with one stage's knobs taken from one of
+  // `donors` (see ModelSearchOptions::crossover_top).
+  std::vector<int64_t> UnvisitedChildren(int64_t base, const std::vector<int64_t>& donors) const {
+    std::vector<int64_t> out;
+    if (stages_.empty()) return out;
+    const std::vector<int64_t> c = space_->Decompose(base);
+    for (int64_t donor : donors) {
+      if (donor == base) continue;
+      const std::vector<int64_t> d = space_->Decompose(donor);
+      for (const std::vector<int>& stage : stages_) {
+        std::vector<int64_t> child = c;
+        for (int k : stage) child[k] = d[k];
+        if (child == c) continue;
+        const int64_t idx = space_->Compose(child);
+        if (!visited_.contains(idx)) out.push_back(idx);
+      }
+    }
+    return out;
+  }
+
+  // An unvisited config one knob away from the fastest measured config, or one of its crossover
+  // children, drawn at random; the next fastest's when all of those are visited (among the
+  // local_top fastest); -1 if none.
+  int64_t UnvisitedNeighborOfBest() {
+    const std::vector<int64_t> fastest =
+        FastestMeasured(std::max<size_t>(options_.local_top, std::max(0, options_.crossover_top)));
+    const std::vector<int64_t> donors(
+        fastest.begin(),
+        fastest.begin() + std::min<size_t>(fastest.size(), std::max(0, options_.crossover_top)));
+    for (size_t b = 0; b < fastest.size() && static_cast<int>(b) < options_.local_top; ++b) {
+      const std::vector<int64_t> c = space_->Decompose(fastest[b]);
+      std::vector<int64_t> unvisited = UnvisitedChildren(fastest[b], donors);
       for (int k = 0; k < space_->num_knobs(); ++k) {
         std::vector<int64_t> n = c;
         for (int64_t v = 0; v < space_->knob(k).size(); ++v) {
@@ -235,6 +285,20 @@ class ModelBasedSearch : public SearchStrategy {
     absl::StatusOr<std::vector<float>> cur = Score(chains_);
     if (!cur.ok()) return cur.status();
     for (size_t c = 0; c < chains_.size(); ++c) offer(chains_[c], (*cur)[c]);
+    if (!stages_.empty()) {
+      // Every unvisited crossover child of the fastest configs, ranked by the model.
+      const std::vector<int64_t> parents = FastestMeasured(options_.crossover_top);
+      std::vector<int64_t> children;
+      absl::flat_hash_set<int64_t> seen;
+      for (int64_t p : parents) {
+        for (int64_t child : UnvisitedChildren(p, parents)) {
+          if (seen.insert(child).second) children.push_back(child);
+        }
+      }
+      absl::StatusOr<std::vector<float>> score = Score(children);
+      if (!score.ok()) return score.status();
+      for (size_t i = 0; i < children.size(); ++i) offer(children[i], (*score)[i]);
+    }
 
     std::uniform_real_distribution<double> coin(0.0, 1.0);
     const int64_t evals_at_start = feature_evals_;
@@ -284,19 +348,8 @@ class ModelBasedSearch : public SearchStrategy {
     const size_t seeds =
         std::min<size_t>({static_cast<size_t>(std::max(0, options_.measured_seed_chains)),
                           chains_.size() / 2, train_index_.size()});
-    if (seeds == 0) return;
-    std::vector<size_t> order;  // Rows of configs that ran (a failure's cost is +inf).
-    for (size_t i = 0; i < train_index_.size(); ++i) {
-      if (std::isfinite(train_cost_[i])) order.push_back(i);
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return train_cost_[a] < train_cost_[b]; });
-    absl::flat_hash_set<int64_t> used;
-    size_t c = 0;
-    for (size_t i = 0; i < order.size() && c < seeds; ++i) {
-      const size_t row = order[i];
-      if (used.insert(train_index_[row]).second) chains_[c++] = train_index_[row];
-    }
+    const std::vector<int64_t> fastest = FastestMeasured(seeds);
+    std::copy(fastest.begin(), fastest.end(), chains_.begin());
   }
 
   const ConfigSpace* space_;
@@ -321,6 +374,8 @@ class ModelBasedSearch : public SearchStrategy {
   std::deque<int64_t> plan_;
   bool plan_stale_ = false;      // The model was refit since plan_ was made.
   std::vector<int64_t> chains_;  // Annealing chain positions, kept across plans.
+  // The knobs of each stage, for crossover (empty: off or a space of one stage).
+  std::vector<std::vector<int>> stages_;
 };
 
 }  // namespace

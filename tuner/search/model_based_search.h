@@ -10,7 +10,8 @@
 // `plan_size * diversity_filter_ratio` followed by the diversity filter). Each proposed slot is a
 // uniform random unvisited config with probability `epsilon` (and always before the first fit),
 // and an unvisited neighbor of the fastest measured configs with probability `local_share`.
-// Chains persist across plans, as in AutoTVM.
+// Chains persist across plans, as in AutoTVM. With crossover_top, the fastest measured configs'
+// stages are also recombined (see ModelSearchOptions::crossover_top).
 //
 // Features come from the caller (lowering + feature extraction for real templates, knob
 // features for synthetic spaces) and are cached. A config whose features fail, or whose feature
@@ -77,6 +78,15 @@ struct ModelSearchOptions {
   // dozen slots, whatever the model says. 0: off.
   double local_share = 0.0;
   int local_top = 8;
+  // Stage crossover, for spaces whose knobs are named "<stage>.<what>" (generated spaces,
+  // space/knob_stages.h) over two stages or more: a program's time is about the sum of its
+  // stages' times, so the
+  // fastest configs' stages recombine, as Ansor's evolutionary search crosses over per node.
+  // A child is one of the `crossover_top` fastest measured configs with the knobs of one stage
+  // taken from another of them. Each plan scores every unvisited child with the model and offers
+  // it beside the annealing's picks; the local_share slots draw from the fastest config's
+  // children as well as from its one-knob neighbors. 0: off.
+  int crossover_top = 0;
   // > 1 enables the diversity filter: annealing keeps plan_size * ratio candidates and
   // DiversityPick chooses plan_size of them with `diversity_knob_weight`. <= 1: off.
   double diversity_filter_ratio = 0.0;

@@ -1,4 +1,5 @@
 // Contract tests every strategy must pass, plus the diversity filter and replay.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -282,6 +283,67 @@ TEST(ModelBasedSearch, LocalShare_MeasuresTheFastestsNeighborhood) {
   auto planned = plain->NextBatch(static_cast<int>(around_best.size()));
   ASSERT_TRUE(planned.ok()) << planned.status();
   EXPECT_NE(std::set<int64_t>(planned->begin(), planned->end()), around_best);
+}
+
+// With crossover_top, the local slots also draw the fastest config's crossover children: it with
+// one stage's knobs ("<stage>.<what>") taken from another of the crossover_top fastest.
+TEST(ModelBasedSearch, Crossover_LocalSlotsAlsoMeasureTheFastestsChildren) {
+  ConfigSpace space;  // Two stages of two knobs: 10^4 configs.
+  for (const char* name : {"A.x", "A.y", "B.x", "B.y"}) {
+    space.DefineOther(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  }
+  auto cost = [&](int64_t index) {
+    const std::vector<int64_t> c = space.Decompose(index);
+    return 1.0 + std::abs(c[0] + c[1] - 9) + 0.5 * std::abs(c[2] - c[3]);
+  };
+  ModelSearchOptions o = FastModelOptions(5);
+  o.epsilon = 0;
+  o.local_share = 1;
+  o.crossover_top = 4;
+  auto s = MakeXgb(&space, 5, o);
+  auto first = s->NextBatch(32);
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::vector<MeasuredPoint> points;
+  std::set<int64_t> visited(first->begin(), first->end());
+  for (int64_t i : *first) points.push_back({i, cost(i)});
+  ASSERT_TRUE(s->Update(points).ok());
+  std::vector<MeasuredPoint> by_cost = points;
+  std::stable_sort(
+      by_cost.begin(), by_cost.end(),
+      [](const MeasuredPoint& a, const MeasuredPoint& b) { return a.cost_s < b.cost_s; });
+  const std::vector<int64_t> best = space.Decompose(by_cost[0].index);
+  std::set<int64_t> expected, children;
+  for (int k = 0; k < 4; ++k) {  // One-knob neighbors.
+    for (int64_t v = 0; v < 10; ++v) {
+      std::vector<int64_t> n = best;
+      n[k] = v;
+      if (!visited.count(space.Compose(n))) expected.insert(space.Compose(n));
+    }
+  }
+  for (int d = 1; d < 4; ++d) {  // Children: stage A or B from one of the next 3 fastest.
+    const std::vector<int64_t> donor = space.Decompose(by_cost[d].index);
+    for (int stage = 0; stage < 2; ++stage) {
+      std::vector<int64_t> child = best;
+      child[2 * stage] = donor[2 * stage];
+      child[2 * stage + 1] = donor[2 * stage + 1];
+      const int64_t idx = space.Compose(child);
+      if (!visited.count(idx)) {
+        expected.insert(idx);
+        children.insert(idx);
+      }
+    }
+  }
+  size_t two_knob_children = 0;  // Children that are no one-knob neighbor.
+  for (int64_t c : children) {
+    const std::vector<int64_t> v = space.Decompose(c);
+    int differ = 0;
+    for (int k = 0; k < 4; ++k) differ += v[k] != best[k];
+    two_knob_children += differ == 2;
+  }
+  ASSERT_GT(two_knob_children, 0u);
+  auto next = s->NextBatch(static_cast<int>(expected.size()));
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(std::set<int64_t>(next->begin(), next->end()), expected);
 }
 
 TEST(DiversityPick, NearCopies_PrefersNewKnobValues) {

@@ -111,6 +111,9 @@ absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeStrategy(const std::string& 
     // An eighth of the planned slots measure the fastest config's one-knob neighbors (see
     // ModelSearchOptions::local_share; tuner/README.md has what it found).
     so.local_share = 0.125;
+    // A generated space's stages recombine among its 8 fastest configs (no-op for a template's
+    // space or a program of one stage; ModelSearchOptions::crossover_top).
+    so.crossover_top = 8;
     if (log != nullptr) {
       auto probe = ConfigFeaturesOf(task, 0);
       if (probe.ok()) so.history = LoadHistory(task, log, probe->size());
