@@ -111,9 +111,8 @@ absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeStrategy(const std::string& 
     // An eighth of the planned slots measure the fastest config's one-knob neighbors (see
     // ModelSearchOptions::local_share; tuner/README.md has what it found).
     so.local_share = 0.125;
-    // A generated space's stages recombine among its 8 fastest configs (no-op for a template's
-    // space or a program of one stage; ModelSearchOptions::crossover_top).
-    so.crossover_top = 8;
+    // Stage crossover (ModelSearchOptions::crossover_top) stays off: with it, the Winograd
+    // 3x3 256 @14 winner ran 20-25% below its tuned speed beside oneDNN (tuner/README.md).
     if (log != nullptr) {
       auto probe = ConfigFeaturesOf(task, 0);
       if (probe.ok()) so.history = LoadHistory(task, log, probe->size());
