@@ -61,6 +61,13 @@ int Median(std::vector<int> v) {
   return v[v.size() / 2];
 }
 
+// One line per strategy: its trials to 90% per seed and their median.
+void ShowTrials(const char* name, const std::vector<int>& t) {
+  std::printf("%-20s trials to 90%% of optimal:", name);
+  for (int x : t) std::printf(" %d", x);
+  std::printf("  (median %d; budget+1 = not reached)\n", Median(t));
+}
+
 // Trials to reach 90% of the optimal throughput; budget + 1 when not reached.
 int TrialsTo90(SearchStrategy& s, const Landscape& l, int budget) {
   auto r = Replay(
@@ -105,14 +112,9 @@ TEST(SearchEfficiency, SyntheticLandscape_ModelAndGaBeatRandom) {
     xgb_t.push_back(TrialsTo90(*xgb, l, kBudget));
     xgb_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  auto show = [](const char* name, const std::vector<int>& t) {
-    std::printf("%-7s trials to 90%% of optimal:", name);
-    for (int x : t) std::printf(" %d", x);
-    std::printf("  (median %d; budget+1 = not reached)\n", Median(t));
-  };
-  show("random", random_t);
-  show("ga", ga_t);
-  show("xgb+sa", xgb_t);
+  ShowTrials("random", random_t);
+  ShowTrials("ga", ga_t);
+  ShowTrials("xgb+sa", xgb_t);
   std::printf("xgb+sa wall time per replay: %.2f s\n", xgb_seconds / seeds.size());
   EXPECT_LT(Median(xgb_t), Median(random_t));
   EXPECT_LT(Median(ga_t), Median(random_t));
@@ -203,13 +205,8 @@ TEST(SearchEfficiency, StagedProgram_CrossoverReachesTheOptimumSooner) {
       (crossover_top > 0 ? on_t : off_t).push_back(t < 0 ? kStagedBudget + 1 : t);
     }
   }
-  auto show = [](const char* name, const std::vector<int>& t) {
-    std::printf("staged, %-13s trials to 90%% of optimal:", name);
-    for (int x : t) std::printf(" %d", x);
-    std::printf("  (median %d)\n", Median(t));
-  };
-  show("no crossover", off_t);
-  show("crossover 8", on_t);
+  ShowTrials("staged, no crossover", off_t);
+  ShowTrials("staged, crossover 8", on_t);
   EXPECT_LT(Median(on_t), Median(off_t));
 }
 
