@@ -80,12 +80,12 @@ struct ModelSearchOptions {
   int local_top = 8;
   // Stage crossover, for spaces whose knobs are named "<stage>.<what>" (generated spaces,
   // space/knob_stages.h) over two stages or more: a program's time is about the sum of its
-  // stages' times, so the
-  // fastest configs' stages recombine, as Ansor's evolutionary search crosses over per node.
-  // A child is one of the `crossover_top` fastest measured configs with the knobs of one stage
-  // taken from another of them. Each plan scores every unvisited child with the model and offers
-  // it beside the annealing's picks; the local_share slots draw from the fastest config's
-  // children as well as from its one-knob neighbors. 0: off.
+  // stages' times, so the fastest configs' stages recombine, as Ansor's evolutionary search
+  // crosses over per node. A child is one of the `crossover_top` fastest measured configs with
+  // the knobs of one stage taken from another of them. Each plan scores every unvisited child
+  // with the model and offers it beside the annealing's picks; the local_share slots draw from
+  // the fastest config's children as well as from its one-knob neighbors. 0: off (the default,
+  // and what strategy_factory.cc leaves; tuner/README.md says why).
   int crossover_top = 0;
   // > 1 enables the diversity filter: annealing keeps plan_size * ratio candidates and
   // DiversityPick chooses plan_size of them with `diversity_knob_weight`. <= 1: off.
