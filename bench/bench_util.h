@@ -52,18 +52,26 @@ inline double TimeMedian(const std::function<void()>& fn, int repeats) {
   return Median(t);
 }
 
-// Two kernels timed side by side: `rounds` rounds, each timing `a` then `b` (TimeMedian with
-// `repeats`); returns the median over the rounds of each. Noise that comes and goes on a shared
-// machine then hits both sides alike instead of whichever happened to run during it.
+// Kernels timed in turn: `rounds` rounds, each timing every one of `fns` in order (TimeMedian
+// with `repeats`); returns the median over the rounds of each. Noise that comes and goes on a
+// shared machine then hits them alike instead of whichever happened to run during it.
+inline std::vector<double> TimeInTurn(const std::vector<std::function<void()>>& fns, int repeats,
+                                      int rounds) {
+  std::vector<std::vector<double>> t(fns.size());
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t i = 0; i < fns.size(); ++i) t[i].push_back(TimeMedian(fns[i], repeats));
+  }
+  std::vector<double> medians;
+  for (std::vector<double>& ti : t) medians.push_back(Median(ti));
+  return medians;
+}
+
+// Two kernels timed side by side (TimeInTurn); returns the median of each.
 inline std::pair<double, double> TimeSideBySide(const std::function<void()>& a,
                                                 const std::function<void()>& b, int repeats,
                                                 int rounds = 5) {
-  std::vector<double> ta, tb;
-  for (int r = 0; r < rounds; ++r) {
-    ta.push_back(TimeMedian(a, repeats));
-    tb.push_back(TimeMedian(b, repeats));
-  }
-  return {Median(ta), Median(tb)};
+  const std::vector<double> t = TimeInTurn({a, b}, repeats, rounds);
+  return {t[0], t[1]};
 }
 
 // Prints `RESULT k=v k=v ...`, the last line every benchmark prints.
