@@ -276,7 +276,8 @@ int FastestSideBySide(std::vector<TunedKernel>& kernels, int repeats, int rounds
                       const std::function<void(size_t, double)>& report) {
   std::vector<std::function<void()>> calls;
   for (TunedKernel& k : kernels) calls.push_back(KernelCall(k));
-  const std::vector<double> t = TimeInTurn(calls, repeats, rounds);
+  // A lone kernel has nothing to be compared with: one round gives its line on stderr.
+  const std::vector<double> t = TimeInTurn(calls, repeats, kernels.size() > 1 ? rounds : 1);
   int fastest = -1;
   for (size_t i = 0; i < t.size(); ++i) {
     report(i, t[i]);
