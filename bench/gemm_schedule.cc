@@ -225,6 +225,6 @@ int Run(bool quick) {
 }  // namespace tunefarm::bench
 
 int main(int argc, char** argv) {
-  tunefarm::bench::ReexecWithBestOpenBlasCore(argv);
+  tunefarm::bench::ReexecWithLibrariesAtTheirBest(argv);
   return tunefarm::bench::Run(tunefarm::bench::QuickMode(argc, argv));
 }

@@ -3,11 +3,21 @@
 // (TF_KERNEL_ALIGNMENT). glibc's malloc gives large blocks 16-byte alignment, on which AVX-512
 // loads split cache lines: a tuned Winograd convolution ran about 8% slower.
 //
+// Blocks of 2 MiB or more start on a 2 MiB boundary and are advised onto transparent huge
+// pages (THP "madvise" mode needs the call), as the compiled model runner's weights and arena
+// are (graph/emit_runner.cc): a kernel that streams a large operand then does not take a page
+// walk every 4 KiB, and the hardware prefetchers, which stop at page boundaries, run on. The
+// farm's tensors, the benchmarks' and a deployed model's are then allocated alike.
+//
 //   AlignedVector<float> input(n);
+//   void* p = AllocateTensorStorage(bytes);  // std::free(p) when done
 #ifndef TUNEFARM_COMMON_ALIGNED_ALLOCATOR_H_
 #define TUNEFARM_COMMON_ALIGNED_ALLOCATOR_H_
 
+#include <sys/mman.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -15,6 +25,22 @@
 namespace tunefarm {
 
 inline constexpr size_t kTensorAlignment = 64;
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// `bytes` (at least one alignment unit) on a kTensorAlignment boundary, or on a huge page
+// boundary and advised onto huge pages when at least kHugePageBytes; nullptr when out of
+// memory. Freed with std::free.
+inline void* AllocateTensorStorage(size_t bytes) {
+  const size_t align = bytes >= kHugePageBytes ? kHugePageBytes : kTensorAlignment;
+  if (bytes > SIZE_MAX - align) return nullptr;  // Rounded up, it would wrap around.
+  const size_t rounded = (bytes == 0 ? 1 : (bytes + align - 1) / align) * align;
+  void* p = std::aligned_alloc(align, rounded);
+#if defined(MADV_HUGEPAGE)
+  // Advice only: the kernel keeps small pages where it has no huge ones.
+  if (p != nullptr && align == kHugePageBytes) (void)madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  return p;
+}
 
 template <class T>
 struct AlignedAllocator {
@@ -23,8 +49,7 @@ struct AlignedAllocator {
   template <class U>
   AlignedAllocator(const AlignedAllocator<U>&) {}
   T* allocate(size_t n) {
-    const size_t bytes = (n * sizeof(T) + kTensorAlignment - 1) / kTensorAlignment;
-    void* p = std::aligned_alloc(kTensorAlignment, (bytes == 0 ? 1 : bytes) * kTensorAlignment);
+    void* p = AllocateTensorStorage(n * sizeof(T));
     if (p == nullptr) throw std::bad_alloc();
     return static_cast<T*>(p);
   }

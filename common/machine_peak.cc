@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/aligned_allocator.h"
+
 namespace tunefarm {
 namespace {
 
@@ -196,7 +198,9 @@ double MeasureAmxInt8PeakGops() {
 
 double MeasureReadBandwidthGBs(size_t bytes) {
   const size_t n = std::max<size_t>(bytes / sizeof(float) / 64 * 64, 64);
-  float* data = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
+  // Allocated as the kernels' tensors are (huge pages from 2 MiB), so that a kernel streaming
+  // its operands compares with the rate that memory gives.
+  float* data = static_cast<float*>(AllocateTensorStorage(n * sizeof(float)));
   for (size_t i = 0; i < n; ++i) data[i] = static_cast<float>(i & 7);
   float sink = 0;
   ReadPass(data, n, &sink);  // Warm: the pages are touched, a cache-sized array is cached.

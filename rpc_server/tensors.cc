@@ -6,11 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/aligned_allocator.h"
 
 namespace tunefarm {
 namespace {
 
-constexpr size_t kAlignment = 64;
 constexpr uint8_t kPoisonByte = 0xCD;
 
 uint64_t SplitMix64(uint64_t& state) {
@@ -147,8 +147,7 @@ absl::StatusOr<std::unique_ptr<HostTensors>> HostTensors::Allocate(
       return absl::ResourceExhaustedError(
           absl::StrCat("tensors need more than ", max_bytes, " bytes"));
     }
-    size_t alloc = (t.bytes + kAlignment - 1) / kAlignment * kAlignment;
-    void* data = std::aligned_alloc(kAlignment, alloc == 0 ? kAlignment : alloc);
+    void* data = AllocateTensorStorage(t.bytes);
     if (data == nullptr) return absl::ResourceExhaustedError("cannot allocate tensors");
     t.is_output = args[i].is_output();
     t.dl = DLTensor{};

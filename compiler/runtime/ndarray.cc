@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/aligned_allocator.h"
 
 namespace tunefarm::runtime {
 namespace {
@@ -89,8 +90,7 @@ absl::StatusOr<NDArray> NDArray::Empty(std::vector<int64_t> shape, ir::DataType 
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;
   size_t bytes = static_cast<size_t>(n * dtype.bytes());
-  size_t rounded = (bytes + 63) / 64 * 64;
-  auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
+  auto* p = static_cast<uint8_t*>(AllocateTensorStorage(bytes));
   if (p == nullptr) return absl::ResourceExhaustedError("NDArray: out of memory");
   a.storage_ = std::unique_ptr<uint8_t[], void (*)(uint8_t*)>(p, [](uint8_t* q) { std::free(q); });
   a.tensor_.data = p;
