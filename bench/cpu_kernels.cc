@@ -343,9 +343,9 @@ int Run(bool quick, const std::string& only, int trials) {
       "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; int8 (vpdpbusd) peak %.1f GOP/s "
       "on 1; AMX int8 (tdpbusd) peak %.1f GOP/s on 1 (0: no AMX); read bandwidth %.1f GB/s (one "
       "core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s); buffers of 2 MiB or more on huge "
-      "pages: ours %s, the libraries' %s\n\n",
+      "pages: ours advised, the libraries' %s\n\n",
       peak[1], peak[2], vnni_peak, amx_peak, bandwidth, OpenBlasCoreName().c_str(),
-      std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset", "advised",
+      std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset",
       MallocOnHugePages() ? "advised (glibc.malloc.hugetlb=1)" : "no");
   std::printf("%-26s %3s %6s %10s %10s %10s %6s %5s %6s  %-22s %s\n", "shape", "thr", "trials",
               "ours GF/s", "OpenBLAS", "oneDNN", "ratio", "peak", "to_90", "our space",

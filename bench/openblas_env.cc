@@ -11,7 +11,7 @@
 namespace tunefarm::bench {
 namespace {
 
-// Set in the re-executed process, so a core type OpenBLAS ignores cannot loop.
+// Set in the re-executed process, so a setting the libraries or glibc ignore cannot loop.
 constexpr char kReexecMarker[] = "TUNEFARM_BENCH_OPENBLAS_REEXEC";
 // glibc (2.35 and later) advises every block it maps onto transparent huge pages.
 constexpr char kHugePageTunable[] = "glibc.malloc.hugetlb=1";
