@@ -111,7 +111,9 @@ bool UsesAmx(const ir::Stmt& s) {
 
 class CpuEmitter : public LLVMEmitter {
  public:
-  using LLVMEmitter::LLVMEmitter;
+  CpuEmitter(llvm::Module* m, llvm::TargetMachine& tm) : LLVMEmitter(m, tm) {
+    alias_scopes_ = true;
+  }
 
   // With `on`, each loop nest at the top of a kernel is outlined into a function of its own,
   // called directly (parallel loops always are, and run through GOMP_parallel).
@@ -215,6 +217,8 @@ absl::Status CpuEmitter::AddFunction(const lower::LoweredFunc& f) {
   }
   Emit(f.body);
   b_.CreateRet(b_.CreateLoad(i32, err_slot_));
+  // The kernel's loads and stores, its outlined loop bodies' included, in one alias domain.
+  AddAliasScopes();
   vars_.clear();
   bufs_.clear();
   return Finish(f.name);

@@ -14,6 +14,13 @@
 #include "compiler/lower/lower.h"
 #include "compiler/runtime/ndarray.h"
 #include "gtest/gtest.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -465,6 +472,56 @@ TEST(Codegen, KernelPipeline_SameResultsAsO3) {
     ASSERT_TRUE(fn.ok());
     CheckGemm(*fn, 33, 48, 20);
     EXPECT_TRUE(BuildObject({*f}, HostTarget(), OptPipeline::kKernel).ok());
+  }
+}
+
+// Distinct buffers get distinct alias scopes (LLVMEmitter::AddAliasScopes), so LLVM keeps an
+// unscheduled GEMM's C[i, j] in a register across the reduction: the innermost loop, which
+// loads A and B, stores nothing. Without the scopes C's store might change A or B, and it stays
+// in that loop. Also in a parallel loop's outlined body, which gets its buffers through a
+// closure.
+TEST(Codegen, AliasScopes_AccumulatorLeavesTheReductionLoop) {
+  for (bool parallel : {false, true}) {
+    SCOPED_TRACE(parallel ? "parallel" : "serial");
+    // K large enough that the reduction stays a loop (not unrolled whole).
+    Gemm g = MakeGemm(16, 16, 1000);
+    if (parallel) ASSERT_TRUE((*g.sch)[g.C].Parallel((*g.sch)[g.C].axis(0)).ok());
+    auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm_scoped");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto ir = BuildLLVMIR({*f}, HostTarget());
+    ASSERT_TRUE(ir.ok()) << ir.status();
+    EXPECT_NE(ir->find("!alias.scope"), std::string::npos);
+    EXPECT_NE(ir->find("!noalias"), std::string::npos);
+    llvm::LLVMContext ctx;
+    llvm::SMDiagnostic error;
+    std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(*ir, error, ctx);
+    ASSERT_NE(m, nullptr) << error.getMessage().str();
+    int reduction_loops = 0;
+    for (llvm::Function& fn : *m) {
+      if (fn.isDeclaration()) continue;
+      llvm::DominatorTree dt(fn);
+      llvm::LoopInfo loops(dt);
+      for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+        if (!loop->isInnermost()) continue;
+        bool multiplies = false;
+        int stores = 0;
+        for (llvm::BasicBlock* block : loop->blocks()) {
+          for (llvm::Instruction& inst : *block) {
+            multiplies |= inst.getOpcode() == llvm::Instruction::FMul;
+            stores += llvm::isa<llvm::StoreInst>(inst);
+          }
+        }
+        if (!multiplies) continue;
+        ++reduction_loops;
+        EXPECT_EQ(stores, 0) << "a store in the reduction loop of " << fn.getName().str();
+      }
+    }
+    EXPECT_GT(reduction_loops, 0);
+    auto jit = BuildJit({*f}, HostTarget());
+    ASSERT_TRUE(jit.ok()) << jit.status();
+    auto fn = (*jit)->Lookup("gemm_scoped");
+    ASSERT_TRUE(fn.ok());
+    CheckGemm(*fn, 16, 16, 1000);
   }
 }
 

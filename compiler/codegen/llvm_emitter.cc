@@ -14,6 +14,7 @@
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -394,6 +395,40 @@ llvm::Value* LLVMEmitter::Address(const ir::BufferNode* buf, llvm::Value* index)
   return b_.CreateInBoundsGEP(StorageType(buf->dtype), it->second, index);
 }
 
+void LLVMEmitter::AddAliasScopes() {
+  std::vector<std::pair<llvm::WeakVH, const ir::BufferNode*>> accesses;
+  accesses.swap(accesses_);
+  absl::flat_hash_map<const ir::BufferNode*, llvm::MDNode*> scope;
+  std::vector<const ir::BufferNode*> buffers;  // In the order first accessed.
+  for (const auto& [access, buf] : accesses) {
+    if (access != nullptr && !scope.contains(buf)) {
+      scope[buf] = nullptr;
+      buffers.push_back(buf);
+    }
+  }
+  if (buffers.size() < 2) return;  // Nothing to tell apart.
+  llvm::MDBuilder md(ctx_);
+  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("tunefarm.buffers");
+  for (const ir::BufferNode* buf : buffers) {
+    scope[buf] = md.createAnonymousAliasScope(domain, buf->name);
+  }
+  // Per buffer: its own scope, and every other buffer's.
+  absl::flat_hash_map<const ir::BufferNode*, std::pair<llvm::MDNode*, llvm::MDNode*>> tags;
+  for (const ir::BufferNode* buf : buffers) {
+    std::vector<llvm::Metadata*> others;
+    for (const ir::BufferNode* other : buffers) {
+      if (other != buf) others.push_back(scope[other]);
+    }
+    tags[buf] = {llvm::MDNode::get(ctx_, {scope[buf]}), llvm::MDNode::get(ctx_, others)};
+  }
+  for (const auto& [access, buf] : accesses) {
+    auto* inst = llvm::dyn_cast_or_null<llvm::Instruction>(static_cast<llvm::Value*>(access));
+    if (inst == nullptr) continue;
+    inst->setMetadata(llvm::LLVMContext::MD_alias_scope, tags[buf].first);
+    inst->setMetadata(llvm::LLVMContext::MD_noalias, tags[buf].second);
+  }
+}
+
 llvm::Value* LLVMEmitter::EmitLoad(const ir::LoadNode* op) {
   if (op->indices.size() != 1) {
     Fail(absl::InternalError("codegen: load is not flattened"));
@@ -405,7 +440,8 @@ llvm::Value* LLVMEmitter::EmitLoad(const ir::LoadNode* op) {
     return op->buffer->dtype.is_bool() ? b_.CreateTrunc(v, LLVMType(op->type)) : v;
   };
   if (op->type.is_scalar()) {
-    return fix_bool(b_.CreateLoad(elem, Address(op->buffer.get(), Emit(index))));
+    return fix_bool(
+        Noted(b_.CreateLoad(elem, Address(op->buffer.get(), Emit(index))), op->buffer.get()));
   }
   const auto* ramp = index.as<ir::RampNode>();
   const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
@@ -413,16 +449,17 @@ llvm::Value* LLVMEmitter::EmitLoad(const ir::LoadNode* op) {
   if (stride != nullptr && *stride == 1) {
     auto* ld = b_.CreateAlignedLoad(vty, Address(op->buffer.get(), Emit(ramp->base)),
                                     VectorAlign(op->buffer.get(), ramp->base, op->type.lanes));
-    return fix_bool(ld);
+    return fix_bool(Noted(ld, op->buffer.get()));
   }
   if (stride != nullptr && *stride > 1 && *stride <= kMaxShuffledStride) {
     // A small constant stride (a pooling or convolution window with stride 2): one contiguous
     // load of exactly the elements from the first lane to the last, then every stride-th
     // element picked out, which LLVM turns into permutes instead of one load per lane.
     const int span = (op->type.lanes - 1) * static_cast<int>(*stride) + 1;
-    auto* wide = b_.CreateAlignedLoad(llvm::FixedVectorType::get(elem, span),
-                                      Address(op->buffer.get(), Emit(ramp->base)),
-                                      llvm::Align(elem->getPrimitiveSizeInBits() / 8));
+    auto* wide = Noted(b_.CreateAlignedLoad(llvm::FixedVectorType::get(elem, span),
+                                            Address(op->buffer.get(), Emit(ramp->base)),
+                                            llvm::Align(elem->getPrimitiveSizeInBits() / 8)),
+                       op->buffer.get());
     std::vector<int> mask;
     for (int i = 0; i < op->type.lanes; ++i) mask.push_back(i * static_cast<int>(*stride));
     return fix_bool(b_.CreateShuffleVector(wide, mask));
@@ -432,7 +469,8 @@ llvm::Value* LLVMEmitter::EmitLoad(const ir::LoadNode* op) {
   llvm::Value* out = llvm::UndefValue::get(vty);
   for (int i = 0; i < op->type.lanes; ++i) {
     llvm::Value* li = b_.CreateExtractElement(idx, i);
-    out = b_.CreateInsertElement(out, b_.CreateLoad(elem, Address(op->buffer.get(), li)), i);
+    out = b_.CreateInsertElement(
+        out, Noted(b_.CreateLoad(elem, Address(op->buffer.get(), li)), op->buffer.get()), i);
   }
   return fix_bool(out);
 }
@@ -450,20 +488,22 @@ void LLVMEmitter::EmitStore(const ir::StoreNode* op) {
                               : static_cast<llvm::Type*>(b_.getInt8Ty()));
   const Expr& index = op->indices[0];
   if (op->value.type().is_scalar()) {
-    b_.CreateStore(value, Address(op->buffer.get(), Emit(index)));
+    Noted(b_.CreateStore(value, Address(op->buffer.get(), Emit(index))), op->buffer.get());
     return;
   }
   const auto* ramp = index.as<ir::RampNode>();
   const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
   if (stride != nullptr && *stride == 1) {
-    b_.CreateAlignedStore(value, Address(op->buffer.get(), Emit(ramp->base)),
-                          VectorAlign(op->buffer.get(), ramp->base, op->value.type().lanes));
+    Noted(b_.CreateAlignedStore(value, Address(op->buffer.get(), Emit(ramp->base)),
+                                VectorAlign(op->buffer.get(), ramp->base, op->value.type().lanes)),
+          op->buffer.get());
     return;
   }
   llvm::Value* idx = Emit(index);
   for (int i = 0; i < op->value.type().lanes; ++i) {
-    b_.CreateStore(b_.CreateExtractElement(value, i),
-                   Address(op->buffer.get(), b_.CreateExtractElement(idx, i)));
+    Noted(b_.CreateStore(b_.CreateExtractElement(value, i),
+                         Address(op->buffer.get(), b_.CreateExtractElement(idx, i))),
+          op->buffer.get());
   }
 }
 
@@ -530,9 +570,11 @@ size_t LLVMEmitter::EmitTransposedCopies(const std::vector<Stmt>& stmts, size_t 
     // Row u: the 16 copies' elements of lane chunk*16 + u, contiguous in the source.
     std::vector<llvm::Value*> v(kBlock);
     for (int u = 0; u < kBlock; ++u) {
-      v[u] = b_.CreateAlignedLoad(
-          row_ty, Address(run[0].load->buffer.get(), offset(a, (chunk * kBlock + u) * stride)),
-          align);
+      v[u] = Noted(
+          b_.CreateAlignedLoad(
+              row_ty, Address(run[0].load->buffer.get(), offset(a, (chunk * kBlock + u) * stride)),
+              align),
+          run[0].load->buffer.get());
     }
     // Transpose: butterfly stages exchange the off-diagonal half-blocks of width w.
     for (int w = 1; w < kBlock; w *= 2) {
@@ -550,8 +592,10 @@ size_t LLVMEmitter::EmitTransposedCopies(const std::vector<Stmt>& stmts, size_t 
       }
     }
     for (int t = 0; t < kBlock; ++t) {
-      b_.CreateAlignedStore(
-          v[t], Address(run[0].store->buffer.get(), offset(b, t * step + chunk * kBlock)), align);
+      Noted(b_.CreateAlignedStore(
+                v[t], Address(run[0].store->buffer.get(), offset(b, t * step + chunk * kBlock)),
+                align),
+            run[0].store->buffer.get());
     }
   }
   return kBlock;

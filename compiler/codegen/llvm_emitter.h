@@ -7,6 +7,8 @@
 #define TUNEFARM_COMPILER_CODEGEN_LLVM_EMITTER_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -16,6 +18,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/ValueHandle.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace tunefarm::codegen {
@@ -56,6 +59,23 @@ class LLVMEmitter {
   virtual llvm::Value* EmitTargetCall(const ir::CallNode* op) { return nullptr; }
   // The address of element `index` of `buf` (a GEP off the buffer's base by default).
   virtual llvm::Value* Address(const ir::BufferNode* buf, llvm::Value* index);
+  // `access`, a load or store of elements of `buf`, recorded for AddAliasScopes (when
+  // alias_scopes_ is set); returns it.
+  template <typename Access>
+  Access* Noted(Access* access, const ir::BufferNode* buf) {
+    if (alias_scopes_) accesses_.emplace_back(access, buf);
+    return access;
+  }
+  // Tells LLVM that distinct buffers never overlap: one alias scope per buffer accessed since
+  // the last call (LLVM's scoped noalias metadata), each recorded access in its buffer's scope
+  // and noalias with every other buffer's. Unlike a noalias argument, this holds in the
+  // outlined loop bodies too, which get their buffers through a closure. LLVM may then keep an
+  // element in a register across a loop that loads other buffers, and reorder their loads
+  // around its stores. Sound because each BufferNode is memory of its own (an argument
+  // tensor, an allocation) and a kernel's arguments never overlap: the farm, the runtime and a
+  // compiled model's arena give each its own bytes, and an exported kernel requires it (as TVM
+  // assumes of its buffer arguments).
+  void AddAliasScopes();
   // Alignment of a contiguous vector access of `lanes` elements of `buf` starting at `base`.
   virtual llvm::Align VectorAlign(const ir::BufferNode* buf, const ir::Expr& base, int lanes) {
     return llvm::Align(buf->dtype.bytes());
@@ -69,6 +89,10 @@ class LLVMEmitter {
   absl::flat_hash_map<const ir::VarNode*, llvm::Value*> vars_;
   absl::flat_hash_map<const ir::BufferNode*, llvm::Value*> bufs_;
   absl::Status status_;
+  // Set by backends whose buffers get alias scopes (AddAliasScopes).
+  bool alias_scopes_ = false;
+  // The loads and stores of buffer elements since the last AddAliasScopes.
+  std::vector<std::pair<llvm::WeakVH, const ir::BufferNode*>> accesses_;
 
  private:
   llvm::Value* EmitBinary(const ir::BinaryNode* op);

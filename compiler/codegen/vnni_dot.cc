@@ -221,13 +221,17 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
     llvm::Value* part = chunks == 1 ? acc : b_.CreateShuffleVector(acc, mask);
     for (const Group& g : groups) {
       // Four consecutive bytes of the broadcast operand, as one int32 in every lane.
-      llvm::Value* four = b_.CreateAlignedLoad(
-          i32, Address(g.first->scalar->buffer.get(), Emit(g.first->scalar->indices[0])),
-          llvm::Align(1));
+      const ir::BufferNode* scalar_buf = g.first->scalar->buffer.get();
+      llvm::Value* four =
+          Noted(b_.CreateAlignedLoad(i32, Address(scalar_buf, Emit(g.first->scalar->indices[0])),
+                                     llvm::Align(1)),
+                scalar_buf);
       llvm::Value* splat = b_.CreateVectorSplat(kChunk, four);
+      const ir::BufferNode* vector_buf = g.first->vector->buffer.get();
       llvm::Value* vec = b_.CreateBitCast(
-          b_.CreateAlignedLoad(bytes64, Address(g.first->vector->buffer.get(), Emit(g.bases[c])),
-                               llvm::Align(1)),
+          Noted(
+              b_.CreateAlignedLoad(bytes64, Address(vector_buf, Emit(g.bases[c])), llvm::Align(1)),
+              vector_buf),
           v16);
       // vpdpbusd(acc, unsigned bytes, signed bytes).
       const bool scalar_unsigned = g.first->scalar->type.is_uint();
