@@ -120,10 +120,14 @@ absl::Status VectorizeInPieces(schedule::Stage& st, const IterVar& iv, int64_t l
 
 // Applies one tiled stage of the sketch (see generated_space.h for the knobs). Axis
 // `fixed_axis`, when given, is split by `fixed_rows` instead of by its knob: under row fusion
-// the stage spans that many rows of it, all of them in the register tile.
+// the stage spans that many rows of it, all of them in the register tile. With `batch_out`, a
+// leading batch axis (untiled, it indexes everything the reduction reads) stays a loop of its
+// own around the fused one, and `batch_out` receives it (left undefined where the outer loops
+// do not start with it), so that a copy packed per batch can be computed in it.
 absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool parallel,
                         schedule::Schedule* sch, int fixed_axis = -1, int64_t fixed_rows = 0,
-                        IterVar* fused_out = nullptr, const std::vector<int>& border_axes = {}) {
+                        IterVar* fused_out = nullptr, const std::vector<int>& border_axes = {},
+                        IterVar* batch_out = nullptr) {
   Tensor writer = ts.writer;
   Tensor acc = ts.accumulator;
   if (ts.cache_write) {
@@ -208,13 +212,20 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   std::vector<IterVar> order = outer;
   order.insert(order.end(), inner.begin(), inner.end());
   if (absl::Status s = w.Reorder(order); !s.ok()) return s;
-  // Everything but the tail loops is fused into one parallel loop (all of it when every outer
-  // loop has a tail: the first one then runs in parallel).
-  size_t to_fuse = 0;
+  // A batch loop kept around the fused one: the untiled axis 0, still first, with other outer
+  // loops to fuse.
+  const size_t first = batch_out != nullptr && outer.size() >= 2 && rank >= 2 &&
+                               outer[0] == w.root_axes()[0] && !has_tail(outer[0])
+                           ? 1
+                           : 0;
+  if (first == 1) *batch_out = outer[0];
+  // Everything but the tail loops (and a kept batch loop) is fused into one parallel loop (all
+  // of it when every outer loop has a tail: the first one then runs in parallel).
+  size_t to_fuse = first;
   while (to_fuse < outer.size() && !has_tail(outer[to_fuse])) ++to_fuse;
-  if (to_fuse == 0) to_fuse = 1;
-  IterVar fused = outer[0];
-  for (size_t d = 1; d < to_fuse; ++d) {
+  if (to_fuse == first) to_fuse = first + 1;
+  IterVar fused = outer[first];
+  for (size_t d = first + 1; d < to_fuse; ++d) {
     absl::StatusOr<IterVar> f = w.Fuse(fused, outer[d]);
     if (!f.ok()) return f.status();
     fused = *f;
@@ -510,19 +521,33 @@ absl::Status ApplyRowFusion(const Sketch& sketch, const std::vector<Tensor>& pac
 // Knob values of pack_<input>.
 constexpr int64_t kPackPerCall = 1;
 constexpr int64_t kPackAhead = 2;
+// Packed on every call, one batch at a time inside the reduction's batch loop (see
+// PacksPerBatch), so that each batch's copy is read back from cache.
+constexpr int64_t kPackPerBatch = 3;
+
+// Whether the reduction of `ts` has a batch: a leading axis of more than one point that is not
+// tiled (it indexes everything the reduction reads, ReusedAlong) above others, so that a copy
+// of an input it reads can be packed one batch at a time (kPackPerBatch).
+bool PacksPerBatch(const TiledStage& ts) {
+  if (!ts.accumulator.defined()) return false;
+  const te::ComputeOpNode* c = ts.accumulator.compute();
+  return c->axis.size() >= 2 && Extent(c->axis[0]) > 1 && !ReusedAlong(ts.accumulator, 0);
+}
 // The knob value of `<stage>.at` that inlines a padding into its reader (DefineRootKnobs).
 constexpr int64_t kInlinePadding = 2;
 
 // The program with each input packed whose `pack_` knob is on (see pack_input.h); the block is
 // the vector tile of the reduction's last axis. `packed` receives the copies packed in the
-// kernel, `prepacks` those packed ahead of time (scheduled: parallel, vectorized).
+// kernel, `per_batch` those of them packed one batch at a time (kPackPerBatch), `prepacks`
+// those packed ahead of time (scheduled: parallel, vectorized).
 absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
                                                const Config& config, std::vector<Tensor>* packed,
+                                               std::vector<Tensor>* per_batch,
                                                std::vector<Prepack>* prepacks) {
   absl::StatusOr<Sketch> sketch = MakeSketch(args);
   if (!sketch.ok()) return sketch.status();
   std::vector<Tensor> current = args;
-  std::vector<std::string> packed_names;
+  std::vector<std::string> packed_names, per_batch_names;
   for (const TiledStage& ts : sketch->tiled) {
     if (!ts.accumulator.defined()) continue;
     std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator);
@@ -555,11 +580,13 @@ absl::StatusOr<std::vector<Tensor>> PackInputs(const std::vector<Tensor>& args,
     if (!next.ok()) return next.status();
     current = *std::move(next);
     packed_names.push_back(pack->input.name() + "_packed");
+    if (*on == kPackPerBatch) per_batch_names.push_back(packed_names.back());
   }
   for (const Tensor& t : ComputeStages(current.back())) {
     if (std::find(packed_names.begin(), packed_names.end(), t.name()) != packed_names.end()) {
       packed->push_back(t);
     }
+    if (absl::c_linear_search(per_batch_names, t.name())) per_batch->push_back(t);
   }
   return current;
 }
@@ -676,11 +703,10 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
     if (std::optional<PackCandidate> pack = FindPackCandidate(ts.accumulator)) {
       const std::string name = KnobName(ts.writer, absl::StrCat("pack_", pack->input.name()));
       if (space->KnobIndex(name) < 0) {
-        if (absl::c_linear_search(weights, pack->input)) {
-          space->DefineOther(name, {0, kPackPerCall, kPackAhead});
-        } else {
-          space->DefineOther(name, {0, kPackPerCall});
-        }
+        std::vector<int64_t> values = {0, kPackPerCall};
+        if (absl::c_linear_search(weights, pack->input)) values.push_back(kPackAhead);
+        if (PacksPerBatch(ts)) values.push_back(kPackPerBatch);
+        space->DefineOther(name, values);
       }
     }
     for (const IterVar& r : ts.accumulator.compute()->reduce_axis) {
@@ -818,9 +844,10 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
   absl::StatusOr<std::vector<Tensor>> split_args =
       amx ? args : SplitReductions(args, SplitCandidates(args), &config, &lane_sums);
   if (!split_args.ok()) return split_args.status();
-  std::vector<Tensor> packed;  // The packed copies: the stages the packing added.
+  std::vector<Tensor> packed;     // The packed copies: the stages the packing added.
+  std::vector<Tensor> per_batch;  // Those of them packed one batch at a time.
   absl::StatusOr<std::vector<Tensor>> packed_args =
-      amx ? *split_args : PackInputs(*split_args, config, &packed, &prepacks);
+      amx ? *split_args : PackInputs(*split_args, config, &packed, &per_batch, &prepacks);
   if (!packed_args.ok()) return packed_args.status();
   // Packing rebuilds the stages downstream of the reduction it packs: the lane sums as they
   // are now, by name.
@@ -855,11 +882,20 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
   absl::flat_hash_map<const te::OperationNode*, std::vector<Tensor>> in_tile;
   // The writer axes of paddings inlined into their reader (`<stage>.at` = kInlinePadding).
   absl::flat_hash_map<const te::OperationNode*, std::vector<int>> border_axes;
+  // Copies packed one batch at a time, computed inside their reader's batch loop, by reader.
+  absl::flat_hash_map<const te::OperationNode*, std::vector<Tensor>> in_batch;
   for (const Tensor& t : sketch->root) {
     const bool is_packed = std::find(packed.begin(), packed.end(), t) != packed.end();
     if (depth > 0 && !is_packed) continue;  // Computed in the block of rows (ApplyRowFusion).
     absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
     if (!st.ok()) return st.status();
+    // Packed per batch: serial inside the batch loop (or, where the reader keeps none, over the
+    // whole tensor first, as per call).
+    const TiledStage* batch_reader = nullptr;
+    if (depth == 0 && absl::c_linear_search(per_batch, t)) {
+      batch_reader = SoleTiledReader(*sketch, t);
+      if (batch_reader != nullptr) in_batch[batch_reader->writer.op()].push_back(t);
+    }
     bool at_tile = false;
     if (const std::string knob = KnobName(t, "at"); config.space->KnobIndex(knob) >= 0) {
       absl::StatusOr<int64_t> at = config.Other(knob);
@@ -880,7 +916,8 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
       if (at_tile) in_tile[reader->writer.op()].push_back(t);
     }
     // Inside a parallel tile loop, the stage's own loops are serial.
-    if (absl::Status s = ScheduleRootStage(t, is_packed, *parallel != 0 && !at_tile, true, *st);
+    if (absl::Status s = ScheduleRootStage(
+            t, is_packed, *parallel != 0 && !at_tile && batch_reader == nullptr, true, *st);
         !s.ok()) {
       return s;
     }
@@ -901,11 +938,23 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
         fused = *outer;
       } else {
         auto borders = border_axes.find(ts.writer.op());
+        auto batch_packs = in_batch.find(ts.writer.op());
+        IterVar batch;
         if (absl::Status s =
                 ApplyTiled(ts, config, *parallel != 0, sch->get(), -1, 0, &fused,
-                           borders == border_axes.end() ? std::vector<int>{} : borders->second);
+                           borders == border_axes.end() ? std::vector<int>{} : borders->second,
+                           batch_packs == in_batch.end() ? nullptr : &batch);
             !s.ok()) {
           return s;
+        }
+        if (batch != nullptr) {
+          absl::StatusOr<schedule::Stage*> ws = (*sch)->StageOf(ts.writer);
+          if (!ws.ok()) return ws.status();
+          for (const Tensor& t : batch_packs->second) {
+            absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
+            if (!st.ok()) return st.status();
+            if (absl::Status s = (*st)->ComputeAt(**ws, batch); !s.ok()) return s;
+          }
         }
       }
       auto attached = in_tile.find(ts.writer.op());

@@ -12,8 +12,11 @@
 //   tile_<raxis>    each reduction axis split (outer, inner) by divisors up to 16
 //                   (tile_r_<raxis> when a spatial axis has the same name);
 //   pack_<input>    read an input through a copy packed for the vector axis (pack_input.h):
-//                   0 no, 1 packed in the kernel on every call, and for a weight 2, packed
-//                   once ahead of time (the kernel's argument is then the packed copy);
+//                   0 no, 1 packed in the kernel on every call, for a weight 2, packed
+//                   once ahead of time (the kernel's argument is then the packed copy), and
+//                   where the reduction has a batch (a leading untiled axis of more than one
+//                   point: a batched matmul's) 3, packed on every call one batch at a time
+//                   inside the batch loop, which then stays out of the fused parallel loop;
 //   unroll          unroll the inner reduction loops (0/1);
 // for each elementwise stage P computed at the top level because one reduction reads it (a
 // padding): `P.at`, 0 computed over the whole tensor first, 1 per tile of the reduction, and

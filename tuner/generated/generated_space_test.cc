@@ -555,6 +555,63 @@ TEST(ProgramTemplate, RootElementwiseStage_Vectorized) {
   }
 }
 
+// A batched matmul's W (an input, read per batch) may be packed one batch at a time inside the
+// batch loop: its copy is then one batch's, [ceil(19 / b) × 1 × 11 × b], computed in that loop
+// before the batch's tiles, and every config, rows and vector tails, serial or parallel,
+// matches the unscheduled program. A program with a batch of one has no such value.
+TEST(ProgramTemplate, BatchedInputPackedPerBatch_InsideTheBatchLoopAndMatches) {
+  absl::StatusOr<ProgramSpace> p =
+      MakeProgramSpace("batch_matmul", {{"B", 3}, {"M", 7}, {"N", 19}, {"K", 11}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  const int pack = space.KnobIndex("C.pack_W");
+  const int rows = space.KnobIndex("C.tile_i"), cols = space.KnobIndex("C.tile_j");
+  const int parallel = space.KnobIndex("parallel");
+  ASSERT_GE(pack, 0) << space.Describe();
+  ASSERT_GE(rows, 0);
+  ASSERT_GE(cols, 0);
+  ASSERT_GE(parallel, 0);
+  ASSERT_EQ(space.knob(pack).size(), 3) << space.Describe();  // 0, per call, per batch.
+  absl::StatusOr<ProgramSpace> single =
+      MakeProgramSpace("batch_matmul", {{"B", 1}, {"M", 7}, {"N", 19}, {"K", 11}});
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_EQ(single->space->knob(single->space->KnobIndex("C.pack_W")).size(), 2);
+
+  const codegen::Target host = codegen::HostTarget();
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*p->tmpl, p->workload, host, nullptr, 7);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  int checked = 0;
+  for (int64_t r = 0; r < space.knob(rows).size(); r += 2) {
+    for (int64_t c = 0; c < space.knob(cols).size(); ++c) {
+      std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 3);
+      choices[rows] = r;
+      choices[cols] = c;
+      choices[pack] = 2;
+      choices[parallel] = (r + c) % 2;
+      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+      ASSERT_TRUE(config.ok());
+      ASSERT_EQ(config->Other("C.pack_W").value_or(-1), 3) << config->ToJson();
+      const int64_t b = config->Split("C.tile_j").value()[1];
+      absl::StatusOr<std::string> ir_text = LoweredText(*p, *config);
+      ASSERT_TRUE(ir_text.ok()) << ir_text.status();
+      // One batch's copy (not the whole [.. × 3 × ..] tensor).
+      const std::string one_batch =
+          absl::StrCat("allocate W_packed[float32 * ", (19 + b - 1) / b, " * 1 * 11 * ", b, "]");
+      EXPECT_TRUE(absl::StrContains(*ir_text, one_batch))
+          << config->ToJson() << " lacks " << one_batch << "\n"
+          << *ir_text;
+      absl::StatusOr<std::vector<runtime::NDArray>> out =
+          RunConfig(*p->tmpl, p->workload, host, &*config, 7);
+      ASSERT_TRUE(out.ok()) << config->ToJson() << ": " << out.status();
+      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+          << config->ToJson();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 8);
+}
+
 // Lowers and runs kConfigsPerSpace configs of `p`, spread over its space, with knob `knob` set
 // to its choice `choice`: `check_ir` looks at each lowered kernel, and each result must match
 // the unscheduled program's.
