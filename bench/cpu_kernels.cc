@@ -41,8 +41,6 @@
 // two-thread int8 dense included; a shape whose space cannot be tuned counts as 0).
 #include <algorithm>
 #include <cstdio>
-#include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,15 +49,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/bench_cases.h"
 #include "bench/bench_util.h"
 #include "bench/library_baselines.h"
 #include "bench/openblas_env.h"
 #include "bench/tune_common.h"
 #include "common/machine_peak.h"
-#include "compiler/codegen/target.h"
-#include "tuner/tuning/task.h"
-
-extern "C" void omp_set_num_threads(int);
 
 ABSL_FLAG(bool, quick, false, "A short run (few trials, fewer timed rounds) of every shape.");
 ABSL_FLAG(std::string, only, "", "Run only the shapes whose label contains this; default all.");
@@ -67,233 +62,6 @@ ABSL_FLAG(int, trials, 0, "Trials per shape (default 400, --quick 16).");
 
 namespace tunefarm::bench {
 namespace {
-
-enum class Op { kDense, kBatchMatmul, kConv, kDepthwise };
-
-struct Case {
-  std::string label;
-  Op op;
-  int threads = 1;
-  bool int8 = false;
-  // Dense: {M, N, K}; batch_matmul: {B, M, N, K}; conv and depthwise: {N, C, H, W, F, R, S,
-  // stride, pad} (depthwise: F = C).
-  std::vector<int64_t> dims;
-};
-
-// The spaces a user gets for the case, in order of preference: the first one whose template or
-// program accepts the shape is tuned.
-struct Space {
-  std::string tmpl;     // A template name, or
-  std::string program;  // an examples/programs/ file (without .te) with its shape bindings.
-  absl::flat_hash_map<std::string, int64_t> shapes;
-};
-
-// A channel block: `block` when it divides `channels`; else all of them up to 4 blocks (an
-// output of 24 channels as one block: a zmm and a ymm per pixel; blocks of 8 used half of each
-// FMA, 112 against 146 GFLOP/s, best of 60 random configs of the 1×1 96→24 layer, kernel_probe);
-// else 8 when that divides them.
-int64_t ChannelBlock(int64_t channels, int64_t block) {
-  if (channels % block == 0) return block;
-  if (channels <= 4 * block || channels % 8 != 0) return channels;
-  return 8;
-}
-
-bool HostHasAmx() { return codegen::TargetHasFeature(codegen::HostTarget(), "amx-int8"); }
-
-// The programs of examples/programs/ that compute the case, written the way a user of the
-// language writes a layer: weights as weight(...) (so the space may pack them ahead of time) and
-// convolutions in channel-blocked layouts, as oneDNN gets its preferred layouts. The templates
-// follow, for shapes a program refuses.
-std::vector<Space> SpacesFor(const Case& c) {
-  const std::vector<int64_t>& d = c.dims;
-  switch (c.op) {
-    case Op::kDense:
-      if (c.int8) {
-        // The weight in the VNNI layout (its generated space on AMX tiles where the CPU has
-        // them, tuner/generated/amx_tiling.h), plain bytes where the shape does not allow it.
-        return {{"", "dense_u8s8_vnni", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}},
-                {"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
-      }
-      return {{"", "dense_layer", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}, {"dense", "", {}}};
-    case Op::kBatchMatmul:
-      return {{"", "batch_matmul", {{"B", d[0]}, {"M", d[1]}, {"N", d[2]}, {"K", d[3]}}},
-              {"batch_matmul", "", {}}};
-    case Op::kConv: {
-      if (c.int8) {
-        // Where the CPU has AMX-INT8: NHWC and the filter in the VNNI layout per tap, which
-        // the generated space computes on tiles; else NCHW16c and the filter in the VNNI
-        // layout for the 3×3 layers it is written for (vpdpbusd).
-        std::vector<Space> spaces;
-        // The channel counts the tiles read (64 input channels a step, 16 output channels a
-        // tile); other shapes take the VNNI programs below.
-        if (HostHasAmx() && d[1] % 64 == 0 && d[4] % 16 == 0) {
-          spaces.push_back({"",
-                            "conv2d_u8s8_nhwc",
-                            {{"N", d[0]},
-                             {"C", d[1]},
-                             {"H", d[2]},
-                             {"W", d[3]},
-                             {"F", d[4]},
-                             {"R", d[5]},
-                             {"S", d[6]},
-                             {"St", d[7]},
-                             {"Pd", d[8]}}});
-        }
-        if (d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 && d[7] == 1 && d[8] == 1) {
-          spaces.push_back(
-              {"",
-               "conv2d_u8s8_vnni",
-               {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}});
-        }
-        spaces.push_back(
-            {"", "conv2d_u8s8", {{"N", d[0]}, {"C", d[1]}, {"H", d[2]}, {"W", d[3]}, {"F", d[4]}}});
-        return spaces;
-      }
-      const int64_t cb = ChannelBlock(d[1], 16), fb = ChannelBlock(d[4], 16);
-      return {{"",
-               "conv2d_blocked",
-               {{"N", d[0]},
-                {"C", d[1] / cb},
-                {"CB", cb},
-                {"H", d[2]},
-                {"W", d[3]},
-                {"F", d[4] / fb},
-                {"FB", fb},
-                {"R", d[5]},
-                {"S", d[6]},
-                {"St", d[7]},
-                {"Pd", d[8]}}},
-              {"conv2d_nchwc_packed", "", {}},
-              {"conv2d", "", {}}};
-    }
-    case Op::kDepthwise:
-      return {{"",
-               "depthwise_blocked",
-               {{"N", d[0]},
-                {"C", d[1] / 16},
-                {"H", d[2]},
-                {"W", d[3]},
-                {"R", d[5]},
-                {"S", d[6]},
-                {"St", d[7]},
-                {"Pd", d[8]}}},
-              {"depthwise_conv2d", "", {}}};
-  }
-  return {};
-}
-
-// The algorithms a user tunes for the case, each a list of spaces in order of preference (the
-// first that accepts the shape is tuned); the fastest tuned algorithm is ours, as TVM tunes its
-// direct and Winograd strategies of a 3×3 convolution and keeps the faster. fp32 3×3 stride-1
-// convolutions over whole channel blocks also get conv2d_winograd.te (F(4×4, 3×3)) and
-// conv2d_winograd_f2.te (F(2×2, 3×3): a smaller transformed filter); oneDNN's Winograd kernel is
-// among the baselines.
-std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
-  std::vector<std::vector<Space>> algorithms = {SpacesFor(c)};
-  const std::vector<int64_t>& d = c.dims;
-  if (c.op == Op::kConv && !c.int8 && d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 &&
-      d[7] == 1 && d[8] == 1) {
-    for (const char* program : {"conv2d_winograd", "conv2d_winograd_f2"}) {
-      algorithms.push_back(
-          {{"",
-            program,
-            {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}}});
-    }
-  }
-  return algorithms;
-}
-
-// Operations of the case by the direct algorithm, so that a Winograd kernel's GFLOP/s, ours
-// or oneDNN's, is effective (the direct count over its time), comparable across algorithms.
-double DirectFlop(const Case& c, const tuner::TuneTask& task) {
-  const std::vector<int64_t>& d = c.dims;
-  if (c.op != Op::kConv && c.op != Op::kDepthwise) return task.workload.flop;
-  const int64_t ho = (d[2] + 2 * d[8] - d[5]) / d[7] + 1, wo = (d[3] + 2 * d[8] - d[6]) / d[7] + 1;
-  const double per_output = 2.0 * d[5] * d[6] * (c.op == Op::kDepthwise ? 1 : d[1]);
-  return per_output * d[0] * d[4] * ho * wo;
-}
-
-// The template's arguments for the case.
-std::vector<int64_t> TemplateArgs(const Case& c) {
-  const std::vector<int64_t>& d = c.dims;
-  if (c.op == Op::kDepthwise) return {d[0], d[1], d[2], d[3], d[5], d[6], d[7], d[8]};
-  return d;
-}
-
-OneDnnConvShape ConvShape(const Case& c) {
-  const std::vector<int64_t>& d = c.dims;
-  OneDnnConvShape s;
-  s.n = d[0], s.c = d[1], s.h = d[2], s.w = d[3], s.f = d[4], s.r = d[5], s.s = d[6];
-  s.stride = d[7], s.pad = d[8];
-  s.depthwise = c.op == Op::kDepthwise;
-  return s;
-}
-
-std::vector<Baseline> BaselinesFor(const Case& c) {
-  const OneDnnTypes types = c.int8 ? OneDnnTypes::kU8S8S32 : OneDnnTypes::kF32;
-  const std::vector<int64_t>& d = c.dims;
-  switch (c.op) {
-    case Op::kDense:
-      return GemmBaselines(1, d[0], d[1], d[2], types, c.threads);
-    case Op::kBatchMatmul:
-      return GemmBaselines(d[0], d[1], d[2], d[3], types, c.threads);
-    case Op::kConv:
-    case Op::kDepthwise:
-      return ConvBaselines(ConvShape(c), types);
-  }
-  return {};
-}
-
-// The task of the first of `spaces` that accepts the case, named in `space_name`.
-absl::StatusOr<tuner::TuneTask> MakeCaseTask(const Case& c, const std::vector<Space>& spaces,
-                                             std::string* space_name) {
-  absl::Status last = absl::NotFoundError("no space for this operation");
-  for (const Space& s : spaces) {
-    absl::StatusOr<tuner::TuneTask> task;
-    if (!s.tmpl.empty()) {
-      task = tuner::MakeTask(s.tmpl, TemplateArgs(c), c.int8 ? "int8" : "float32", "llvm",
-                             kBenchDeviceKey);
-      *space_name = s.tmpl;
-    } else {
-      const std::string text = ReadExampleProgram(s.program);
-      if (text.empty()) return absl::NotFoundError("cannot read examples/programs/" + s.program);
-      task = tuner::MakeProgramTask(s.program, text, s.shapes, "llvm", kBenchDeviceKey);
-      *space_name = s.program + ".te";
-    }
-    if (task.ok()) return task;
-    std::fprintf(stderr, "%s: %s refused: %s\n", c.label.c_str(), space_name->c_str(),
-                 task.status().ToString().c_str());
-    last = task.status();
-  }
-  return last;
-}
-
-// The index of the fastest of `kernels` (-1: none), timed here in turn (TimeInTurn): the
-// algorithms are compared under the same conditions, not each once, minutes apart, after its
-// own tuning (this shared machine's rate moves by 10-20% over minutes). `report(i, seconds)`
-// is told each one's median.
-int FastestSideBySide(std::vector<TunedKernel>& kernels, int repeats, int rounds,
-                      const std::function<void(size_t, double)>& report) {
-  std::vector<std::function<void()>> calls;
-  for (TunedKernel& k : kernels) calls.push_back(KernelCall(k));
-  // A lone kernel has nothing to be compared with: one round gives its line on stderr.
-  const std::vector<double> t = TimeInTurn(calls, repeats, kernels.size() > 1 ? rounds : 1);
-  int fastest = -1;
-  for (size_t i = 0; i < t.size(); ++i) {
-    report(i, t[i]);
-    if (fastest < 0 || t[i] < t[fastest]) fastest = static_cast<int>(i);
-  }
-  return fastest;
-}
-
-int TrialsTo90(const std::vector<double>& curve, double final_gflops) {
-  if (curve.empty()) return 0;
-  const double target = 0.9 * (final_gflops > 0 ? final_gflops : curve.back());
-  for (size_t i = 0; i < curve.size(); ++i) {
-    if (curve[i] >= target) return static_cast<int>(i) + 1;
-  }
-  return static_cast<int>(curve.size());
-}
 
 std::string Gf(double flop, double seconds) {
   return seconds > 0 ? absl::StrFormat("%.1f", flop / seconds * 1e-9) : "-";
@@ -356,50 +124,17 @@ int Run(bool quick, const std::string& only, int trials) {
   for (const Case& c : cases) {
     if (!only.empty() && c.label.find(only) == std::string::npos) continue;
     std::vector<double>& bucket = c.int8 ? int8_ratios : c.threads > 1 ? ratios_2t : ratios_1t;
-    o.threads = c.threads;
-    // Each algorithm tuned, then the tuned kernels timed here side by side; the fastest is ours.
-    std::vector<TunedKernel> tuned_kernels;
-    std::vector<std::string> names;
-    absl::Status failure = absl::NotFoundError("no space for this operation");
-    for (const std::vector<Space>& spaces : AlgorithmsFor(c)) {
-      std::string name;
-      absl::StatusOr<tuner::TuneTask> task = MakeCaseTask(c, spaces, &name);
-      absl::StatusOr<TunedKernel> tuned =
-          task.ok() ? TuneTaskAndLoad(*task, o) : absl::StatusOr<TunedKernel>(task.status());
-      if (!tuned.ok()) {
-        std::fprintf(stderr, "%s: %s not tuned: %s\n", c.label.c_str(), name.c_str(),
-                     tuned.status().ToString().c_str());
-        failure = tuned.status();
-        continue;
-      }
-      tuned_kernels.push_back(*std::move(tuned));
-      names.push_back(name);
-    }
-    omp_set_num_threads(c.threads);
-    const int pick = FastestSideBySide(tuned_kernels, repeats, rounds, [&](size_t i, double s) {
-      // Beside the farm's score of the same kernel in the same count: a gap between the two is
-      // the difference between the sandbox's timing and this process's.
-      const TunedKernel& k = tuned_kernels[i];
-      const double direct = DirectFlop(c, k.task);
-      std::fprintf(stderr, "%s: %s %.1f GFLOP/s (direct count); the farm measured %.1f\n",
-                   c.label.c_str(), names[i].c_str(), direct / s * 1e-9,
-                   k.result.best_gflops * direct / k.task.workload.flop);
-    });
-    std::optional<TunedKernel> ours;
-    std::string space;
-    if (pick >= 0) {
-      ours.emplace(std::move(tuned_kernels[pick]));
-      space = names[pick];
-    }
-    if (!ours.has_value()) {
+    absl::StatusOr<TunedAlgorithm> tuned = TuneFastestAlgorithm(c, o, repeats, rounds);
+    if (!tuned.ok()) {
       std::printf("%-26s %3d  not tuned: %s\n", c.label.c_str(), c.threads,
-                  failure.ToString().c_str());
+                  tuned.status().ToString().c_str());
       std::fflush(stdout);
       bucket.push_back(0);
       if (c.int8 && c.threads == 1) int8_ratios_1t.push_back(0);
       continue;
     }
-    omp_set_num_threads(c.threads);
+    TunedKernel* ours = &tuned->kernel;
+    const std::string& space = tuned->space;
     const std::vector<Baseline> baselines = BaselinesFor(c);
     const SideBySide t = TimeAgainst(KernelCall(*ours), baselines, repeats, rounds);
     const double flop = DirectFlop(c, ours->task);
