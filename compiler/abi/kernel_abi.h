@@ -60,7 +60,8 @@ enum {
   TF_KERNEL_NO_TILE_STATE = 8,
 };
 
-/* Signature of every exported kernel. */
+/* Signature of every exported kernel. No two of `args` may overlap: the code generator tells
+   LLVM that distinct buffers never alias (one alias scope per buffer). */
 typedef int32_t (*TfKernelFn)(DLTensor* const* args, int32_t num_args);
 
 /* Name of the symbol that lists the kernels of an artifact. */
