@@ -761,6 +761,19 @@ absl::Status CheckAmxNests(const std::vector<Tensor>& all_args, const codegen::T
   return absl::OkStatus();
 }
 
+// Computes each of `stages` at `loop` of `reader`'s stage.
+absl::Status ComputeEachAt(const std::vector<Tensor>& stages, const Tensor& reader,
+                           const IterVar& loop, schedule::Schedule* sch) {
+  absl::StatusOr<schedule::Stage*> rs = sch->StageOf(reader);
+  if (!rs.ok()) return rs.status();
+  for (const Tensor& t : stages) {
+    absl::StatusOr<schedule::Stage*> st = sch->StageOf(t);
+    if (!st.ok()) return st.status();
+    if (absl::Status s = (*st)->ComputeAt(**rs, loop); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
@@ -948,23 +961,16 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
           return s;
         }
         if (batch != nullptr) {
-          absl::StatusOr<schedule::Stage*> ws = (*sch)->StageOf(ts.writer);
-          if (!ws.ok()) return ws.status();
-          for (const Tensor& t : batch_packs->second) {
-            absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
-            if (!st.ok()) return st.status();
-            if (absl::Status s = (*st)->ComputeAt(**ws, batch); !s.ok()) return s;
+          if (absl::Status s = ComputeEachAt(batch_packs->second, ts.writer, batch, sch->get());
+              !s.ok()) {
+            return s;
           }
         }
       }
       auto attached = in_tile.find(ts.writer.op());
       if (attached == in_tile.end()) continue;
-      absl::StatusOr<schedule::Stage*> ws = (*sch)->StageOf(ts.writer);
-      if (!ws.ok()) return ws.status();
-      for (const Tensor& t : attached->second) {
-        absl::StatusOr<schedule::Stage*> st = (*sch)->StageOf(t);
-        if (!st.ok()) return st.status();
-        if (absl::Status s = (*st)->ComputeAt(**ws, fused); !s.ok()) return s;
+      if (absl::Status s = ComputeEachAt(attached->second, ts.writer, fused, sch->get()); !s.ok()) {
+        return s;
       }
     }
   }
