@@ -214,10 +214,8 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   if (absl::Status s = w.Reorder(order); !s.ok()) return s;
   // A batch loop kept around the fused one: the untiled axis 0, still first, with other outer
   // loops to fuse.
-  const size_t first = batch_out != nullptr && outer.size() >= 2 && rank >= 2 &&
-                               outer[0] == w.root_axes()[0] && !has_tail(outer[0])
-                           ? 1
-                           : 0;
+  const size_t first =
+      batch_out != nullptr && outer.size() >= 2 && outer[0] == w.root_axes()[0] ? 1 : 0;
   if (first == 1) *batch_out = outer[0];
   // Everything but the tail loops (and a kept batch loop) is fused into one parallel loop (all
   // of it when every outer loop has a tail: the first one then runs in parallel).
@@ -525,6 +523,9 @@ constexpr int64_t kPackAhead = 2;
 // PacksPerBatch), so that each batch's copy is read back from cache.
 constexpr int64_t kPackPerBatch = 3;
 
+// The knob value of `<stage>.at` that inlines a padding into its reader (DefineRootKnobs).
+constexpr int64_t kInlinePadding = 2;
+
 // Whether the reduction of `ts` has a batch: a leading axis of more than one point that is not
 // tiled (it indexes everything the reduction reads, ReusedAlong) above others, so that a copy
 // of an input it reads can be packed one batch at a time (kPackPerBatch).
@@ -533,8 +534,6 @@ bool PacksPerBatch(const TiledStage& ts) {
   const te::ComputeOpNode* c = ts.accumulator.compute();
   return c->axis.size() >= 2 && Extent(c->axis[0]) > 1 && !ReusedAlong(ts.accumulator, 0);
 }
-// The knob value of `<stage>.at` that inlines a padding into its reader (DefineRootKnobs).
-constexpr int64_t kInlinePadding = 2;
 
 // The program with each input packed whose `pack_` knob is on (see pack_input.h); the block is
 // the vector tile of the reduction's last axis. `packed` receives the copies packed in the
