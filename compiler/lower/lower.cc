@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/ir_printer.h"
+#include "compiler/lower/fold_table_loads.h"
 #include "compiler/lower/infer_bound.h"
 #include "compiler/lower/inline_stages.h"
 #include "compiler/lower/insert_barriers.h"
@@ -108,6 +109,8 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::Schedule& sch,
   dump("vectorize_loops", s);
   s = UnrollLoops(s, options.auto_unroll_max_step);
   dump("unroll_loops", s);
+  s = FoldTableLoads(s, bindings);
+  dump("fold_table_loads", s);
   s = Simplify(s);
   dump("simplify", s);
   func.body = s;

@@ -318,5 +318,64 @@ TEST(Lower, ComputeAt_ReaderNestedInAnotherAttachedStage_RegionIsOneBlock) {
   EXPECT_NE(body.find("allocate Z[float32 * 2]"), std::string::npos) << body;
 }
 
+// A table (a stage of its indices alone, te::AsTable) read by a reduction: where the loops over
+// its indices are unrolled, each read folds to the table's value (fold_table_loads.h), the
+// products by its zeros drop out, and the table is no longer computed. Looped, the reads stay
+// loads of the computed table.
+TEST(Lower, TableReadAtUnrolledIndices_FoldsToItsValues) {
+  // T = [[1, 0, 2], [0, -1, 0]]; Y[r, n] = sum(k: T[r, k] * X[n, k]).
+  Tensor X = te::Placeholder({8, 3}, DataType::Float(32), "X");
+  Tensor T =
+      te::Compute(
+          {2, 3},
+          [&](const std::vector<Var>& i) {
+            return ir::select(ir::eq(i[0], Expr(0)),
+                              ir::select(ir::eq(i[1], Expr(0)), Expr(1.0f),
+                                         ir::select(ir::eq(i[1], Expr(1)), Expr(0.0f), Expr(2.0f))),
+                              ir::select(ir::eq(i[1], Expr(1)), Expr(-1.0f), Expr(0.0f)));
+          },
+          "T")
+          .value();
+  ASSERT_NE(te::AsTable(T.op_ptr()), nullptr);
+  ASSERT_EQ(te::AsTable(X.op_ptr()), nullptr);
+  auto k = te::ReduceAxis(3, "k");
+  Tensor Y = te::Compute(
+                 {2, 8},
+                 [&](const std::vector<Var>& i) {
+                   return te::Sum(T(i[0], k->var) * X(i[1], k->var), {k});
+                 },
+                 "Y")
+                 .value();
+  ASSERT_EQ(te::AsTable(Y.op_ptr()), nullptr);  // A reduction.
+  auto lowered = [&](bool unroll) {
+    auto sch = *schedule::Schedule::Create({Y});
+    auto& y = (*sch)[Y];
+    if (unroll) {
+      EXPECT_TRUE(y.Unroll(y.axis(0)).ok());
+      EXPECT_TRUE(y.Unroll(y.reduce_axis(0)).ok());
+    }
+    auto f = Lower(*sch, {X, Y}, "table");
+    EXPECT_TRUE(f.ok()) << f.status();
+    return f.ok() ? ir::ToString(f->body) : std::string();
+  };
+  const std::string folded = lowered(true);
+  EXPECT_EQ(folded.find("T["), std::string::npos) << folded;
+  // One term per nonzero: X[n, 0] and X[n, 2] for r = 0, X[n, 1] for r = 1.
+  int terms = 0;
+  for (size_t at = folded.find("X["); at != std::string::npos; at = folded.find("X[", at + 1)) {
+    ++terms;
+  }
+  EXPECT_EQ(terms, 3) << folded;
+  EXPECT_NE(folded.find("2f"), std::string::npos) << folded;
+
+  const std::string looped = lowered(false);
+  EXPECT_NE(looped.find("allocate T["), std::string::npos) << looped;
+  int reads = 0;  // The allocation, the table's store and the reduction's load.
+  for (size_t at = looped.find("T["); at != std::string::npos; at = looped.find("T[", at + 1)) {
+    ++reads;
+  }
+  EXPECT_GE(reads, 3) << looped;
+}
+
 }  // namespace
 }  // namespace tunefarm::lower

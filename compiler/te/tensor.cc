@@ -74,6 +74,12 @@ const OperationNode* AsOperation(const ir::Buffer& buffer) {
   return dynamic_cast<const OperationNode*>(buffer.get());
 }
 
+const ComputeOpNode* AsTable(const ir::Buffer& buffer) {
+  const auto* c = dynamic_cast<const ComputeOpNode*>(buffer.get());
+  if (c == nullptr || !c->reduce_axis.empty() || !InputsOf(c->body).empty()) return nullptr;
+  return c;
+}
+
 Tensor Placeholder(std::vector<Expr> shape, DataType dtype, const std::string& name) {
   return Tensor(std::make_shared<PlaceholderOpNode>(name, dtype, std::move(shape)));
 }

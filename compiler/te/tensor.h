@@ -102,6 +102,10 @@ class Tensor {
 // The tensor an ir::Buffer belongs to, if the buffer is an operation's output.
 const OperationNode* AsOperation(const ir::Buffer& buffer);
 
+// The operation writing `buffer` when it is a table: computed from its indices alone, with no
+// reduction and no tensor read (a constant(...) of the language); null otherwise.
+const ComputeOpNode* AsTable(const ir::Buffer& buffer);
+
 // An input tensor.
 Tensor Placeholder(std::vector<Expr> shape, DataType dtype, const std::string& name);
 
