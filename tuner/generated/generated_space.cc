@@ -4,9 +4,11 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/amx_nest.h"
@@ -22,6 +24,7 @@
 #include "tuner/generated/row_fusion.h"
 #include "tuner/generated/sketch.h"
 #include "tuner/generated/split_reduction.h"
+#include "tuner/generated/table_axes.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -668,6 +671,21 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
   for (const TiledStage& ts : sketch.tiled) {
     const te::ComputeOpNode* w = ts.writer.compute();
     const int rank = static_cast<int>(w->axis.size());
+    // The axes that index a table (table_axes.h) are tiled whole and the tile unrolled: one
+    // choice each, so they add nothing to the search.
+    const absl::flat_hash_set<const ir::VarNode*> table_axes =
+        ts.accumulator.defined() ? TableAxes(ts.accumulator)
+                                 : absl::flat_hash_set<const ir::VarNode*>{};
+    auto whole = [&](const std::string& name, int64_t extent) {
+      if (space->KnobIndex(name) < 0) {
+        space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, {extent});
+      }
+    };
+    const te::ComputeOpNode* acc = ts.accumulator.defined() ? ts.accumulator.compute() : nullptr;
+    auto indexes_table = [&](int d) {
+      return acc != nullptr && acc->axis.size() == w->axis.size() &&
+             table_axes.contains(acc->axis[d]->var.get());
+    };
     for (int d = 0; d < rank; ++d) {
       const bool last = d + 1 == rank;
       if (!last && !ts.accumulator.defined()) continue;  // Only the vector axis is tiled.
@@ -689,6 +707,8 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
         if (space->KnobIndex(name) < 0) {
           space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, VectorTiles(extent));
         }
+      } else if (indexes_table(d)) {
+        whole(name, extent);
       } else if (d + 2 == rank) {
         // Register rows (RowTiles). A tail's loop is peeled (see ApplyTiled).
         if (space->KnobIndex(name) < 0) {
@@ -709,10 +729,18 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
       }
     }
     for (const IterVar& r : ts.accumulator.compute()->reduce_axis) {
-      define_split(ReduceKnobName(ts.writer, r), Extent(r), SplitPolicy::kFactors, kMaxReduceTile);
+      if (table_axes.contains(r->var.get())) {
+        whole(ReduceKnobName(ts.writer, r), Extent(r));
+      } else {
+        define_split(ReduceKnobName(ts.writer, r), Extent(r), SplitPolicy::kFactors,
+                     kMaxReduceTile);
+      }
     }
     const std::string unroll = KnobName(ts.writer, "unroll");
-    if (space->KnobIndex(unroll) < 0) space->DefineOther(unroll, {0, 1});
+    if (space->KnobIndex(unroll) < 0) {
+      space->DefineOther(unroll,
+                         table_axes.empty() ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{1});
+    }
     const std::string order = KnobName(ts.writer, "order");
     if (rank >= 2 && space->KnobIndex(order) < 0) space->DefineOther(order, {0, 1});
   }

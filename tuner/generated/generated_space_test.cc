@@ -7,6 +7,8 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -451,8 +453,12 @@ TEST(ProgramTemplate, WeightPackedAheadOfTime_KernelTakesPackedCopyAndMatches) {
 // computed ahead of the calls (a prepack, hoist_weights.h), give the direct 3×3 convolution of
 // the same input and blocked filter, computed here in double precision, to float32 rounding.
 // 9×10 leaves partial tiles on both axes. A wrong transform constant, tile offset or padding
-// fails it.
-void CheckWinogradEqualsDirect(const std::string& file) {
+// fails it. Each knob of `set` (name, value as Config::ToJson prints it) has that value in
+// every config, and `check_ir` looks at each lowered kernel.
+void CheckWinogradEqualsDirect(
+    const std::string& file, const std::vector<std::pair<std::string, std::string>>& set = {},
+    const std::function<void(const std::string& ir_text, const Config& config)>& check_ir =
+        nullptr) {
   SCOPED_TRACE(file);
   constexpr int64_t kC = 2, kF = 1, kH = 9, kW = 10;
   absl::StatusOr<ProgramSpace> p =
@@ -489,7 +495,16 @@ void CheckWinogradEqualsDirect(const std::string& file) {
   }
   const codegen::Target host = codegen::HostTarget();
   for (int i = 0; i < kConfigsPerSpace; ++i) {
-    absl::StatusOr<Config> config = space.Get((space.size() - 1) / (kConfigsPerSpace - 1) * i);
+    std::vector<int64_t> choices = space.Decompose((space.size() - 1) / (kConfigsPerSpace - 1) * i);
+    for (const auto& [knob, value] : set) {
+      const int k = space.KnobIndex(knob);
+      ASSERT_GE(k, 0) << knob << " in " << space.Describe();
+      int64_t choice = 0;
+      while (choice < space.knob(k).size() && space.knob(k).ValueJson(choice) != value) ++choice;
+      ASSERT_LT(choice, space.knob(k).size()) << knob << " has no choice " << value;
+      choices[k] = choice;
+    }
+    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
     ASSERT_TRUE(config.ok());
     absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
     ASSERT_TRUE(inst.ok()) << inst.status();
@@ -500,6 +515,7 @@ void CheckWinogradEqualsDirect(const std::string& file) {
     EXPECT_EQ(inst->args[1].name(), "U");
     absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "winograd");
     ASSERT_TRUE(f.ok()) << config->ToJson() << ": " << f.status();
+    if (check_ir) check_ir(ir::ToString(f->body), *config);
     const Prepack& pack = inst->prepacks[0];
     absl::StatusOr<lower::LoweredFunc> pf = lower::Lower(*pack.sch, pack.args, "transform");
     ASSERT_TRUE(pf.ok()) << pf.status();
@@ -526,6 +542,58 @@ void CheckWinogradEqualsDirect(const std::string& file) {
 TEST(ProgramSpace, Winograd_EqualsDirectConvolution) {
   CheckWinogradEqualsDirect("conv2d_winograd");
   CheckWinogradEqualsDirect("conv2d_winograd_f2");
+}
+
+// The Winograd programs' transform matrices are tables (constant(...), table_axes.h): every
+// axis that indexes one as a whole index (D's i and a, V's j and b, E's y and i, Y's j) has one
+// tile, the whole extent, and its stage one unroll choice, unrolled; the other axes keep their
+// choices. Where the transforms' other register rows are few enough to be unrolled too (at most
+// kMaxUnrolledRows points; here 1 each), every read of Bt has a constant index, folds to its
+// value (lower/fold_table_loads.h), and Bt is neither computed nor read; each such config still
+// computes the direct convolution.
+TEST(ProgramSpace, Winograd_TableAxesTiledWholeAndUnrolled_TableFoldsAwayAndMatches) {
+  for (const auto& [file, tile, rows] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"conv2d_winograd", "[-1, 6]", "[-1, 4]"},
+           {"conv2d_winograd_f2", "[-1, 4]", "[-1, 2]"}}) {
+    SCOPED_TRACE(file);
+    absl::StatusOr<ProgramSpace> p =
+        MakeProgramSpace(file, {{"N", 1}, {"C", 2}, {"H", 9}, {"W", 10}, {"F", 1}});
+    ASSERT_TRUE(p.ok()) << p.status();
+    const ConfigSpace& space = *p->space;
+    // E's y (the output tile's rows) indexes At too.
+    for (const auto& [knob, value] :
+         std::vector<std::pair<std::string, std::string>>{{"D.tile_i", tile},
+                                                          {"D.tile_a", tile},
+                                                          {"V.tile_j", tile},
+                                                          {"V.tile_b", tile},
+                                                          {"E.tile_i", tile},
+                                                          {"E.tile_y", rows},
+                                                          {"Y.tile_j", tile},
+                                                          {"D.unroll", "1"},
+                                                          {"V.unroll", "1"},
+                                                          {"E.unroll", "1"},
+                                                          {"Y.unroll", "1"}}) {
+      const int k = space.KnobIndex(knob);
+      ASSERT_GE(k, 0) << knob << " in " << space.Describe();
+      ASSERT_EQ(space.knob(k).size(), 1) << knob << " in " << space.Describe();
+      EXPECT_EQ(space.knob(k).ValueJson(0), value) << knob;
+    }
+    // What indexes no table keeps its choices: V's rows over the input transform's i, the GEMM.
+    EXPECT_GT(space.knob(space.KnobIndex("V.tile_i")).size(), 1);
+    EXPECT_GT(space.knob(space.KnobIndex("M.unroll")).size(), 1);
+  }
+  std::vector<std::pair<std::string, std::string>> small_rows;
+  for (const std::string knob :
+       {"D.tile_c", "D.tile_th", "D.tile_w", "V.tile_i", "V.tile_c", "V.tile_th", "V.tile_tw"}) {
+    small_rows.push_back({knob, "[-1, 1]"});
+  }
+  for (const std::string file : {"conv2d_winograd", "conv2d_winograd_f2"}) {
+    CheckWinogradEqualsDirect(
+        file, small_rows, [](const std::string& ir_text, const Config& config) {
+          EXPECT_FALSE(absl::StrContains(ir_text, "Bt[")) << config.ToJson() << "\n" << ir_text;
+        });
+  }
 }
 
 // The lowered IR of `config` of the program's space, as text.
