@@ -67,14 +67,20 @@ class TableLoadFolder : public ir::IRMutator {
   absl::flat_hash_map<const ir::BufferNode*, const te::ComputeOpNode*> tables_;
 };
 
-// The buffers something still loads from.
-class LoadedBuffers : public ir::IRVisitor {
+// The buffers something still loads from, and those allocated inside the kernel (a table that
+// is an argument stays written).
+class BufferUses : public ir::IRVisitor {
  public:
   absl::flat_hash_set<const ir::BufferNode*> loaded;
+  absl::flat_hash_set<const ir::BufferNode*> allocated;
 
  protected:
   void Visit_(const ir::LoadNode* op) override {
     loaded.insert(op->buffer.get());
+    IRVisitor::Visit_(op);
+  }
+  void Visit_(const ir::AllocateNode* op) override {
+    allocated.insert(op->buffer.get());
     IRVisitor::Visit_(op);
   }
 };
@@ -98,31 +104,17 @@ class DropTables : public ir::IRMutator {
   const absl::flat_hash_set<const ir::BufferNode*>& dead_;
 };
 
-// The buffers allocated inside the kernel (a table that is an argument stays written).
-class AllocatedBuffers : public ir::IRVisitor {
- public:
-  absl::flat_hash_set<const ir::BufferNode*> allocated;
-
- protected:
-  void Visit_(const ir::AllocateNode* op) override {
-    allocated.insert(op->buffer.get());
-    IRVisitor::Visit_(op);
-  }
-};
-
 }  // namespace
 
 Stmt FoldTableLoads(Stmt s, const ir::VarMap& bindings) {
   TableLoadFolder folder(bindings);
   s = folder.Mutate(s);
   if (folder.folded.empty()) return s;
-  LoadedBuffers loads;
-  loads.Visit(s);
-  AllocatedBuffers allocs;
-  allocs.Visit(s);
+  BufferUses uses;
+  uses.Visit(s);
   absl::flat_hash_set<const ir::BufferNode*> dead;
   for (const ir::BufferNode* t : folder.folded) {
-    if (!loads.loaded.contains(t) && allocs.allocated.contains(t)) dead.insert(t);
+    if (!uses.loaded.contains(t) && uses.allocated.contains(t)) dead.insert(t);
   }
   return dead.empty() ? s : DropTables(dead).Mutate(s);
 }
