@@ -5,8 +5,8 @@
 // The generated schedules compute a table read by a reduction once per call at the top level,
 // so each read is a load. Where unrolling makes a read's index a constant (a Winograd
 // transform whose loops over the matrix are unrolled whole), the load is replaced by the value
-// itself: the simplifier then drops the terms multiplied by 0 and LLVM turns multiplications by
-// ±1 into additions, instead of a broadcast load and a multiply-add per term. A table whose
+// itself: the simplifier then drops the terms multiplied by 0, and the others multiply by a
+// constant instead of a broadcast load of the element. A table whose
 // every read folded is no longer computed.
 #ifndef TUNEFARM_COMPILER_LOWER_FOLD_TABLE_LOADS_H_
 #define TUNEFARM_COMPILER_LOWER_FOLD_TABLE_LOADS_H_

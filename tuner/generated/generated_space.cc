@@ -668,6 +668,12 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
                           int64_t max) {
     if (space->KnobIndex(name) < 0) space->DefineSplit(name, extent, 2, policy, max);
   };
+  // One tile, the whole extent.
+  auto whole = [&](const std::string& name, int64_t extent) {
+    if (space->KnobIndex(name) < 0) {
+      space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, {extent});
+    }
+  };
   for (const TiledStage& ts : sketch.tiled) {
     const te::ComputeOpNode* w = ts.writer.compute();
     const int rank = static_cast<int>(w->axis.size());
@@ -676,11 +682,6 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
     const absl::flat_hash_set<const ir::VarNode*> table_axes =
         ts.accumulator.defined() ? TableAxes(ts.accumulator)
                                  : absl::flat_hash_set<const ir::VarNode*>{};
-    auto whole = [&](const std::string& name, int64_t extent) {
-      if (space->KnobIndex(name) < 0) {
-        space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, {extent});
-      }
-    };
     const te::ComputeOpNode* acc = ts.accumulator.defined() ? ts.accumulator.compute() : nullptr;
     auto indexes_table = [&](int d) {
       return acc != nullptr && acc->axis.size() == w->axis.size() &&
@@ -700,9 +701,7 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
       if (last && extent <= kWholeVectorAxis && IsPowerOfTwo(extent)) {
         // A contiguous axis that fits one vector register (split lanes, a channel block) is
         // vectorized whole.
-        if (space->KnobIndex(name) < 0) {
-          space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, {extent});
-        }
+        whole(name, extent);
       } else if (last) {
         if (space->KnobIndex(name) < 0) {
           space->DefineSplit(name, extent, 2, SplitPolicy::kCandidates, 0, VectorTiles(extent));
