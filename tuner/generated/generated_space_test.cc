@@ -605,6 +605,90 @@ absl::StatusOr<std::string> LoweredText(const ProgramSpace& p, const Config& con
   return ir::ToString(f->body);
 }
 
+// The choices of `space` with each split knob in `inner` set to the choice of that inner factor
+// (the others from `base`).
+std::vector<int64_t> WithInnerFactors(const ConfigSpace& space, std::vector<int64_t> base,
+                                      const std::vector<std::pair<std::string, int64_t>>& inner) {
+  for (const auto& [name, factor] : inner) {
+    const int k = space.KnobIndex(name);
+    EXPECT_GE(k, 0) << name << " in " << space.Describe();
+    if (k < 0) continue;
+    const auto& split = dynamic_cast<const SplitKnob&>(space.knob(k));
+    bool found = false;
+    for (int64_t c = 0; c < split.size() && !found; ++c) {
+      if (split.Factors(c).back() == factor) {
+        base[k] = c;
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found) << name << " has no inner factor " << factor << ": " << space.Describe();
+  }
+  return base;
+}
+
+// Every tiled stage with register rows is constrained to keep its accumulators (rows x vector
+// tile x 4 bytes) within the vector register file (register_tile.h): 2 KiB with AVX-512, 512
+// bytes with AVX2. A dense layer's 16 x 64 tile (4 KiB) is rejected on AVX-512 and 8 x 64 (2 KiB)
+// admitted; on AVX2, 8 x 16 admitted and 8 x 32 rejected. Each stage of the Winograd program
+// is constrained alone: rows of 32 points in one stage are admitted, 48 or 64 are not. A rejected
+// config is still a config of the space that builds and matches the program (only the search
+// keeps away from it).
+TEST(ProgramTemplate, RegisterTile_AccumulatorsWithinTheVectorRegisterFile) {
+  absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
+  absl::StatusOr<codegen::Target> avx2 = codegen::ParseTarget("llvm -mcpu=haswell");
+  ASSERT_TRUE(avx512.ok() && avx2.ok());
+  const absl::flat_hash_map<std::string, int64_t> dense_shape = {{"M", 64}, {"N", 256}, {"K", 32}};
+  {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense", dense_shape, *avx512);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const ConfigSpace& space = *p->space;
+    ASSERT_EQ(space.num_constraints(), 1) << space.Describe();
+    EXPECT_EQ(space.constraint_name(0), "C.registers");
+    const std::vector<int64_t> base = space.Decompose(0);
+    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 16}, {"C.tile_j", 64}})));
+    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 64}})));
+    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 16}, {"C.tile_j", 32}})));
+  }
+  {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense", dense_shape, *avx2);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const ConfigSpace& space = *p->space;
+    const std::vector<int64_t> base = space.Decompose(0);
+    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 16}})));
+    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 32}})));
+  }
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace(
+      "conv2d_winograd", {{"N", 1}, {"C", 2}, {"H", 16}, {"W", 16}, {"F", 4}}, *avx512);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ConfigSpace& space = *p->space;
+  std::vector<std::string> names;
+  for (int i = 0; i < space.num_constraints(); ++i) names.push_back(space.constraint_name(i));
+  EXPECT_EQ(names, (std::vector<std::string>{"D.registers", "V.registers", "M.registers",
+                                             "E.registers", "Y.registers"}))
+      << space.Describe();
+  // The smallest tiles everywhere; then one stage's rows grown.
+  std::vector<int64_t> small = space.Decompose(0);
+  for (int k = 0; k < space.num_knobs(); ++k) {
+    const auto* split = dynamic_cast<const SplitKnob*>(&space.knob(k));
+    if (split == nullptr || split->size() == 1) continue;
+    small[k] = 0;  // Inner factor 1.
+  }
+  ASSERT_TRUE(space.Admits(small)) << space.Describe();
+  // M's rows: f x th x tw, the vector fb = 16 floats; 2 x 4 x 4 = 32 rows, 2 KiB.
+  EXPECT_TRUE(space.Admits(
+      WithInnerFactors(space, small, {{"M.tile_f", 2}, {"M.tile_th", 4}, {"M.tile_tw", 4}})));
+  const std::vector<int64_t> over =
+      WithInnerFactors(space, small, {{"M.tile_f", 4}, {"M.tile_th", 4}, {"M.tile_tw", 4}});
+  EXPECT_FALSE(space.Admits(over));
+  // D's rows: i (6, the whole table axis) x th x w x c: 6 x 2 x 2 = 24 admitted, 6 x 2 x 4 not.
+  EXPECT_TRUE(space.Admits(WithInnerFactors(space, small, {{"D.tile_th", 2}, {"D.tile_w", 2}})));
+  EXPECT_FALSE(space.Admits(WithInnerFactors(space, small, {{"D.tile_th", 2}, {"D.tile_w", 4}})));
+  absl::StatusOr<Config> rejected = space.Get(space.Compose(over));
+  ASSERT_TRUE(rejected.ok());
+  absl::StatusOr<std::string> lowered = LoweredText(*p, *rejected);
+  EXPECT_TRUE(lowered.ok()) << lowered.status();
+}
+
 // An elementwise stage computed at the top level because a reduction reads it (attention's
 // exponentials E, read by the row sum Z) stores its contiguous axis in vectors, a tail peeled
 // (37 = 32 + 5), in every config; the results match the unscheduled program (ProgramSpaceTest).

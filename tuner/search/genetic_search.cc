@@ -10,7 +10,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "tuner/search/index_permutation.h"
+#include "tuner/search/admitted_order.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -21,7 +21,7 @@ class GeneticSearch : public SearchStrategy {
       : space_(space),
         options_(options),
         rng_(options.seed),
-        random_order_(space->size(), options.seed ^ 0x6a09e667f3bcc909ull) {}
+        random_order_(space, options.seed ^ 0x6a09e667f3bcc909ull) {}
 
   absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
     if (n < 0) return absl::InvalidArgumentError("NextBatch: n must be >= 0");
@@ -48,7 +48,8 @@ class GeneticSearch : public SearchStrategy {
   std::string name() const override { return "ga"; }
 
  private:
-  // The next unvisited index in a fixed random order, or -1 when the space is exhausted.
+  // The next unvisited index in a fixed random order (admitted configs first), or -1 when the
+  // space is exhausted.
   int64_t RandomUnvisited() {
     while (std::optional<int64_t> i = random_order_.Next()) {
       if (!visited_.contains(*i)) return *i;
@@ -97,6 +98,7 @@ class GeneticSearch : public SearchStrategy {
             child[j] = std::uniform_int_distribution<int64_t>(0, m - 1)(rng_);
           }
         }
+        if (!space_->Admits(child)) continue;
         int64_t idx = space_->Compose(child);
         if (visited_.contains(idx) || !queued.insert(idx).second) continue;
         pending_.push_back(idx);
@@ -114,7 +116,7 @@ class GeneticSearch : public SearchStrategy {
   const ConfigSpace* space_;
   GeneticOptions options_;
   std::mt19937_64 rng_;
-  IndexPermutation random_order_;
+  AdmittedOrder random_order_;
   absl::flat_hash_set<int64_t> visited_;            // Proposed or measured.
   std::vector<std::pair<double, int64_t>> scored_;  // (fitness, index) of measured configs.
   std::deque<int64_t> pending_;                     // The current generation, not yet out.

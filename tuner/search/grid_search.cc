@@ -1,34 +1,34 @@
 #include "tuner/search/grid_search.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "tuner/search/admitted_order.h"
 
 namespace tunefarm::tuner {
 namespace {
 
 class GridSearch : public SearchStrategy {
  public:
-  explicit GridSearch(const ConfigSpace* space) : space_(space) {}
+  explicit GridSearch(const ConfigSpace* space) : space_(space), order_(space, std::nullopt) {}
 
   absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
     if (n < 0) return absl::InvalidArgumentError("NextBatch: n must be >= 0");
     std::vector<int64_t> out;
-    while (static_cast<int>(out.size()) < n && next_ < space_->size()) {
-      int64_t i = next_++;
-      if (!measured_.contains(i)) out.push_back(i);
+    while (static_cast<int>(out.size()) < n) {
+      std::optional<int64_t> i = order_.Next();
+      if (!i.has_value()) break;
+      if (proposed_.insert(*i).second) out.push_back(*i);
     }
     return out;
   }
 
   absl::Status Update(const std::vector<MeasuredPoint>& results) override {
     if (absl::Status s = CheckMeasuredPoints(*space_, results); !s.ok()) return s;
-    // Only indices ahead of the cursor can be proposed again.
-    for (const MeasuredPoint& p : results) {
-      if (p.index >= next_) measured_.insert(p.index);
-    }
+    for (const MeasuredPoint& p : results) proposed_.insert(p.index);
     return absl::OkStatus();
   }
 
@@ -36,8 +36,8 @@ class GridSearch : public SearchStrategy {
 
  private:
   const ConfigSpace* space_;
-  int64_t next_ = 0;
-  absl::flat_hash_set<int64_t> measured_;
+  AdmittedOrder order_;                    // Index order, the admitted configs first.
+  absl::flat_hash_set<int64_t> proposed_;  // Proposed or measured.
 };
 
 }  // namespace

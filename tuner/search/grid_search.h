@@ -1,4 +1,5 @@
-// Grid search: proposes indices 0, 1, 2, ... in order, skipping measured ones.
+// Grid search: proposes indices 0, 1, 2, ... in order, skipping measured ones; in a space with
+// constraints, the admitted configs first, then the rest (admitted_order.h).
 #ifndef TUNEFARM_TUNER_SEARCH_GRID_SEARCH_H_
 #define TUNEFARM_TUNER_SEARCH_GRID_SEARCH_H_
 

@@ -13,8 +13,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "tuner/search/admitted_order.h"
 #include "tuner/search/diversity_filter.h"
-#include "tuner/search/index_permutation.h"
 #include "tuner/space/knob_stages.h"
 
 namespace tunefarm::tuner {
@@ -32,7 +32,7 @@ class ModelBasedSearch : public SearchStrategy {
         features_(std::move(features)),
         options_(std::move(options)),
         rng_(options_.seed),
-        random_order_(space->size(), options_.seed ^ 0xbb67ae8584caa73bull) {
+        random_order_(space, options_.seed ^ 0xbb67ae8584caa73bull) {
     own_group_ = 0;
     for (int g : options_.history.group) own_group_ = std::max(own_group_, g + 1);
     if (options_.crossover_top > 1) stages_ = StagesOf(*space_);
@@ -137,11 +137,13 @@ class ModelBasedSearch : public SearchStrategy {
     return absl::OkStatus();
   }
 
-  // Model scores of `indices`; configs with failed features get kInvalidScore.
+  // Model scores of `indices`; configs the space's constraints reject, and configs with failed
+  // features, get kInvalidScore (the rejected ones without computing their features).
   absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices) {
     std::vector<std::vector<float>> rows;
     std::vector<int> row_of(indices.size(), -1);
     for (size_t i = 0; i < indices.size(); ++i) {
+      if (!space_->Admits(indices[i])) continue;
       const Entry& e = Features(indices[i]);
       if (!e.ok) continue;
       row_of[i] = static_cast<int>(rows.size());
@@ -218,7 +220,7 @@ class ModelBasedSearch : public SearchStrategy {
         for (int k : stage) child[k] = d[k];
         if (child == c) continue;
         const int64_t idx = space_->Compose(child);
-        if (!visited_.contains(idx)) out.push_back(idx);
+        if (!visited_.contains(idx) && space_->Admits(child)) out.push_back(idx);
       }
     }
     return out;
@@ -242,7 +244,7 @@ class ModelBasedSearch : public SearchStrategy {
           if (v == c[k]) continue;
           n[k] = v;
           const int64_t idx = space_->Compose(n);
-          if (!visited_.contains(idx)) unvisited.push_back(idx);
+          if (!visited_.contains(idx) && space_->Admits(n)) unvisited.push_back(idx);
         }
       }
       if (!unvisited.empty()) {
@@ -279,8 +281,9 @@ class ModelBasedSearch : public SearchStrategy {
       return true;
     };
 
-    std::uniform_int_distribution<int64_t> any(0, space_->size() - 1);
-    while (static_cast<int>(chains_.size()) < options_.num_chains) chains_.push_back(any(rng_));
+    while (static_cast<int>(chains_.size()) < options_.num_chains) {
+      chains_.push_back(DrawAdmitted(*space_, rng_));
+    }
     SeedChainsFromBestMeasured();
     absl::StatusOr<std::vector<float>> cur = Score(chains_);
     if (!cur.ok()) return cur.status();
@@ -357,7 +360,7 @@ class ModelBasedSearch : public SearchStrategy {
   FeatureFn features_;
   ModelSearchOptions options_;
   std::mt19937_64 rng_;
-  IndexPermutation random_order_;
+  AdmittedOrder random_order_;  // Admitted configs first.
   int own_group_ = 0;
 
   absl::flat_hash_set<int64_t> visited_;  // Proposed or measured.

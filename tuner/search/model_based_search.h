@@ -10,7 +10,10 @@
 // `plan_size * diversity_filter_ratio` followed by the diversity filter). Each proposed slot is a
 // uniform random unvisited config with probability `epsilon` (and always before the first fit),
 // and an unvisited neighbor of the fastest measured configs with probability `local_share`.
-// Chains persist across plans, as in AutoTVM. With crossover_top, the fastest measured configs'
+// Chains persist across plans, as in AutoTVM. In a space with constraints
+// (ConfigSpace::AddConstraint) every slot proposes admitted configs: the random ones are drawn
+// among them first (admitted_order.h), the neighbors and the annealing's steps skip the rest
+// (scored as invalid, without their features). With crossover_top, the fastest measured configs'
 // stages are also recombined (see ModelSearchOptions::crossover_top).
 //
 // Features come from the caller (lowering + feature extraction for real templates, knob

@@ -5,21 +5,20 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "tuner/search/index_permutation.h"
+#include "tuner/search/admitted_order.h"
 
 namespace tunefarm::tuner {
 namespace {
 
 class RandomSearch : public SearchStrategy {
  public:
-  RandomSearch(const ConfigSpace* space, uint64_t seed)
-      : space_(space), perm_(space->size(), seed) {}
+  RandomSearch(const ConfigSpace* space, uint64_t seed) : space_(space), order_(space, seed) {}
 
   absl::StatusOr<std::vector<int64_t>> NextBatch(int n) override {
     if (n < 0) return absl::InvalidArgumentError("NextBatch: n must be >= 0");
     std::vector<int64_t> out;
     while (static_cast<int>(out.size()) < n) {
-      std::optional<int64_t> i = perm_.Next();
+      std::optional<int64_t> i = order_.Next();
       if (!i.has_value()) break;
       if (visited_.insert(*i).second) out.push_back(*i);
     }
@@ -36,7 +35,7 @@ class RandomSearch : public SearchStrategy {
 
  private:
   const ConfigSpace* space_;
-  IndexPermutation perm_;
+  AdmittedOrder order_;
   absl::flat_hash_set<int64_t> visited_;
 };
 

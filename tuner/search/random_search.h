@@ -1,5 +1,6 @@
 // Uniform random search without replacement; works on spaces of any size (see
-// IndexPermutation) and is the baseline every other strategy is compared with.
+// IndexPermutation) and is the baseline every other strategy is compared with. In a space with
+// constraints it draws the admitted configs first (admitted_order.h).
 #ifndef TUNEFARM_TUNER_SEARCH_RANDOM_SEARCH_H_
 #define TUNEFARM_TUNER_SEARCH_RANDOM_SEARCH_H_
 

@@ -144,6 +144,36 @@ TEST_P(StrategyContract, Replay_SameSeed_SameProposals) {
   EXPECT_EQ(ra->indices, rb->indices);
 }
 
+// In a space with a constraint, every strategy proposes the configs it admits first (a random
+// one, the grid, the genetic search's children, the model-based search's random slots,
+// neighbors and plans), then the others: the whole space is still proposed once.
+TEST_P(StrategyContract, Constraint_AdmittedConfigsFirst_ThenTheRest) {
+  auto space = SmallSpace();
+  space->AddConstraint("a_plus_b", [](const std::vector<int64_t>& c) { return c[0] + c[1] <= 6; });
+  int64_t admitted = 0;
+  for (int64_t i = 0; i < space->size(); ++i) admitted += space->Admits(i);
+  ASSERT_EQ(admitted, 280);  // 28 of the 100 (a, b) pairs, times 10.
+  auto s = Make(GetParam(), space.get(), 6);
+  std::vector<int64_t> order;
+  while (true) {
+    auto batch = s->NextBatch(37);
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    if (batch->empty()) break;
+    std::vector<MeasuredPoint> m;
+    for (int64_t i : *batch) {
+      order.push_back(i);
+      m.push_back({i, SmallCost(*space, i)});
+    }
+    ASSERT_TRUE(s->Update(m).ok());
+  }
+  ASSERT_EQ(std::set<int64_t>(order.begin(), order.end()).size(), 1000u);
+  ASSERT_EQ(order.size(), 1000u);
+  for (int64_t k = 0; k < admitted; ++k) {
+    EXPECT_TRUE(space->Admits(order[k]))
+        << GetParam() << " proposed rejected config " << order[k] << " as its " << k << "th";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, StrategyContract, ::testing::Values("random", "grid", "ga", "xgb"),
                          [](const auto& info) { return info.param; });
 
@@ -158,6 +188,33 @@ TEST(RandomSearch, NextBatch_HugeSpace_DistinctProposals) {
   auto batch = s->NextBatch(5000);
   ASSERT_TRUE(batch.ok());
   EXPECT_EQ(std::set<int64_t>(batch->begin(), batch->end()).size(), 5000u);
+}
+
+// A constraint that admits one config in about 4,700 of a space of 2^30: a random search still
+// proposes only admitted ones, and the model-based search's random slots and plans too.
+TEST(RandomSearch, HugeSpace_RareAdmittedConfigs_OnlyThoseProposed) {
+  ConfigSpace space;
+  std::vector<int64_t> values;
+  for (int64_t v = 0; v < 32; ++v) values.push_back(v);
+  for (int k = 0; k < 6; ++k) space.DefineOther("k" + std::to_string(k), values);
+  space.AddConstraint("small", [](const std::vector<int64_t>& c) {
+    return c[0] + c[1] + c[2] + c[3] + c[4] + c[5] <= 20;
+  });
+  for (const std::string name : {"random", "xgb"}) {
+    auto s = Make(name, &space, 2);
+    for (int round = 0; round < 3; ++round) {
+      auto batch = s->NextBatch(64);
+      ASSERT_TRUE(batch.ok()) << batch.status();
+      ASSERT_EQ(batch->size(), 64u);
+      std::vector<MeasuredPoint> m;
+      for (int64_t i : *batch) {
+        EXPECT_TRUE(space.Admits(i)) << name << " proposed " << i;
+        std::vector<int64_t> c = space.Decompose(i);
+        m.push_back({i, 1.0 + 0.01 * static_cast<double>(c[0] + 2 * c[1])});
+      }
+      ASSERT_TRUE(s->Update(m).ok());
+    }
+  }
 }
 
 TEST(GridSearch, NextBatch_InOrder_SkipsMeasured) {

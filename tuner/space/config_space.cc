@@ -138,11 +138,28 @@ std::vector<float> ConfigSpace::KnobFeatures(int64_t index) const {
   return out;
 }
 
+void ConfigSpace::AddConstraint(std::string name, Constraint admits) {
+  constraints_.emplace_back(std::move(name), std::move(admits));
+}
+
+bool ConfigSpace::Admits(const std::vector<int64_t>& choices) const {
+  for (const auto& [name, admits] : constraints_) {
+    if (!admits(choices)) return false;
+  }
+  return true;
+}
+
 std::string ConfigSpace::Describe() const {
   std::vector<std::string> parts;
   for (const auto& k : knobs_)
     parts.push_back(absl::StrCat(k->name(), "(", k->TvmTag(), ",", k->size(), ")"));
-  return absl::StrCat(absl::StrJoin(parts, " x "), " = ", size_, " points");
+  std::string out = absl::StrCat(absl::StrJoin(parts, " x "), " = ", size_, " points");
+  if (!constraints_.empty()) {
+    std::vector<std::string> names;
+    for (const auto& c : constraints_) names.push_back(c.first);
+    absl::StrAppend(&out, "; constrained by ", absl::StrJoin(names, ", "));
+  }
+  return out;
 }
 
 }  // namespace tunefarm::tuner

@@ -7,12 +7,22 @@
 //   Config c = *space.Get(12345);
 //   std::vector<int64_t> f = *c.Split("tile_y");  // e.g. {128, 8}
 //   c.ToJson();  // {"index": 12345, "tile_y": [-1, 8], "unroll_k": 2}
+//
+// A space may also hold constraints across knobs, as AutoTVM's ConfigSpace.multi_filter does:
+// predicates over a config's choices that the search strategies keep to. They do not change the
+// index domain (every index is still a config that builds); a strategy just does not propose a
+// config that one of them rejects (search/admissible.h draws the admitted ones).
+//
+//   space.AddConstraint("registers", [](const std::vector<int64_t>& c) { return c[0] <= c[1]; });
+//   space.Admits(12345);
 #ifndef TUNEFARM_TUNER_SPACE_CONFIG_SPACE_H_
 #define TUNEFARM_TUNER_SPACE_CONFIG_SPACE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -65,9 +75,19 @@ class ConfigSpace {
 
   // OutOfRange: index outside [0, size).
   absl::StatusOr<Config> Get(int64_t index) const;
+  // A constraint on the choices (one per knob, in knob order) named `name`; a config is admitted
+  // when every constraint holds.
+  using Constraint = std::function<bool(const std::vector<int64_t>& choices)>;
+  void AddConstraint(std::string name, Constraint admits);
+  int num_constraints() const { return static_cast<int>(constraints_.size()); }
+  const std::string& constraint_name(int i) const { return constraints_[i].first; }
+  bool Admits(const std::vector<int64_t>& choices) const;
+  bool Admits(int64_t index) const { return constraints_.empty() || Admits(Decompose(index)); }
+
   // Concatenated Knob::Features of each knob's choice: the knob part of the model's features.
   std::vector<float> KnobFeatures(int64_t index) const;
-  // "tile_y(sp,12) x unroll_k(ot,4) = 48 points".
+  // "tile_y(sp,12) x unroll_k(ot,4) = 48 points", then the constraints' names
+  // ("; constrained by registers").
   std::string Describe() const;
 
  private:
@@ -75,6 +95,7 @@ class ConfigSpace {
 
   std::vector<std::unique_ptr<Knob>> knobs_;
   int64_t size_ = 1;
+  std::vector<std::pair<std::string, Constraint>> constraints_;
 };
 
 }  // namespace tunefarm::tuner

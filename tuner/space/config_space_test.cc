@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 namespace tunefarm::tuner {
@@ -41,6 +42,39 @@ TEST(ConfigSpace, HugeSpace_NotMaterialized_RoundTrips) {
   EXPECT_EQ(s.Compose(c->choices), idx);
   EXPECT_EQ(s.Get(s.size()).status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(s.Get(-1).status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(ConfigSpace, Constraint_AdmitsOnlyWhatEveryConstraintHolds_IndexDomainUnchanged) {
+  ConfigSpace s;
+  s.DefineSplit("tile_x", 8, 2, SplitPolicy::kFactors);  // Inner 1, 2, 4, 8.
+  s.DefineSplit("tile_y", 8, 2, SplitPolicy::kFactors);
+  s.DefineOther("unroll", {0, 1});
+  EXPECT_TRUE(s.Admits(s.size() - 1));  // No constraint: everything.
+  auto& x = dynamic_cast<const SplitKnob&>(s.knob(0));
+  auto& y = dynamic_cast<const SplitKnob&>(s.knob(1));
+  s.AddConstraint("tile", [&](const std::vector<int64_t>& c) {
+    return x.Factors(c[0])[1] * y.Factors(c[1])[1] <= 8;
+  });
+  s.AddConstraint("unrolled_small", [&](const std::vector<int64_t>& c) {
+    return c[2] == 0 || x.Factors(c[0])[1] <= 2;
+  });
+  ASSERT_EQ(s.num_constraints(), 2);
+  EXPECT_EQ(s.constraint_name(1), "unrolled_small");
+  EXPECT_EQ(s.size(), 32);
+  int admitted = 0;
+  for (int64_t i = 0; i < s.size(); ++i) {
+    const std::vector<int64_t> c = s.Decompose(i);
+    const int64_t tx = x.Factors(c[0])[1], ty = y.Factors(c[1])[1];
+    const bool expected = tx * ty <= 8 && (c[2] == 0 || tx <= 2);
+    EXPECT_EQ(s.Admits(i), expected) << i;
+    EXPECT_EQ(s.Admits(c), expected) << i;
+    EXPECT_TRUE(s.Get(i).ok()) << i;  // A rejected config is still a config.
+    admitted += expected;
+  }
+  // tx * ty <= 8: 10 of the 16 pairs; unrolled, only tx <= 2: 7 of them.
+  EXPECT_EQ(admitted, 17);
+  EXPECT_TRUE(absl::StrContains(s.Describe(), "; constrained by tile, unrolled_small"))
+      << s.Describe();
 }
 
 TEST(Config, ToJson_Readable) {

@@ -1,0 +1,49 @@
+#include "tuner/generated/register_tile.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "tuner/generated/knob_names.h"
+
+namespace tunefarm::tuner {
+
+int64_t VectorRegisterFileBytes(const codegen::Target& target) {
+  if (absl::StartsWith(target.triple, "aarch64")) return 32 * 16;
+  if (codegen::TargetHasFeature(target, "avx512f")) return 32 * 64;
+  return 16 * 32;
+}
+
+void AddRegisterTileConstraint(const TiledStage& ts, int64_t register_file_bytes,
+                               ConfigSpace* space) {
+  if (!ts.accumulator.defined()) return;
+  const std::string name = KnobName(ts.writer, "registers");
+  for (int i = 0; i < space->num_constraints(); ++i) {
+    if (space->constraint_name(i) == name) return;
+  }
+  // Per tile knob: its index and the inner factor of each of its choices.
+  std::vector<std::pair<int, std::vector<int64_t>>> tiles;
+  bool has_rows = false;
+  const te::ComputeOpNode* w = ts.writer.compute();
+  for (size_t d = 0; d < w->axis.size(); ++d) {
+    const int k = space->KnobIndex(KnobName(ts.writer, absl::StrCat("tile_", w->axis[d]->name())));
+    if (k < 0) continue;
+    const auto* split = dynamic_cast<const SplitKnob*>(&space->knob(k));
+    if (split == nullptr) continue;
+    std::vector<int64_t> inner;
+    for (int64_t c = 0; c < split->size(); ++c) inner.push_back(split->Factors(c).back());
+    tiles.emplace_back(k, std::move(inner));
+    if (d + 1 < w->axis.size()) has_rows = true;
+  }
+  if (!has_rows) return;
+  const int64_t max_points = register_file_bytes / std::max(1, ts.accumulator.dtype().bytes());
+  space->AddConstraint(name, [tiles, max_points](const std::vector<int64_t>& choices) {
+    int64_t points = 1;
+    for (const auto& [k, inner] : tiles) points *= inner[choices[k]];
+    return points <= max_points;
+  });
+}
+
+}  // namespace tunefarm::tuner
