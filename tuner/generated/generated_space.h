@@ -23,6 +23,8 @@
 // for a padding read by the reduction that holds most of the program's work 2, inlined into
 // the reduction with its border tiles peeled off and the taps in the padding dropped
 // (padding_axes.h);
+// for each tiled stage with register rows, the constraint `W.registers` (register_tile.h): its
+// register tile's accumulators fit the target's vector register file (the search keeps to it);
 // and for the program: `parallel` (fuse each writer's outer loops and run them on all cores),
 // and, where every stage reads its producers row for row along some leading axes (a softmax, a
 // layer normalization; see row_fusion.h), `<output>.fuse_rows`: 0, or compute every stage one
