@@ -75,27 +75,39 @@ std::unique_ptr<SearchStrategy> Make(const std::string& name, const ConfigSpace*
 
 class StrategyContract : public ::testing::TestWithParam<std::string> {};
 
+// Everything `s` proposes on the small space, in order, in batches of 37 until it stops; every
+// third batch is left unreported when `skip_some_updates`.
+std::vector<int64_t> ProposeAll(SearchStrategy& s, const ConfigSpace& space,
+                                bool skip_some_updates) {
+  std::vector<int64_t> order;
+  int updates = 0;
+  while (true) {
+    auto batch = s.NextBatch(37);
+    EXPECT_TRUE(batch.ok()) << batch.status();
+    if (!batch.ok() || batch->empty() || order.size() > 2 * static_cast<size_t>(space.size())) {
+      break;
+    }
+    std::vector<MeasuredPoint> m;
+    for (int64_t i : *batch) {
+      order.push_back(i);
+      m.push_back({i, SmallCost(space, i)});
+    }
+    if (!skip_some_updates || ++updates % 3 != 0) EXPECT_TRUE(s.Update(m).ok());
+  }
+  return order;
+}
+
 TEST_P(StrategyContract, NextBatch_WholeSmallSpace_NoDuplicatesThenExhausted) {
   auto space = SmallSpace();
   auto s = Make(GetParam(), space.get(), 3);
   EXPECT_EQ(s->name(), GetParam() == "xgb" ? "xgb" : GetParam());
+  // Some batches unreported: proposals alone must already block repeats.
+  const std::vector<int64_t> order = ProposeAll(*s, *space, true);
   std::set<int64_t> seen;
-  int updates = 0;
-  while (true) {
-    auto batch = s->NextBatch(37);
-    ASSERT_TRUE(batch.ok()) << batch.status();
-    if (batch->empty()) break;
-    std::vector<MeasuredPoint> m;
-    for (int64_t i : *batch) {
-      ASSERT_GE(i, 0);
-      ASSERT_LT(i, space->size());
-      ASSERT_TRUE(seen.insert(i).second) << GetParam() << " proposed " << i << " twice";
-      m.push_back({i, SmallCost(*space, i)});
-    }
-    // Leave some batches unreported: proposals alone must already block repeats.
-    if (++updates % 3 != 0) {
-      ASSERT_TRUE(s->Update(m).ok());
-    }
+  for (int64_t i : order) {
+    ASSERT_GE(i, 0);
+    ASSERT_LT(i, space->size());
+    ASSERT_TRUE(seen.insert(i).second) << GetParam() << " proposed " << i << " twice";
   }
   EXPECT_EQ(static_cast<int64_t>(seen.size()), space->size());
   auto again = s->NextBatch(5);
@@ -154,18 +166,7 @@ TEST_P(StrategyContract, Constraint_AdmittedConfigsFirst_ThenTheRest) {
   for (int64_t i = 0; i < space->size(); ++i) admitted += space->Admits(i);
   ASSERT_EQ(admitted, 280);  // 28 of the 100 (a, b) pairs, times 10.
   auto s = Make(GetParam(), space.get(), 6);
-  std::vector<int64_t> order;
-  while (true) {
-    auto batch = s->NextBatch(37);
-    ASSERT_TRUE(batch.ok()) << batch.status();
-    if (batch->empty()) break;
-    std::vector<MeasuredPoint> m;
-    for (int64_t i : *batch) {
-      order.push_back(i);
-      m.push_back({i, SmallCost(*space, i)});
-    }
-    ASSERT_TRUE(s->Update(m).ok());
-  }
+  const std::vector<int64_t> order = ProposeAll(*s, *space, false);
   ASSERT_EQ(std::set<int64_t>(order.begin(), order.end()).size(), 1000u);
   ASSERT_EQ(order.size(), 1000u);
   for (int64_t k = 0; k < admitted; ++k) {
