@@ -631,8 +631,7 @@ std::vector<int64_t> WithInnerFactors(const ConfigSpace& space, std::vector<int6
 // bytes with AVX2. A dense layer's 16 x 64 tile (4 KiB) is rejected on AVX-512 and 8 x 64 (2 KiB)
 // admitted; on AVX2, 8 x 16 admitted and 8 x 32 rejected. Each stage of the Winograd program
 // is constrained alone: rows of 32 points in one stage are admitted, 48 or 64 are not. A rejected
-// config is still a config of the space that builds and matches the program (only the search
-// keeps away from it).
+// config is still a config of the space, and it lowers (only the search keeps away from it).
 TEST(ProgramTemplate, RegisterTile_AccumulatorsWithinTheVectorRegisterFile) {
   absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
   absl::StatusOr<codegen::Target> avx2 = codegen::ParseTarget("llvm -mcpu=haswell");

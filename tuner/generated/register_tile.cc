@@ -1,5 +1,6 @@
 #include "tuner/generated/register_tile.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,9 +12,12 @@
 namespace tunefarm::tuner {
 
 int64_t VectorRegisterFileBytes(const codegen::Target& target) {
-  if (absl::StartsWith(target.triple, "aarch64")) return 32 * 16;
-  if (codegen::TargetHasFeature(target, "avx512f")) return 32 * 64;
-  return 16 * 32;
+  // TargetHasFeature answers only for the triple's own architecture's features.
+  const bool x86 = absl::StartsWith(target.triple, "x86_64") ||
+                   absl::StartsWith(target.triple, "i386") ||
+                   absl::StartsWith(target.triple, "i686");
+  if (!x86) return 32 * 16;
+  return codegen::TargetHasFeature(target, "avx512f") ? 32 * 64 : 16 * 32;
 }
 
 void AddRegisterTileConstraint(const TiledStage& ts, int64_t register_file_bytes,

@@ -20,8 +20,8 @@
 
 namespace tunefarm::tuner {
 
-// Bytes of `target`'s vector register file: 32 registers of 64 bytes with AVX-512, 32 of 16 on
-// AArch64 (NEON), 16 of 32 on other x86 (AVX2).
+// Bytes of `target`'s vector register file: 32 registers of 64 bytes with AVX-512, 16 of 32 on
+// other x86 (AVX2), and 32 of 16 on any other architecture (AArch64's NEON).
 int64_t VectorRegisterFileBytes(const codegen::Target& target);
 
 // Adds the constraint "<writer>.registers" to `space` (once): the register tile of `ts`, the
