@@ -21,14 +21,18 @@
 //     for int8. A batched matmul has no weight: its W is an activation, written as [n×k] per
 //     batch for this call, which oneDNN takes as written or reorders inside the timed call.
 // The ratio is against the fastest of them that computes the operation on the same terms (> 1:
-// ours is faster). Two kernels do not, and are timed and printed beside the shape with their own
-// ratio (ratio_min_vs_other), not as the baseline: oneDNN's int8 Winograd convolution, whose
-// results, checked here against its direct kernel on the same inputs, differ (it requantizes
-// transformed tiles to 8 bits); and oneDNN's batched matmul with W laid out before the call, as
-// if it were a constant (ours then packs it ahead too, when the program declares it a weight).
+// ours is faster). Two kinds do not, and are timed and printed beside the shape with their own
+// ratio (ratio_min_vs_other), not as the baseline: oneDNN's int8 kernels whose results, checked
+// here against the exact ones on full-range bytes, differ (its Winograd convolution requantizes
+// transformed tiles to 8 bits; on a core without VNNI its direct convolutions and GEMMs
+// saturate sums of products in int16 or halve the weights), unless none of its kernels for the
+// shape is exact: then the inexact ones are the baseline after all, labelled "inexact"; and
+// oneDNN's batched matmul with W laid out before the call, as if it were a constant (ours then
+// packs it ahead too, when the program declares it a weight).
 // peak_frac is ours over the machine's limit measured in this run, right after the shape's timing:
-// the FMA peak of as many cores as threads (int8: the tdpbusd or vpdpbusd peak, as our kernel
-// computes with AMX or VNNI) or, where the kernel is closer
+// the FMA peak of as many cores as threads (int8: the tdpbusd, vpdpbusd or vpmaddwd peak, as our
+// kernel computes with AMX, VNNI or, on a core with neither, int16 products) or, where the kernel
+// is closer
 // to it, the rate one core reads the bytes it must move (its arguments, once) from a working set of
 // that size, i.e. from the cache level they fit in (batch-1 GEMV). trials_to_90 is the first trial
 // at which the best so far (the tuner's progress line) reached 90% of the job's final best: its
@@ -104,15 +108,18 @@ int Run(bool quick, const std::string& only, int trials) {
   const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
   const double bandwidth = MeasureReadBandwidthGBs();
   const double vnni_peak = MeasureVnniPeakGops();
+  // Without VNNI our int8 kernels compute with vpmaddwd (both operands widened to int16).
+  const double madd_peak = vnni_peak > 0 ? 0 : MeasureMaddPeakGops();
   // The core's int8 limit where it has AMX: oneDNN's int8 kernels run on it, and so do ours
   // (dense_u8s8_amx, conv2d_u8s8_amx), with the VNNI programs where the CPU has no AMX.
   const double amx_peak = MeasureAmxInt8PeakGops();
   std::printf(
-      "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; int8 (vpdpbusd) peak %.1f GOP/s "
+      "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; int8 (%s) peak %.1f GOP/s "
       "on 1; AMX int8 (tdpbusd) peak %.1f GOP/s on 1 (0: no AMX); read bandwidth %.1f GB/s (one "
       "core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s); buffers of 2 MiB or more on huge "
       "pages: ours advised, the libraries' %s\n\n",
-      peak[1], peak[2], vnni_peak, amx_peak, bandwidth, OpenBlasCoreName().c_str(),
+      peak[1], peak[2], vnni_peak > 0 ? "vpdpbusd" : "vpmaddwd, no VNNI",
+      vnni_peak > 0 ? vnni_peak : madd_peak, amx_peak, bandwidth, OpenBlasCoreName().c_str(),
       std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset",
       MallocOnHugePages() ? "advised (glibc.malloc.hugetlb=1)" : "no");
   std::printf("%-26s %3s %6s %10s %10s %10s %6s %5s %6s  %-22s %s\n", "shape", "thr", "trials",
@@ -148,12 +155,13 @@ int Run(bool quick, const std::string& only, int trials) {
     const double ratio = t.fastest < 0 ? 0 : t.fastest_s() / t.ours_s;
     // Against the peak measured again now, beside the kernel (this shared machine's rate moves
     // by 10-20% over minutes): int8 against the peak of the instruction our kernel computes
-    // with, tdpbusd (AMX) or vpdpbusd (VNNI), of as many cores as threads; fp32 against the FMA
-    // peak.
+    // with, tdpbusd (AMX), vpdpbusd (VNNI) or vpmaddwd (neither), of as many cores as threads;
+    // fp32 against the FMA peak.
     const bool amx = absl::StrContains(ours->result.best_config, ".amx_block");
-    const double limit = !c.int8 ? MeasureFmaPeakGflops(c.threads)
-                         : amx   ? MeasureAmxInt8PeakGops() * c.threads
-                                 : MeasureVnniPeakGops() * c.threads;
+    const double limit = !c.int8         ? MeasureFmaPeakGflops(c.threads)
+                         : amx           ? MeasureAmxInt8PeakGops() * c.threads
+                         : vnni_peak > 0 ? MeasureVnniPeakGops() * c.threads
+                                         : MeasureMaddPeakGops() * c.threads;
     // Of the operations the kernel performs (a Winograd kernel performs fewer than `flop`).
     const double compute = ours->task.workload.flop / t.ours_s * 1e-9 / limit;
     // Memory-bound: the bytes it must read at the rate one core reads a working set that size.
@@ -204,6 +212,7 @@ int Run(bool quick, const std::string& only, int trials) {
                {"fma_peak_gflops", Fixed(peak[1], 1)},
                {"fma_peak_gflops_2t", Fixed(peak[2], 1)},
                {"vnni_peak_gops", Fixed(vnni_peak, 1)},
+               {"madd_peak_gops", Fixed(madd_peak, 1)},
                {"amx_int8_peak_gops", Fixed(amx_peak, 1)},
                {"read_gbs", Fixed(bandwidth, 1)}});
   return 0;

@@ -1,6 +1,6 @@
 // The best library on this machine, run at its best, as the baseline of a CPU benchmark: every
-// library that has the operation (OpenBLAS on its AVX-512 kernels, oneDNN's primitives in their
-// preferred layouts) is timed side by side with our kernel, and the fastest is the baseline.
+// library that has the operation (OpenBLAS on this core's best kernels, oneDNN's primitives in
+// their preferred layouts) is timed side by side with our kernel, and the fastest is the baseline.
 #ifndef TUNEFARM_BENCH_LIBRARY_BASELINES_H_
 #define TUNEFARM_BENCH_LIBRARY_BASELINES_H_
 
@@ -20,9 +20,11 @@ struct Baseline {
   std::string impl;     // What it runs, e.g. "sgemm SkylakeX" or "brg:avx512_core".
   std::function<void()> run;
   // Whether it computes the operation (to floating-point rounding) on the terms ours does, so
-  // that it can be the ratio's baseline. Not so, with the reason in `impl`: oneDNN's int8
-  // Winograd convolution (it requantizes its transformed tiles to 8 bits), and a batched
-  // matmul's W laid out by oneDNN before the call (W is an activation, produced for that call).
+  // that it can be the ratio's baseline. Not so, with the reason in `impl`: an int8 kernel whose
+  // results differ from the exact ones (CheckInt8: oneDNN's Winograd convolution, and without
+  // VNNI its direct ones and GEMMs), unless every kernel for the operation does (then they are
+  // the baseline, labelled inexact); and a batched matmul's W laid out by oneDNN before the call
+  // (W is an activation, produced for that call).
   bool comparable = true;
 };
 
@@ -36,9 +38,9 @@ std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t
                                     OneDnnTypes types, int threads);
 
 // A convolution: oneDNN's direct algorithm and, where it has one, Winograd (OpenBLAS has no
-// convolution; an im2col around sgemm would be a weaker baseline than oneDNN's). An int8
-// Winograd kernel is checked against the direct one on the same inputs here; where its results
-// differ it is marked inexact, with the mismatch in `impl`.
+// convolution; an im2col around sgemm would be a weaker baseline than oneDNN's). Every int8
+// kernel, and every int8 GEMM of GemmBaselines, is checked against the exact result here; where
+// its results differ it is marked inexact, with the mismatch in `impl`.
 std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes types);
 
 // Our kernel and each baseline timed side by side (TimeSideBySide: alternating rounds of

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 
 #include "absl/strings/str_join.h"
 
@@ -125,57 +126,103 @@ OneDnnPtr OneDnnConv(const OneDnnConvShape& s, OneDnnTypes types, dnnl::algorith
   return run;
 }
 
-ConvMismatch OneDnnInt8WinogradMismatch(const OneDnnConvShape& s) {
-  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  dnnl::stream stream(eng);
-  const int64_t oh = (s.h + 2 * s.pad - s.r) / s.stride + 1;
-  const int64_t ow = (s.w + 2 * s.pad - s.s) / s.stride + 1;
-  using DT = memory::data_type;
-  dnnl::memory src(memory::desc({s.n, s.c, s.h, s.w}, DT::u8, Tag::nhwc), eng);
-  dnnl::memory wei(memory::desc({s.f, s.c, s.r, s.s}, DT::s8, Tag::oihw), eng);
-  // The same weights in f32, for the Winograd weight format (its reorder transforms them).
-  dnnl::memory wei_f32(memory::desc({s.f, s.c, s.r, s.s}, DT::f32, Tag::oihw), eng);
-  auto* sp = static_cast<uint8_t*>(src.get_data_handle());
-  for (int64_t i = 0; i < s.n * s.c * s.h * s.w; ++i)
+namespace {
+
+// The row-major layout of a descriptor's dims, of its data type or of `type`.
+memory::desc Plain(const memory::desc& d, std::optional<Dt> type = std::nullopt) {
+  static constexpr Tag kByRank[] = {Tag::undef, Tag::a, Tag::ab, Tag::abc, Tag::abcd, Tag::abcde};
+  const memory::dims dims = d.dims();
+  return memory::desc(dims, type.value_or(d.data_type()),
+                      kByRank[std::min<size_t>(dims.size(), 5)]);
+}
+
+int64_t Elements(const memory::desc& d) {
+  int64_t n = 1;
+  for (int64_t v : d.dims()) n *= v;
+  return n;
+}
+
+}  // namespace
+
+Int8Mismatch CheckInt8(OneDnnRun& run, const Int8Reference& ref) {
+  auto& [prim, args] = run.steps.back();
+  memory& src = args.at(DNNL_ARG_SRC);
+  memory& wei = args.at(DNNL_ARG_WEIGHTS);
+  memory& dst = args.at(DNNL_ARG_DST);
+  memory src_plain(Plain(src.get_desc()), run.eng), wei_plain(Plain(wei.get_desc()), run.eng);
+  memory dst_plain(Plain(dst.get_desc()), run.eng);
+  auto* sp = static_cast<uint8_t*>(src_plain.get_data_handle());
+  for (int64_t i = 0; i < Elements(src.get_desc()); ++i) {
     sp[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
-  auto* wp = static_cast<int8_t*>(wei.get_data_handle());
-  auto* wf = static_cast<float*>(wei_f32.get_data_handle());
-  for (int64_t i = 0; i < s.f * s.c * s.r * s.s; ++i) {
-    wp[i] = static_cast<int8_t>((i * 53 + 7) % 255 - 127);
-    wf[i] = wp[i];
   }
-  std::vector<std::vector<int32_t>> outs;
-  for (dnnl::algorithm algorithm :
-       {dnnl::algorithm::convolution_direct, dnnl::algorithm::convolution_winograd}) {
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm,
-                                         memory::desc({s.n, s.c, s.h, s.w}, DT::u8, Tag::any),
-                                         memory::desc({s.f, s.c, s.r, s.s}, DT::s8, Tag::any),
-                                         memory::desc({s.n, s.f, oh, ow}, DT::s32, Tag::any),
-                                         {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad});
-    dnnl::convolution_forward::primitive_desc pd(desc, eng);
-    dnnl::memory src2(pd.src_desc(), eng), wei2(pd.weights_desc(), eng), dst2(pd.dst_desc(), eng);
-    dnnl::memory dst(memory::desc({s.n, s.f, oh, ow}, DT::s32, Tag::nhwc), eng);
-    dnnl::reorder(src, src2).execute(stream, src, src2);
-    try {
-      dnnl::reorder(wei, wei2).execute(stream, wei, wei2);
-    } catch (const dnnl::error&) {  // The Winograd weight format is made from f32 weights.
-      dnnl::reorder(wei_f32, wei2).execute(stream, wei_f32, wei2);
-    }
-    dnnl::convolution_forward(pd).execute(
-        stream, {{DNNL_ARG_SRC, src2}, {DNNL_ARG_WEIGHTS, wei2}, {DNNL_ARG_DST, dst2}});
-    dnnl::reorder(dst2, dst).execute(stream, dst2, dst);
-    stream.wait();
-    const auto* out = static_cast<const int32_t*>(dst.get_data_handle());
-    outs.emplace_back(out, out + s.n * s.f * oh * ow);
+  auto* wp = static_cast<int8_t*>(wei_plain.get_data_handle());
+  for (int64_t i = 0; i < Elements(wei.get_desc()); ++i) {
+    wp[i] = static_cast<int8_t>((i * 53 + 7) % 256 - 128);
   }
-  ConvMismatch m;
-  m.total = static_cast<int64_t>(outs[0].size());
-  for (int64_t i = 0; i < m.total; ++i) {
-    const int64_t d = std::llabs(static_cast<int64_t>(outs[0][i]) - outs[1][i]);
+  dnnl::reorder(src_plain, src).execute(run.stream, src_plain, src);
+  try {
+    dnnl::reorder(wei_plain, wei).execute(run.stream, wei_plain, wei);
+  } catch (const dnnl::error&) {  // The int8 Winograd weight format is made from f32 weights.
+    memory wei_f32(Plain(wei.get_desc(), Dt::f32), run.eng);
+    auto* wf = static_cast<float*>(wei_f32.get_data_handle());
+    for (int64_t i = 0; i < Elements(wei.get_desc()); ++i) wf[i] = wp[i];
+    dnnl::reorder(wei_f32, wei).execute(run.stream, wei_f32, wei);
+  }
+  run.Run();
+  dnnl::reorder(dst, dst_plain).execute(run.stream, dst, dst_plain);
+  run.stream.wait();
+  const auto* out = static_cast<const int32_t*>(dst_plain.get_data_handle());
+  const int64_t total = Elements(dst.get_desc());
+  // An odd stride, so that the outputs checked do not all fall in the same few columns.
+  const int64_t step = std::max<int64_t>(1, total / 20000) | 1;
+  Int8Mismatch m;
+  for (int64_t i = 0; i < total; i += step) {
+    const int64_t d = std::llabs(ref(sp, wp, i) - out[i]);
+    ++m.checked;
     if (d != 0) ++m.differing;
     m.max_abs = std::max(m.max_abs, d);
   }
   return m;
+}
+
+Int8Reference MatmulReference(int64_t m, int64_t n, int64_t k) {
+  (void)m;
+  return [n, k](const uint8_t* src, const int8_t* wei, int64_t i) {
+    const int64_t row = i / n, col = i % n;
+    int64_t sum = 0;
+    for (int64_t kk = 0; kk < k; ++kk) sum += int64_t{src[row * k + kk]} * wei[kk * n + col];
+    return sum;
+  };
+}
+
+Int8Reference InnerProductReference(int64_t m, int64_t n, int64_t k) {
+  (void)m;
+  return [n, k](const uint8_t* src, const int8_t* wei, int64_t i) {
+    const int64_t row = i / n, col = i % n;
+    int64_t sum = 0;
+    for (int64_t kk = 0; kk < k; ++kk) sum += int64_t{src[row * k + kk]} * wei[col * k + kk];
+    return sum;
+  };
+}
+
+Int8Reference ConvReference(const OneDnnConvShape& s) {
+  const int64_t oh = (s.h + 2 * s.pad - s.r) / s.stride + 1;
+  const int64_t ow = (s.w + 2 * s.pad - s.s) / s.stride + 1;
+  return [s, oh, ow](const uint8_t* src, const int8_t* wei, int64_t i) {
+    const int64_t x = i % ow, y = i / ow % oh, f = i / (ow * oh) % s.f, b = i / (ow * oh * s.f);
+    int64_t sum = 0;
+    for (int64_t c = 0; c < s.c; ++c) {
+      for (int64_t r = 0; r < s.r; ++r) {
+        for (int64_t q = 0; q < s.s; ++q) {
+          const int64_t yy = y * s.stride + r - s.pad, xx = x * s.stride + q - s.pad;
+          if (yy < 0 || yy >= s.h || xx < 0 || xx >= s.w) continue;
+          sum += int64_t{src[((b * s.c + c) * s.h + yy) * s.w + xx]} *
+                 wei[((f * s.c + c) * s.r + r) * s.s + q];
+        }
+      }
+    }
+    return sum;
+  };
 }
 
 }  // namespace tunefarm::bench

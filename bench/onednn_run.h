@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <dnnl.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -61,16 +62,28 @@ struct OneDnnConvShape {
 OneDnnPtr OneDnnConv(const OneDnnConvShape& shape, OneDnnTypes types,
                      dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct);
 
-// How far oneDNN's u8 × s8 → s32 Winograd convolution is from the exact integer convolution
-// (its direct algorithm's result) on the same inputs, full-range bytes: its transformed tiles
-// are requantized to 8 bits, so it computes an approximation, not the operation an int8
-// convolution is. dnnl::error where oneDNN has no int8 Winograd kernel for the shape.
-struct ConvMismatch {
-  int64_t differing = 0;  // Outputs that differ from the exact convolution.
-  int64_t total = 0;
+// How far an int8 (u8 × s8 → s32) oneDNN kernel is from the exact integer result, on
+// full-range bytes. Not every such kernel computes the operation: the Winograd convolution
+// requantizes its transformed tiles to 8 bits, and on a core without VNNI the direct kernels
+// and the GEMMs sum pairs of products in int16 with saturation (vpmaddubsw) or halve the
+// weights to avoid it (oneDNN's "Nuances of int8 computations").
+struct Int8Mismatch {
+  int64_t differing = 0;  // Outputs checked that differ from the exact result.
+  int64_t checked = 0;
   int64_t max_abs = 0;  // The largest |difference|.
 };
-ConvMismatch OneDnnInt8WinogradMismatch(const OneDnnConvShape& shape);
+// The exact output at row-major index `i` of the destination from the row-major source and
+// weights (their dims as the primitive's descriptors give them).
+using Int8Reference = std::function<int64_t(const uint8_t* src, const int8_t* wei, int64_t i)>;
+// Runs `run` (one u8 × s8 → s32 primitive) on full-range source and weights, reordered into its
+// layouts, and compares outputs spread over the destination (at most about 20,000) with `ref`.
+// Leaves those values in `run`'s memories (a kernel's time does not depend on them).
+Int8Mismatch CheckInt8(OneDnnRun& run, const Int8Reference& ref);
+// The references of the three operations, for the descriptors OneDnnMatmul (batch 1),
+// OneDnnInnerProduct and OneDnnConv (not depthwise) create.
+Int8Reference MatmulReference(int64_t m, int64_t n, int64_t k);
+Int8Reference InnerProductReference(int64_t m, int64_t n, int64_t k);
+Int8Reference ConvReference(const OneDnnConvShape& shape);
 
 }  // namespace tunefarm::bench
 

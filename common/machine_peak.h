@@ -9,15 +9,20 @@
 
 namespace tunefarm {
 
-// fp32 GFLOP/s of `threads` cores together: on each, 16 independent accumulators of
-// vfmadd231ps on zmm (ymm without AVX-512), all threads at once; the best of nine runs of
-// about 3 ms. Measured, not multiplied: virtual cores may share one physical core's FMA pipes
-// (on the development machine two threads reach about 1.2 times one).
+// fp32 GFLOP/s of `threads` cores together: on each, independent accumulators of vfmadd231ps
+// (16 on zmm; 12 on ymm without AVX-512, as many as its 16 registers hold), all threads at once;
+// the best of nine runs of about 3 ms. Measured, not multiplied: virtual cores may share one
+// physical core's FMA pipes (on the development machine two threads reach about 1.2 times one).
 double MeasureFmaPeakGflops(int threads = 1);
 
 // int8 GOP/s (a multiply and an add each) of one core: 12 independent accumulators of
 // vpdpbusd on zmm, the best of nine runs; 0 without AVX-512 VNNI.
 double MeasureVnniPeakGops();
+
+// int8 GOP/s of one core without VNNI: 12 independent chains of vpmaddwd on ymm (16 products
+// of int16 pairs, each an exact uint8 × int8 product once widened), the best of nine runs; 0
+// without AVX2.
+double MeasureMaddPeakGops();
 
 // int8 GOP/s of one core's AMX unit (the int8 limit of a core that has one: the libraries'
 // int8 kernels use it): four independent chains of tdpbusd on 16x64-byte tiles, the best of

@@ -32,6 +32,7 @@ TEST(MachinePeakTest, AmxInt8Peak_MeasuredWhereTheCoreHasAmx_ZeroElsewhere) {
 TEST(MachinePeakTest, VnniAndFmaPeaks_Positive) {
   EXPECT_GT(MeasureFmaPeakGflops(1), 0.0);
   if (__builtin_cpu_supports("avx512vnni")) EXPECT_GT(MeasureVnniPeakGops(), 0.0);
+  EXPECT_EQ(MeasureMaddPeakGops() > 0, __builtin_cpu_supports("avx2") != 0);
 }
 
 }  // namespace
