@@ -653,7 +653,11 @@ TEST(ProgramTemplate, RegisterTile_AccumulatorsWithinTheVectorRegisterFile) {
     ASSERT_TRUE(p.ok()) << p.status();
     const ConfigSpace& space = *p->space;
     const std::vector<int64_t> base = space.Decompose(0);
-    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 16}})));
+    // 15 of the 16 ymm registers: one holds the broadcast row value (no embedded broadcast).
+    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 4}, {"C.tile_j", 16}})));
+    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 1}, {"C.tile_j", 64}})));
+    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 16}})));
+    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 2}, {"C.tile_j", 64}})));
     EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 32}})));
   }
   absl::StatusOr<ProgramSpace> p = MakeProgramSpace(

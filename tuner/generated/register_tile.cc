@@ -11,16 +11,16 @@
 
 namespace tunefarm::tuner {
 
-int64_t VectorRegisterFileBytes(const codegen::Target& target) {
+int64_t AccumulatorRegisterBytes(const codegen::Target& target) {
   // TargetHasFeature answers only for the triple's own architecture's features.
   const bool x86 = absl::StartsWith(target.triple, "x86_64") ||
                    absl::StartsWith(target.triple, "i386") ||
                    absl::StartsWith(target.triple, "i686");
-  if (!x86) return 32 * 16;
-  return codegen::TargetHasFeature(target, "avx512f") ? 32 * 64 : 16 * 32;
+  if (!x86) return (32 - 1) * 16;
+  return codegen::TargetHasFeature(target, "avx512f") ? 32 * 64 : (16 - 1) * 32;
 }
 
-void AddRegisterTileConstraint(const TiledStage& ts, int64_t register_file_bytes,
+void AddRegisterTileConstraint(const TiledStage& ts, int64_t accumulator_bytes,
                                ConfigSpace* space) {
   if (!ts.accumulator.defined()) return;
   const std::string name = KnobName(ts.writer, "registers");
@@ -42,7 +42,7 @@ void AddRegisterTileConstraint(const TiledStage& ts, int64_t register_file_bytes
     if (d + 1 < w->axis.size()) has_rows = true;
   }
   if (!has_rows) return;
-  const int64_t max_points = register_file_bytes / std::max(1, ts.accumulator.dtype().bytes());
+  const int64_t max_points = accumulator_bytes / std::max(1, ts.accumulator.dtype().bytes());
   space->AddConstraint(name, [tiles, max_points](const std::vector<int64_t>& choices) {
     int64_t points = 1;
     for (const auto& [k, inner] : tiles) points *= inner[choices[k]];
