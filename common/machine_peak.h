@@ -19,7 +19,7 @@ double MeasureFmaPeakGflops(int threads = 1);
 // vpdpbusd on zmm, the best of nine runs; 0 without AVX-512 VNNI.
 double MeasureVnniPeakGops();
 
-// int8 GOP/s of one core without VNNI: 12 independent chains of vpmaddwd on ymm (16 products
+// int8 GOP/s of one core without VNNI: 10 independent chains of vpmaddwd on ymm (16 products
 // of int16 pairs, each an exact uint8 × int8 product once widened), the best of nine runs; 0
 // without AVX2.
 double MeasureMaddPeakGops();

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/codegen/build.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_printer.h"
@@ -97,11 +98,12 @@ TEST(Codegen, TiledGemm_Jit_MatchesReference) {
 // Lowers and JIT-compiles one kernel; null (with a test failure) when a step fails. The
 // module is kept in `*keep`.
 TfKernelFn JitKernel(const schedule::Schedule& sch, const std::vector<Tensor>& args,
-                     const std::string& name, std::unique_ptr<JitModule>* keep) {
+                     const std::string& name, std::unique_ptr<JitModule>* keep,
+                     const Target& target = HostTarget()) {
   auto f = lower::Lower(sch, args, name);
   EXPECT_TRUE(f.ok()) << f.status();
   if (!f.ok()) return nullptr;
-  auto jit = BuildJit({*f}, HostTarget());
+  auto jit = BuildJit({*f}, target);
   EXPECT_TRUE(jit.ok()) << jit.status();
   if (!jit.ok()) return nullptr;
   *keep = *std::move(jit);
@@ -368,62 +370,80 @@ TEST(Codegen, TransposedCopies_StoresARowApart_MatchReference) {
 
 // int32 sums of four byte products, one byte broadcast and one vector of a weight in the VNNI
 // layout [N/16][K/4][16][4]: C[i, j] = Σ_k Σ_u int32(A[i, 4k+u]) * int32(W[j/16, k, j%16, u]).
-// With A unsigned and W signed, each group of four is one vpdpbusd per 16 lanes (vectors of 16
-// and 32 lanes); with both signed (not vpdpbusd's operands) the plain code stays. Every element
-// matches the scalar sum, the bytes spanning their whole ranges.
-TEST(Codegen, ByteDotProducts_Vnni_MatchReference) {
-  if (!__builtin_cpu_supports("avx512vnni")) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+// With A unsigned and W signed, each group of four is one vpdpbusd per 16 lanes on a VNNI target
+// (this host, where it has VNNI), or two vpmaddwd per 8 lanes on an AVX2 one (haswell, run where
+// the host has AVX2), for vectors of 16 and 32 lanes; with both signed (not the operands these
+// take) the plain code stays. Every element matches the scalar sum, the bytes spanning their
+// whole ranges (vpmaddubsw, whose int16 sums saturate, would not).
+TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
+  std::vector<std::pair<Target, std::string>> targets;  // A target and the dot it should use.
+  if (__builtin_cpu_supports("avx512vnni")) targets.emplace_back(HostTarget(), "vpdpbusd");
+  if (__builtin_cpu_supports("avx2")) {
+    absl::StatusOr<Target> haswell = ParseTarget("llvm -mcpu=haswell");
+    ASSERT_TRUE(haswell.ok()) << haswell.status();
+    targets.emplace_back(*haswell, "vpmaddwd");
+  }
+  if (targets.empty()) GTEST_SKIP() << "neither AVX-512 VNNI nor AVX2 on this CPU";
   const int m = 3, n = 64, k = 32;
-  for (const bool a_unsigned : {true, false}) {
-    for (const int lanes : {16, 32}) {
-      const DataType a_type = a_unsigned ? DataType::UInt(8) : DataType::Int(8);
-      Tensor A = te::Placeholder({m, k}, a_type, "A");
-      Tensor W = te::Placeholder({n / 16, k / 4, 16, 4}, DataType::Int(8), "W");
-      auto r = te::ReduceAxis(k / 4, "r");
-      Tensor C = *te::Compute(
-          {m, n},
-          [&](const std::vector<Var>& i) {
-            Expr sum;
-            for (int u = 0; u < 4; ++u) {
-              Expr p = ir::cast(DataType::Int(32), A(i[0], r->var * 4 + u)) *
-                       ir::cast(DataType::Int(32),
-                                W(ir::floordiv(i[1], 16), r->var, ir::floormod(i[1], 16), u));
-              sum = u == 0 ? p : sum + p;
+  for (const auto& [target, dot] : targets) {
+    for (const bool a_unsigned : {true, false}) {
+      for (const int lanes : {16, 32}) {
+        const std::string what =
+            absl::StrCat(target.str, ", ", lanes, " lanes, A ", a_unsigned ? "uint8" : "int8");
+        const DataType a_type = a_unsigned ? DataType::UInt(8) : DataType::Int(8);
+        Tensor A = te::Placeholder({m, k}, a_type, "A");
+        Tensor W = te::Placeholder({n / 16, k / 4, 16, 4}, DataType::Int(8), "W");
+        auto r = te::ReduceAxis(k / 4, "r");
+        Tensor C = *te::Compute(
+            {m, n},
+            [&](const std::vector<Var>& i) {
+              Expr sum;
+              for (int u = 0; u < 4; ++u) {
+                Expr p = ir::cast(DataType::Int(32), A(i[0], r->var * 4 + u)) *
+                         ir::cast(DataType::Int(32),
+                                  W(ir::floordiv(i[1], 16), r->var, ir::floormod(i[1], 16), u));
+                sum = u == 0 ? p : sum + p;
+              }
+              return te::Sum(sum, {r});
+            },
+            "C");
+        auto sch = *schedule::Schedule::Create({C});
+        auto& c = (*sch)[C];
+        auto j = *c.Split(c.axis(1), lanes);
+        ASSERT_TRUE(c.Reorder({c.axis(0), j.first, c.reduce_axis(0), j.second}).ok());
+        ASSERT_TRUE(c.Vectorize(j.second).ok());
+        auto f = lower::Lower(*sch, {A, W, C}, "dot");
+        ASSERT_TRUE(f.ok()) << f.status();
+        auto assembly = BuildAssembly({*f}, target);
+        ASSERT_TRUE(assembly.ok()) << assembly.status();
+        if (dot == "vpdpbusd") {
+          EXPECT_EQ(assembly->find(dot) != std::string::npos, a_unsigned) << what;
+        } else if (a_unsigned) {
+          // LLVM's own code for the plain sums also has vpmaddwd, around byte inserts.
+          EXPECT_NE(assembly->find(dot), std::string::npos) << what;
+          EXPECT_EQ(assembly->find("vpinsrb"), std::string::npos) << what;
+          EXPECT_EQ(assembly->find("vpextrb"), std::string::npos) << what;
+        }
+        std::unique_ptr<JitModule> jit;
+        TfKernelFn fn = JitKernel(*sch, {A, W, C}, "dot", &jit, target);
+        ASSERT_NE(fn, nullptr);
+        auto a = *NDArray::Empty({m, k}, a_type);
+        auto w = *NDArray::Empty({n / 16, k / 4, 16, 4}, DataType::Int(8));
+        auto out = *NDArray::Empty({m, n}, DataType::Int(32));
+        for (int i = 0; i < m * k; ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
+        for (int i = 0; i < n * k; ++i) w.data<int8_t>()[i] = static_cast<int8_t>(i * 53 + 7);
+        ASSERT_TRUE(runtime::Call(fn, {&a, &w, &out}).ok());
+        for (int i = 0; i < m; ++i) {
+          for (int jj = 0; jj < n; ++jj) {
+            int32_t want = 0;
+            for (int kk = 0; kk < k; ++kk) {
+              const uint8_t raw = a.data<uint8_t>()[i * k + kk];
+              const int32_t av = a_unsigned ? raw : static_cast<int8_t>(raw);
+              want +=
+                  av * w.data<int8_t>()[((jj / 16 * (k / 4) + kk / 4) * 16 + jj % 16) * 4 + kk % 4];
             }
-            return te::Sum(sum, {r});
-          },
-          "C");
-      auto sch = *schedule::Schedule::Create({C});
-      auto& c = (*sch)[C];
-      auto j = *c.Split(c.axis(1), lanes);
-      ASSERT_TRUE(c.Reorder({c.axis(0), j.first, c.reduce_axis(0), j.second}).ok());
-      ASSERT_TRUE(c.Vectorize(j.second).ok());
-      auto f = lower::Lower(*sch, {A, W, C}, "dot");
-      ASSERT_TRUE(f.ok()) << f.status();
-      auto assembly = BuildAssembly({*f}, HostTarget());
-      ASSERT_TRUE(assembly.ok()) << assembly.status();
-      EXPECT_EQ(assembly->find("vpdpbusd") != std::string::npos, a_unsigned)
-          << lanes << " lanes, A " << a_type.ToString();
-      std::unique_ptr<JitModule> jit;
-      TfKernelFn fn = JitKernel(*sch, {A, W, C}, "dot", &jit);
-      ASSERT_NE(fn, nullptr);
-      auto a = *NDArray::Empty({m, k}, a_type);
-      auto w = *NDArray::Empty({n / 16, k / 4, 16, 4}, DataType::Int(8));
-      auto out = *NDArray::Empty({m, n}, DataType::Int(32));
-      for (int i = 0; i < m * k; ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
-      for (int i = 0; i < n * k; ++i) w.data<int8_t>()[i] = static_cast<int8_t>(i * 53 + 7);
-      ASSERT_TRUE(runtime::Call(fn, {&a, &w, &out}).ok());
-      for (int i = 0; i < m; ++i) {
-        for (int jj = 0; jj < n; ++jj) {
-          int32_t want = 0;
-          for (int kk = 0; kk < k; ++kk) {
-            const uint8_t raw = a.data<uint8_t>()[i * k + kk];
-            const int32_t av = a_unsigned ? raw : static_cast<int8_t>(raw);
-            want +=
-                av * w.data<int8_t>()[((jj / 16 * (k / 4) + kk / 4) * 16 + jj % 16) * 4 + kk % 4];
+            ASSERT_EQ(out.data<int32_t>()[i * n + jj], want) << what << ": " << i << " " << jj;
           }
-          ASSERT_EQ(out.data<int32_t>()[i * n + jj], want)
-              << lanes << " lanes, A " << a_type.ToString() << ": " << i << " " << jj;
         }
       }
     }

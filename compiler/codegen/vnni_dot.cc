@@ -1,6 +1,9 @@
-// Sums of byte products as AVX-512 VNNI dot products (LLVMEmitter::EmitByteDotProducts).
+// Sums of byte products as dot products (LLVMEmitter::EmitByteDotProducts): AVX-512 VNNI's
+// vpdpbusd, or on a core with AVX2 and no VNNI, vpmaddwd on the bytes widened to int16 (exact,
+// unlike vpmaddubsw, whose int16 sums of two products saturate).
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "compiler/arith/analyzer.h"
@@ -9,6 +12,7 @@
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
 #include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -16,8 +20,9 @@ namespace {
 using ir::DataType;
 using ir::Expr;
 
-constexpr int kChunk = 16;  // int32 lanes of one vpdpbusd on zmm.
-constexpr int kGroup = 4;   // Byte products one lane sums.
+constexpr int kVnniChunk = 16;  // int32 lanes of one vpdpbusd on zmm.
+constexpr int kAvx2Chunk = 8;   // int32 lanes of one vpmaddwd on ymm.
+constexpr int kGroup = 4;       // Byte products one lane sums.
 
 // One product int32(u) * int32(s) of a byte broadcast to every lane and a byte vector.
 struct ByteProduct {
@@ -57,23 +62,25 @@ bool MatchByteProduct(const Expr& e, ByteProduct* out) {
   return false;
 }
 
-// The lanes [16c, 16c + 16) of a vector index: its ramps and broadcasts narrowed to them.
+// The lanes [Lc, Lc + L) of a vector index, L = `lanes`: its ramps and broadcasts narrowed to
+// them.
 class NarrowToChunk : public ir::IRMutator {
  public:
-  NarrowToChunk(int chunk, arith::Analyzer& analyzer) : chunk_(chunk), analyzer_(analyzer) {}
+  NarrowToChunk(int chunk, int lanes, arith::Analyzer& analyzer)
+      : chunk_(chunk), lanes_(lanes), analyzer_(analyzer) {}
 
  protected:
   Expr Mutate_(const ir::RampNode* op, const Expr& self) override {
     Expr base = Mutate(op->base), stride = Mutate(op->stride);
-    return ir::RampNode::Make(analyzer_.Simplify(base + stride * Expr(chunk_ * kChunk)), stride,
-                              kChunk);
+    return ir::RampNode::Make(analyzer_.Simplify(base + stride * Expr(chunk_ * lanes_)), stride,
+                              lanes_);
   }
   Expr Mutate_(const ir::BroadcastNode* op, const Expr& self) override {
-    return ir::BroadcastNode::Make(Mutate(op->value), kChunk);
+    return ir::BroadcastNode::Make(Mutate(op->value), lanes_);
   }
   // Lane arithmetic folded as the narrowed operands allow: broadcasts combine lane-wise, a
   // ramp plus or times a broadcast stays a ramp, and floordiv / floormod of a ramp with
-  // constant base and stride by a constant whose 16 lanes stay inside one block of the divisor
+  // constant base and stride by a constant whose L lanes stay inside one block of the divisor
   // (a lane block of a wider tile) is a broadcast quotient and a ramp remainder.
   Expr Mutate_(const ir::BinaryNode* op, const Expr& self) override {
     Expr e = IRMutator::Mutate_(op, self);
@@ -84,7 +91,7 @@ class NarrowToChunk : public ir::IRMutator {
     const auto* ba = bin->a.as<ir::BroadcastNode>();
     const auto* bb = bin->b.as<ir::BroadcastNode>();
     auto ramp = [&](const Expr& base, const Expr& stride) {
-      return ir::RampNode::Make(analyzer_.Simplify(base), analyzer_.Simplify(stride), kChunk);
+      return ir::RampNode::Make(analyzer_.Simplify(base), analyzer_.Simplify(stride), lanes_);
     };
     switch (bin->op) {
       case ir::BinaryOp::kAdd:
@@ -92,7 +99,7 @@ class NarrowToChunk : public ir::IRMutator {
         const bool add = bin->op == ir::BinaryOp::kAdd;
         auto combine = [&](const Expr& x, const Expr& y) { return add ? x + y : x - y; };
         if (ba != nullptr && bb != nullptr) {
-          return ir::BroadcastNode::Make(analyzer_.Simplify(combine(ba->value, bb->value)), kChunk);
+          return ir::BroadcastNode::Make(analyzer_.Simplify(combine(ba->value, bb->value)), lanes_);
         }
         if (ra != nullptr && bb != nullptr) return ramp(combine(ra->base, bb->value), ra->stride);
         if (ra != nullptr && rb != nullptr) {
@@ -103,7 +110,7 @@ class NarrowToChunk : public ir::IRMutator {
       }
       case ir::BinaryOp::kMul:
         if (ba != nullptr && bb != nullptr) {
-          return ir::BroadcastNode::Make(analyzer_.Simplify(ba->value * bb->value), kChunk);
+          return ir::BroadcastNode::Make(analyzer_.Simplify(ba->value * bb->value), lanes_);
         }
         if (ra != nullptr && bb != nullptr) {
           return ramp(ra->base * bb->value, ra->stride * bb->value);
@@ -118,14 +125,14 @@ class NarrowToChunk : public ir::IRMutator {
         const int64_t* stride = ra != nullptr ? ir::AsConstInt(ra->stride) : nullptr;
         const int64_t* d = bb != nullptr ? ir::AsConstInt(bb->value) : nullptr;
         if (base == nullptr || stride == nullptr || d == nullptr || *base < 0 || *stride < 0 ||
-            *d <= 0 || *base / *d != (*base + *stride * (kChunk - 1)) / *d) {
+            *d <= 0 || *base / *d != (*base + *stride * (lanes_ - 1)) / *d) {
           return e;
         }
         const DataType t = ra->base.type();
         if (bin->op == ir::BinaryOp::kFloorDiv) {
-          return ir::BroadcastNode::Make(ir::MakeConst(t, *base / *d), kChunk);
+          return ir::BroadcastNode::Make(ir::MakeConst(t, *base / *d), lanes_);
         }
-        return ir::RampNode::Make(ir::MakeConst(t, *base % *d), ra->stride, kChunk);
+        return ir::RampNode::Make(ir::MakeConst(t, *base % *d), ra->stride, lanes_);
       }
       default:
         return e;
@@ -134,13 +141,15 @@ class NarrowToChunk : public ir::IRMutator {
 
  private:
   int chunk_;
+  const int lanes_;
   arith::Analyzer& analyzer_;
 };
 
-// Where lanes [16c, 16c + 16) of `index` read: base + 4·lane, the base (nullopt otherwise).
-std::optional<Expr> ChunkBase(const Expr& index, int chunk, arith::Analyzer& analyzer) {
+// Where lanes [Lc, Lc + L) of `index` read, L = `lanes`: base + 4·lane, the base (nullopt
+// otherwise).
+std::optional<Expr> ChunkBase(const Expr& index, int chunk, int lanes, arith::Analyzer& analyzer) {
   Expr narrowed = index;
-  if (index.type().lanes != kChunk) narrowed = NarrowToChunk(chunk, analyzer).Mutate(index);
+  if (index.type().lanes != lanes) narrowed = NarrowToChunk(chunk, lanes, analyzer).Mutate(index);
   narrowed = analyzer.Simplify(narrowed);
   const auto* ramp = narrowed.as<ir::RampNode>();
   const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
@@ -158,10 +167,16 @@ bool IsConst(const Expr& e, int64_t v, arith::Analyzer& analyzer) {
 
 llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
   const DataType t = op->type;
-  const int chunks = t.lanes / kChunk;
+  // The features of the target's CPU and of its feature string together (a target named by
+  // -mcpu alone has an empty feature string).
+  const llvm::MCSubtargetInfo* cpu = tm_.getMCSubtargetInfo();
+  if (cpu == nullptr || !tm_.getTargetTriple().isX86()) return nullptr;
+  const bool vnni = cpu->checkFeatures("+avx512vnni");
+  const int lanes = vnni ? kVnniChunk : cpu->checkFeatures("+avx2") ? kAvx2Chunk : 0;
+  if (lanes == 0) return nullptr;
+  const int chunks = t.lanes / lanes;
   if (op->op != ir::BinaryOp::kAdd || t.with_lanes(1) != DataType::Int(32) ||
-      t.lanes % kChunk != 0 || (chunks & (chunks - 1)) != 0 ||
-      !tm_.getTargetFeatureString().contains("+avx512vnni")) {
+      t.lanes % lanes != 0 || (chunks & (chunks - 1)) != 0) {
     return nullptr;
   }
   std::vector<Expr> terms = ir::SumTerms(op->a);
@@ -178,7 +193,7 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
   }
   if (products.empty() || products.size() % kGroup != 0) return nullptr;
   // Groups of four: the broadcast bytes S[a + u] and the vector bytes V[base_c + 4·lane + u],
-  // u = 0..3, so one 32-bit load of S and one 64-byte load of V per 16 lanes feed a vpdpbusd.
+  // u = 0..3, so one 32-bit load of S and one load of V per chunk of lanes feed the dot.
   arith::Analyzer analyzer;
   struct Group {
     const ByteProduct* first;
@@ -189,7 +204,7 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
     const ByteProduct& p0 = products[g];
     Group group{&p0, {}};
     for (int c = 0; c < chunks; ++c) {
-      std::optional<Expr> base = ChunkBase(p0.vector->indices[0], c, analyzer);
+      std::optional<Expr> base = ChunkBase(p0.vector->indices[0], c, lanes, analyzer);
       if (!base.has_value()) return nullptr;
       group.bases.push_back(*base);
     }
@@ -201,7 +216,7 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
         return nullptr;
       }
       for (int c = 0; c < chunks; ++c) {
-        std::optional<Expr> base = ChunkBase(p.vector->indices[0], c, analyzer);
+        std::optional<Expr> base = ChunkBase(p.vector->indices[0], c, lanes, analyzer);
         if (!base.has_value() || !IsConst(*base - group.bases[c], u, analyzer)) return nullptr;
       }
     }
@@ -209,35 +224,64 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
   }
 
   llvm::Type* i32 = b_.getInt32Ty();
-  llvm::Type* v16 = llvm::FixedVectorType::get(i32, kChunk);
-  llvm::Type* bytes64 = llvm::FixedVectorType::get(b_.getInt8Ty(), kChunk * kGroup);
+  llvm::Type* words = llvm::FixedVectorType::get(i32, lanes);
+  llvm::Type* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), lanes * kGroup);
+  llvm::Type* halves = llvm::FixedVectorType::get(b_.getInt16Ty(), lanes * 2);
+  // AVX2: the bytes of each int32 lane, read as two int16 (b0 | b1 << 8, b2 | b3 << 8), widened
+  // to the int16 pairs (b0, b2) and (b1, b3): zero- or sign-extended as the byte's type is.
+  auto widen = [&](llvm::Value* four_bytes,
+                   bool is_unsigned) -> std::pair<llvm::Value*, llvm::Value*> {
+    llvm::Value* w = b_.CreateBitCast(four_bytes, halves);
+    llvm::Value* eight = llvm::ConstantInt::get(halves, 8);
+    if (is_unsigned) {
+      return {b_.CreateAnd(w, llvm::ConstantInt::get(halves, 0xff)), b_.CreateLShr(w, eight)};
+    }
+    return {b_.CreateAShr(b_.CreateShl(w, eight), eight), b_.CreateAShr(w, eight)};
+  };
   llvm::Value* acc = nullptr;
   for (const Expr& e : rest) acc = acc == nullptr ? Emit(e) : b_.CreateAdd(acc, Emit(e));
   if (acc == nullptr) acc = llvm::Constant::getNullValue(LLVMType(t));
+  // Per group, its four broadcast bytes as one int32 in every lane of a chunk (and, on AVX2,
+  // widened): the same for every chunk.
+  std::vector<llvm::Value*> splats;
+  std::vector<std::pair<llvm::Value*, llvm::Value*>> widened_splats;
+  for (const Group& g : groups) {
+    const ir::BufferNode* scalar_buf = g.first->scalar->buffer.get();
+    llvm::Value* four =
+        Noted(b_.CreateAlignedLoad(i32, Address(scalar_buf, Emit(g.first->scalar->indices[0])),
+                                   llvm::Align(1)),
+              scalar_buf);
+    splats.push_back(b_.CreateVectorSplat(lanes, four));
+    if (!vnni) widened_splats.push_back(widen(splats.back(), g.first->scalar->type.is_uint()));
+  }
   std::vector<llvm::Value*> parts;
   for (int c = 0; c < chunks; ++c) {
     std::vector<int> mask;
-    for (int i = 0; i < kChunk; ++i) mask.push_back(c * kChunk + i);
+    for (int i = 0; i < lanes; ++i) mask.push_back(c * lanes + i);
     llvm::Value* part = chunks == 1 ? acc : b_.CreateShuffleVector(acc, mask);
-    for (const Group& g : groups) {
-      // Four consecutive bytes of the broadcast operand, as one int32 in every lane.
-      const ir::BufferNode* scalar_buf = g.first->scalar->buffer.get();
-      llvm::Value* four =
-          Noted(b_.CreateAlignedLoad(i32, Address(scalar_buf, Emit(g.first->scalar->indices[0])),
-                                     llvm::Align(1)),
-                scalar_buf);
-      llvm::Value* splat = b_.CreateVectorSplat(kChunk, four);
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const Group& g = groups[gi];
       const ir::BufferNode* vector_buf = g.first->vector->buffer.get();
       llvm::Value* vec = b_.CreateBitCast(
-          Noted(
-              b_.CreateAlignedLoad(bytes64, Address(vector_buf, Emit(g.bases[c])), llvm::Align(1)),
-              vector_buf),
-          v16);
-      // vpdpbusd(acc, unsigned bytes, signed bytes).
+          Noted(b_.CreateAlignedLoad(bytes, Address(vector_buf, Emit(g.bases[c])), llvm::Align(1)),
+                vector_buf),
+          words);
       const bool scalar_unsigned = g.first->scalar->type.is_uint();
-      part =
-          b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_512, {},
-                             {part, scalar_unsigned ? splat : vec, scalar_unsigned ? vec : splat});
+      if (vnni) {
+        // vpdpbusd(acc, unsigned bytes, signed bytes).
+        llvm::Value* splat = splats[gi];
+        part = b_.CreateIntrinsic(
+            llvm::Intrinsic::x86_avx512_vpdpbusd_512, {},
+            {part, scalar_unsigned ? splat : vec, scalar_unsigned ? vec : splat});
+        continue;
+      }
+      // vpmaddwd: lane += b0·c0 + b2·c2, then += b1·c1 + b3·c3 (int16 products, int32 sums).
+      const auto [v_even, v_odd] = widen(vec, !scalar_unsigned);
+      const auto [s_even, s_odd] = widened_splats[gi];
+      part = b_.CreateAdd(
+          part, b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {s_even, v_even}));
+      part = b_.CreateAdd(
+          part, b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {s_odd, v_odd}));
     }
     parts.push_back(part);
   }
