@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "absl/algorithm/container.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "bench/openblas_env.h"
@@ -30,6 +29,7 @@ void AddOneDnn(std::vector<Baseline>* out, const std::string& what,
     const Int8Mismatch m = CheckInt8(*run, exact);
     if (m.differing == 0) return;
     out->back().comparable = false;
+    out->back().inexact = true;
     absl::StrAppend(&out->back().impl, " (inexact: ", m.differing, " of ", m.checked,
                     " outputs checked differ from the exact result, by up to ", m.max_abs, ")");
   } catch (const dnnl::error&) {
@@ -44,7 +44,7 @@ void InexactWhereNoneIsExact(std::vector<Baseline>* out) {
   const bool any_exact = absl::c_any_of(*out, [](const Baseline& b) { return b.comparable; });
   if (any_exact) return;
   for (Baseline& b : *out) {
-    if (absl::StrContains(b.impl, "(inexact")) b.comparable = true;
+    if (b.inexact) b.comparable = true;
   }
 }
 

@@ -26,6 +26,8 @@ struct Baseline {
   // the baseline, labelled inexact); and a batched matmul's W laid out by oneDNN before the call
   // (W is an activation, produced for that call).
   bool comparable = true;
+  // An int8 kernel whose results differ from the exact ones on full-range bytes (CheckInt8).
+  bool inexact = false;
 };
 
 // C[m×n] = A[m×k]·Wᵀ, W [n×k] (a dense layer), per batch when batch > 1, on `threads` threads
