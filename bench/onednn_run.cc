@@ -185,24 +185,31 @@ Int8Mismatch CheckInt8(OneDnnRun& run, const Int8Reference& ref) {
   return m;
 }
 
-Int8Reference MatmulReference(int64_t m, int64_t n, int64_t k) {
-  (void)m;
-  return [n, k](const uint8_t* src, const int8_t* wei, int64_t i) {
+namespace {
+
+// C[m×n] = A[m×k]·W with W's element (kk, col) at kk·k_stride + col·n_stride.
+Int8Reference GemmReference(int64_t n, int64_t k, int64_t k_stride, int64_t n_stride) {
+  return [=](const uint8_t* src, const int8_t* wei, int64_t i) {
     const int64_t row = i / n, col = i % n;
     int64_t sum = 0;
-    for (int64_t kk = 0; kk < k; ++kk) sum += int64_t{src[row * k + kk]} * wei[kk * n + col];
+    for (int64_t kk = 0; kk < k; ++kk) {
+      sum += int64_t{src[row * k + kk]} * wei[kk * k_stride + col * n_stride];
+    }
     return sum;
   };
 }
 
+}  // namespace
+
+// The matmul's weights are {k, n}; the inner product's {n, k}.
+Int8Reference MatmulReference(int64_t m, int64_t n, int64_t k) {
+  (void)m;
+  return GemmReference(n, k, /*k_stride=*/n, /*n_stride=*/1);
+}
+
 Int8Reference InnerProductReference(int64_t m, int64_t n, int64_t k) {
   (void)m;
-  return [n, k](const uint8_t* src, const int8_t* wei, int64_t i) {
-    const int64_t row = i / n, col = i % n;
-    int64_t sum = 0;
-    for (int64_t kk = 0; kk < k; ++kk) sum += int64_t{src[row * k + kk]} * wei[col * k + kk];
-    return sum;
-  };
+  return GemmReference(n, k, /*k_stride=*/1, /*n_stride=*/k);
 }
 
 Int8Reference ConvReference(const OneDnnConvShape& s) {
