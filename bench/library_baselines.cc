@@ -83,10 +83,10 @@ std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t
   if (batch == 1) {  // A dense layer: W is a constant weight.
     AddOneDnn(
         &out, "matmul", [&] { return OneDnnMatmul(batch, m, n, k, types); },
-        int8 ? MatmulReference(m, n, k) : nullptr);
+        int8 ? MatmulReference(n, k) : nullptr);
     AddOneDnn(
         &out, "inner product", [&] { return OneDnnInnerProduct(m, n, k, types); },
-        int8 ? InnerProductReference(m, n, k) : nullptr);
+        int8 ? InnerProductReference(n, k) : nullptr);
     if (int8) InexactWhereNoneIsExact(&out);
   } else {  // A batched matmul: W is an activation, oneDNN's two ways of taking it in the call.
     AddOneDnn(&out, "matmul, W as written",

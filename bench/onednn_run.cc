@@ -202,13 +202,11 @@ Int8Reference GemmReference(int64_t n, int64_t k, int64_t k_stride, int64_t n_st
 }  // namespace
 
 // The matmul's weights are {k, n}; the inner product's {n, k}.
-Int8Reference MatmulReference(int64_t m, int64_t n, int64_t k) {
-  (void)m;
+Int8Reference MatmulReference(int64_t n, int64_t k) {
   return GemmReference(n, k, /*k_stride=*/n, /*n_stride=*/1);
 }
 
-Int8Reference InnerProductReference(int64_t m, int64_t n, int64_t k) {
-  (void)m;
+Int8Reference InnerProductReference(int64_t n, int64_t k) {
   return GemmReference(n, k, /*k_stride=*/1, /*n_stride=*/k);
 }
 

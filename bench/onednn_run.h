@@ -81,8 +81,8 @@ using Int8Reference = std::function<int64_t(const uint8_t* src, const int8_t* we
 Int8Mismatch CheckInt8(OneDnnRun& run, const Int8Reference& ref);
 // The references of the three operations, for the descriptors OneDnnMatmul (batch 1),
 // OneDnnInnerProduct and OneDnnConv (not depthwise) create.
-Int8Reference MatmulReference(int64_t m, int64_t n, int64_t k);
-Int8Reference InnerProductReference(int64_t m, int64_t n, int64_t k);
+Int8Reference MatmulReference(int64_t n, int64_t k);
+Int8Reference InnerProductReference(int64_t n, int64_t k);
 Int8Reference ConvReference(const OneDnnConvShape& shape);
 
 }  // namespace tunefarm::bench
