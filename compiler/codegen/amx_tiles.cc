@@ -5,11 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/amx_nest.h"
+#include "compiler/codegen/kernel_runtime.h"
 #include "compiler/codegen/llvm_emitter.h"
 #include "compiler/ir/ir_equality.h"
 #include "compiler/ir/ir_operators.h"
 #include "llvm/IR/IntrinsicsX86.h"
-#include "llvm/MC/MCSubtargetInfo.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -63,7 +63,7 @@ void LLVMEmitter::EmitAmx(const ir::ForNode* op, const AmxNest& nest, bool from_
                                                  triple.str(), "'")));
     return;
   }
-  if (!tm_.getMCSubtargetInfo()->checkFeatures("+amx-int8")) {
+  if (!MachineHasFeature(tm_, "+amx-int8")) {
     Fail(absl::InvalidArgumentError(absl::StrCat(
         "tensorize (AMX) at loop '", op->var.name(), "': the target CPU '",
         tm_.getTargetCPU().str(), "' has no AMX-INT8 (e.g. llvm -mcpu=sapphirerapids)")));

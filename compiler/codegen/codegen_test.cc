@@ -450,6 +450,31 @@ TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
   }
 }
 
+// A target named by its CPU alone (`llvm -mcpu=skylake-avx512`, no -mattr) has an empty feature
+// string; its AVX-512 comes from the CPU's name, and the code generator must see it there too:
+// a 32-lane reciprocal is two vrcp14ps and a Newton step in zmm registers, not a division.
+// Only assembly is made, so any x86 host can build it.
+TEST(Codegen, TargetNamedByCpuAlone_HasItsCpusFeatures) {
+  absl::StatusOr<Target> skx = ParseTarget("llvm -mcpu=skylake-avx512");
+  ASSERT_TRUE(skx.ok()) << skx.status();
+  ASSERT_TRUE(skx->features.empty()) << skx->features;
+  const int n = 128;
+  Tensor A = te::Placeholder({n}, DataType::Float(32), "A");
+  Tensor C = *te::Compute(
+      {n}, [&](const std::vector<Var>& i) { return ir::recip(A(i[0])); }, "C");
+  auto sch = *schedule::Schedule::Create({C});
+  auto& c = (*sch)[C];
+  auto j = *c.Split(c.axis(0), 32);
+  ASSERT_TRUE(c.Vectorize(j.second).ok());
+  auto f = lower::Lower(*sch, {A, C}, "recip32");
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto assembly = BuildAssembly({*f}, *skx);
+  ASSERT_TRUE(assembly.ok()) << assembly.status();
+  EXPECT_NE(assembly->find("vrcp14ps"), std::string::npos) << *assembly;
+  EXPECT_EQ(assembly->find("vdivps"), std::string::npos) << *assembly;
+  EXPECT_NE(assembly->find("zmm"), std::string::npos) << *assembly;
+}
+
 TEST(Codegen, BadArguments_ReturnErrorCodes) {
   Gemm g = MakeGemm(8, 8, 8);
   auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm");

@@ -4,6 +4,7 @@
 
 #include "compiler/abi/kernel_abi.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 namespace tunefarm::codegen {
@@ -238,10 +239,15 @@ void EmitTilePermit(llvm::Module& m, const llvm::TargetMachine& tm) {
 
 }  // namespace
 
+bool MachineHasFeature(const llvm::TargetMachine& tm, llvm::StringRef feature) {
+  const llvm::MCSubtargetInfo* cpu = tm.getMCSubtargetInfo();
+  return cpu != nullptr && cpu->checkFeatures(feature);
+}
+
 void SetKernelFunctionAttributes(llvm::Function* fn, const llvm::TargetMachine& tm) {
   fn->addFnAttr("target-cpu", tm.getTargetCPU());
   fn->addFnAttr("target-features", tm.getTargetFeatureString());
-  if (tm.getTargetFeatureString().contains("+avx512f")) {
+  if (MachineHasFeature(tm, "+avx512f")) {
     fn->addFnAttr("prefer-vector-width", "512");
     fn->addFnAttr("min-legal-vector-width", "512");
   }

@@ -39,6 +39,10 @@ inline constexpr char kWorkspaceTableSymbol[] = "tf_workspace_table";
 // int32_t: the number of entries of the table.
 inline constexpr char kWorkspaceCountSymbol[] = "tf_workspace_count";
 
+// Whether `tm`'s CPU has `feature` ("+avx512f"), from its CPU and its feature string together: a
+// target named by -mcpu alone has an empty feature string.
+bool MachineHasFeature(const llvm::TargetMachine& tm, llvm::StringRef feature);
+
 // The attributes of every function generated for `tm`'s CPU: its CPU and features, 512-bit
 // vectors where AVX-512 exists, no unwinding.
 void SetKernelFunctionAttributes(llvm::Function* fn, const llvm::TargetMachine& tm);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/arith/analyzer.h"
+#include "compiler/codegen/kernel_runtime.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -323,7 +324,7 @@ llvm::Value* LLVMEmitter::EmitRecip(llvm::Value* x) {
   auto* vty = llvm::dyn_cast<llvm::FixedVectorType>(ty);
   const int64_t chunks = vty != nullptr ? vty->getNumElements() / 16 : 0;
   if (vty == nullptr || !vty->getElementType()->isFloatTy() || vty->getNumElements() % 16 != 0 ||
-      (chunks & (chunks - 1)) != 0 || !tm_.getTargetFeatureString().contains("+avx512f")) {
+      (chunks & (chunks - 1)) != 0 || !MachineHasFeature(tm_, "+avx512f")) {
     return b_.CreateFDiv(one, x);
   }
   const int lanes = static_cast<int>(vty->getNumElements());

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "compiler/arith/analyzer.h"
+#include "compiler/codegen/kernel_runtime.h"
 #include "compiler/codegen/llvm_emitter.h"
 #include "compiler/ir/ir_mutator.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
 #include "llvm/IR/IntrinsicsX86.h"
-#include "llvm/MC/MCSubtargetInfo.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -167,18 +167,15 @@ bool IsConst(const Expr& e, int64_t v, arith::Analyzer& analyzer) {
 
 llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
   const DataType t = op->type;
-  // The features of the target's CPU and of its feature string together (a target named by
-  // -mcpu alone has an empty feature string).
-  const llvm::MCSubtargetInfo* cpu = tm_.getMCSubtargetInfo();
-  if (cpu == nullptr || !tm_.getTargetTriple().isX86()) return nullptr;
-  const bool vnni = cpu->checkFeatures("+avx512vnni");
-  const int lanes = vnni ? kVnniChunk : cpu->checkFeatures("+avx2") ? kAvx2Chunk : 0;
-  if (lanes == 0) return nullptr;
-  const int chunks = t.lanes / lanes;
   if (op->op != ir::BinaryOp::kAdd || t.with_lanes(1) != DataType::Int(32) ||
-      t.lanes % lanes != 0 || (chunks & (chunks - 1)) != 0) {
+      !tm_.getTargetTriple().isX86()) {
     return nullptr;
   }
+  const bool vnni = MachineHasFeature(tm_, "+avx512vnni");
+  const int lanes = vnni ? kVnniChunk : MachineHasFeature(tm_, "+avx2") ? kAvx2Chunk : 0;
+  if (lanes == 0 || t.lanes % lanes != 0) return nullptr;
+  const int chunks = t.lanes / lanes;
+  if ((chunks & (chunks - 1)) != 0) return nullptr;
   std::vector<Expr> terms = ir::SumTerms(op->a);
   for (const Expr& e : ir::SumTerms(op->b)) terms.push_back(e);
   std::vector<Expr> rest;
