@@ -1,5 +1,6 @@
 #include "bench/bench_cases.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <utility>
@@ -220,13 +221,18 @@ std::vector<Baseline> BaselinesFor(const Case& c) {
   return {};
 }
 
-int TrialsTo90(const std::vector<double>& curve, double final_gflops) {
-  if (curve.empty()) return 0;
-  const double target = 0.9 * (final_gflops > 0 ? final_gflops : curve.back());
+int TrialsToReach(const std::vector<double>& curve, double target) {
   for (size_t i = 0; i < curve.size(); ++i) {
     if (curve[i] >= target) return static_cast<int>(i) + 1;
   }
   return static_cast<int>(curve.size());
+}
+
+int TrialsTo90(const std::vector<double>& curve, double final_gflops) {
+  if (curve.empty()) return 0;
+  const double best_trial = curve.back();
+  return TrialsToReach(curve,
+                       0.9 * (final_gflops > 0 ? std::min(final_gflops, best_trial) : best_trial));
 }
 
 absl::StatusOr<TunedAlgorithm> TuneFastestAlgorithm(const Case& c, TuneBenchOptions options,

@@ -54,8 +54,16 @@ double DirectFlop(const Case& c, const tuner::TuneTask& task);
 // Every library kernel that computes the case (library_baselines.h), on the case's threads.
 std::vector<Baseline> BaselinesFor(const Case& c);
 
-// The first trial (1-based) at which `curve` (the best so far per trial) reached 90% of
-// `final_gflops` (of the curve's last point when that is 0); the curve's length if never.
+// The first trial (1-based) at which `curve` (the best so far per trial) reached `target`;
+// the curve's length if never.
+int TrialsToReach(const std::vector<double>& curve, double target);
+
+// trials_to_90: TrialsToReach 90% of the job's final best, the lower of `final_gflops` (its
+// winner's score, the median of its re-measurements) and the best single trial (the curve's
+// last point). Each alone reads late by the machine's drift: a trial fast by luck raises the
+// best trial, and re-measurements taken while the machine runs fast put the winner's score
+// above every trial of the curve, a target no trial was measured against. The lower is the
+// final best in both kinds of measurement. `final_gflops` 0: the best single trial.
 int TrialsTo90(const std::vector<double>& curve, double final_gflops);
 
 }  // namespace tunefarm::bench
