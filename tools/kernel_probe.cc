@@ -5,7 +5,7 @@
 //
 //   bazel run -c opt //tools:kernel_probe -- --expr $PWD/examples/programs/max_pool.te
 //       --shape N=1,C=64,H=112,W=112 --random 20 [--config 17,42] [--set knob=value,...] [--ir]
-//       [--reference] [--artifact]
+//       [--reference] [--artifact] [--library]
 //   bazel run -c opt //tools:kernel_probe -- --template_name dense --args 64,64,64 --random 5
 #include <algorithm>
 #include <chrono>
@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/loaded_library.h"
 #include "compiler/codegen/build.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_util.h"
@@ -46,6 +47,9 @@ ABSL_FLAG(bool, asm_out, false, "print each config's assembly");
 ABSL_FLAG(bool, passes, false, "print each config's IR after every lowering pass");
 ABSL_FLAG(bool, reference, false, "also build the unscheduled reference program");
 ABSL_FLAG(int, repeats, 20, "timed calls per kernel (the median is printed)");
+ABSL_FLAG(bool, library, false,
+          "time the kernel from the shared library the farm's workers load (built, written and "
+          "dlopen'ed as bench::LoadedLibrary does) instead of from an in-process JIT build");
 ABSL_FLAG(bool, artifact, false,
           "also time each config's artifact build as the tuner's builders do it (lower, object, "
           "kernel runtime, link), printed as `artifact`, with the median at the end");
@@ -126,11 +130,25 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
   const auto build_start = std::chrono::steady_clock::now();
   std::vector<lower::LoweredFunc> funcs = {*f};
   for (const tuner::LoweredPack& p : lowered->packs) funcs.push_back(p.func);
-  absl::StatusOr<std::unique_ptr<codegen::JitModule>> jit = codegen::BuildJit(funcs, task.target);
+  // The JIT build, or the shared library (--library): the same functions, but not the same code
+  // placement, and the library is what the farm measures and what ships.
+  absl::StatusOr<std::unique_ptr<codegen::JitModule>> jit;
+  absl::StatusOr<bench::LoadedLibrary> library = absl::UnknownError("not built");
+  const bool from_library = absl::GetFlag(FLAGS_library);
+  if (from_library) {
+    absl::StatusOr<std::string> bytes = codegen::BuildSharedLibrary(funcs, task.target);
+    library = bytes.ok() ? bench::LoadedLibrary::Load(*bytes)
+                         : absl::StatusOr<bench::LoadedLibrary>(bytes.status());
+  } else {
+    jit = codegen::BuildJit(funcs, task.target);
+  }
   const double build_s = Seconds(build_start);
+  auto lookup = [&](const std::string& name) -> absl::StatusOr<TfKernelFn> {
+    return from_library ? library->Kernel(name) : (*jit)->Lookup(name);
+  };
   double run_s = 0;
-  if (jit.ok()) {
-    absl::StatusOr<TfKernelFn> fn = (*jit)->Lookup(tuner::kKernelName);
+  if (from_library ? library.ok() : jit.ok()) {
+    absl::StatusOr<TfKernelFn> fn = lookup(tuner::kKernelName);
     std::vector<runtime::NDArray> arrays;
     std::vector<runtime::NDArray*> ptrs;
     for (size_t i = 0; i < f->args.size(); ++i) {
@@ -146,7 +164,7 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
     for (const tuner::LoweredPack& p : lowered->packs) {
       absl::StatusOr<runtime::NDArray> weight =
           runtime::NDArray::Empty(p.func.args[0].shape, p.func.args[0].buffer->dtype);
-      absl::StatusOr<TfKernelFn> pack = (*jit)->Lookup(p.func.name);
+      absl::StatusOr<TfKernelFn> pack = lookup(p.func.name);
       if (!weight.ok() || !pack.ok()) return;
       weight->FillRandom(p.arg_index + 1);
       (void)runtime::Call(*pack, {&*weight, &arrays[p.arg_index]});
@@ -155,12 +173,13 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
       run_s = MedianSeconds([&] { (void)runtime::Call(*fn, ptrs); }, absl::GetFlag(FLAGS_repeats));
     }
   }
+  const absl::Status build_status = from_library ? library.status() : jit.status();
   std::printf(
       "%-12s lower %6.1f ms  nodes %8lld  build %8.1f ms  run %10.1f us  %8.2f GFLOP/s%s%s\n",
       index ? std::to_string(*index).c_str() : "ref", lower_s * 1e3,
       static_cast<long long>(ir::CountNodes(f->body)), build_s * 1e3, run_s * 1e6,
       run_s > 0 ? task.workload.flop / run_s * 1e-9 : 0.0,
-      jit.ok() ? "" : ("  build error: " + std::string(jit.status().message())).c_str(),
+      build_status.ok() ? "" : ("  build error: " + std::string(build_status.message())).c_str(),
       artifact.c_str());
   std::printf("  %s\n", knobs.c_str());
   if (absl::GetFlag(FLAGS_ir)) std::printf("%s\n", ir::ToString(f->body).c_str());
