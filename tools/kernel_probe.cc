@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -48,8 +49,8 @@ ABSL_FLAG(bool, passes, false, "print each config's IR after every lowering pass
 ABSL_FLAG(bool, reference, false, "also build the unscheduled reference program");
 ABSL_FLAG(int, repeats, 20, "timed calls per kernel (the median is printed)");
 ABSL_FLAG(bool, library, false,
-          "time the kernel from the shared library the farm's workers load (built, written and "
-          "dlopen'ed as bench::LoadedLibrary does) instead of from an in-process JIT build");
+          "time the kernel from the artifact the tuner builds for the farm (its shared library, "
+          "written and dlopen'ed as bench::LoadedLibrary does) instead of from a JIT build");
 ABSL_FLAG(bool, artifact, false,
           "also time each config's artifact build as the tuner's builders do it (lower, object, "
           "kernel runtime, link), printed as `artifact`, with the median at the end");
@@ -105,12 +106,18 @@ absl::StatusOr<tuner::TuneTask> MakeProbeTask() {
 std::vector<double> artifact_ms;
 
 void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
+  // The tuner's own build of the config (--artifact, --library): the artifact the farm loads.
+  const bool from_library = absl::GetFlag(FLAGS_library);
+  std::optional<tuner::BuildResult> built;
+  if ((absl::GetFlag(FLAGS_artifact) && index.has_value()) || from_library) {
+    built = tuner::BuildConfig(task, index);
+  }
   std::string artifact;
   if (absl::GetFlag(FLAGS_artifact) && index.has_value()) {
-    tuner::BuildResult r = tuner::BuildConfig(task, index);
-    if (r.status.ok()) artifact_ms.push_back(r.build_seconds * 1e3);
-    artifact = r.status.ok() ? absl::StrFormat("  artifact %.1f ms", r.build_seconds * 1e3)
-                             : "  artifact error: " + std::string(r.status.message());
+    if (built->status.ok()) artifact_ms.push_back(built->build_seconds * 1e3);
+    artifact = built->status.ok()
+                   ? absl::StrFormat("  artifact %.1f ms", built->build_seconds * 1e3)
+                   : "  artifact error: " + std::string(built->status.message());
   }
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<tuner::LoweredConfig> lowered = tuner::LowerConfig(task, index);
@@ -130,19 +137,18 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
   const auto build_start = std::chrono::steady_clock::now();
   std::vector<lower::LoweredFunc> funcs = {*f};
   for (const tuner::LoweredPack& p : lowered->packs) funcs.push_back(p.func);
-  // The JIT build, or the shared library (--library): the same functions, but not the same code
-  // placement, and the library is what the farm measures and what ships.
+  // The JIT build, or the tuner's artifact (--library): the same functions, but not the same
+  // code placement, and the artifact is what the farm measures and what ships.
   absl::StatusOr<std::unique_ptr<codegen::JitModule>> jit;
   absl::StatusOr<bench::LoadedLibrary> library = absl::UnknownError("not built");
-  const bool from_library = absl::GetFlag(FLAGS_library);
   if (from_library) {
-    absl::StatusOr<std::string> bytes = codegen::BuildSharedLibrary(funcs, task.target);
-    library = bytes.ok() ? bench::LoadedLibrary::Load(*bytes)
-                         : absl::StatusOr<bench::LoadedLibrary>(bytes.status());
+    library = built->status.ok() ? bench::LoadedLibrary::Load(built->artifact)
+                                 : absl::StatusOr<bench::LoadedLibrary>(built->status);
   } else {
     jit = codegen::BuildJit(funcs, task.target);
   }
-  const double build_s = Seconds(build_start);
+  // With --library, the tuner's build time (lowering included), as the farm's trials see it.
+  const double build_s = from_library ? built->build_seconds : Seconds(build_start);
   auto lookup = [&](const std::string& name) -> absl::StatusOr<TfKernelFn> {
     return from_library ? library->Kernel(name) : (*jit)->Lookup(name);
   };
