@@ -663,7 +663,7 @@ void DefineRootKnobs(const Sketch& sketch, ConfigSpace* space, bool inline_paddi
 }
 
 void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
-                       int64_t accumulator_bytes, ConfigSpace* space) {
+                       const VectorRegisterFile& registers, ConfigSpace* space) {
   DefineRootKnobs(sketch, space, /*inline_padding=*/true);
   auto define_split = [&](const std::string& name, int64_t extent, SplitPolicy policy,
                           int64_t max) {
@@ -743,7 +743,7 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
     }
     const std::string order = KnobName(ts.writer, "order");
     if (rank >= 2 && space->KnobIndex(order) < 0) space->DefineOther(order, {0, 1});
-    AddRegisterTileConstraint(ts, accumulator_bytes, space);
+    AddRegisterTileConstraint(ts, registers, space);
   }
 }
 
@@ -823,8 +823,8 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
     DefineAmxSpace(*sketch, *amx, space);
     return absl::OkStatus();
   }
-  const int64_t accumulator_bytes = AccumulatorRegisterBytes(target);
-  DefineSketchKnobs(*sketch, weights, accumulator_bytes, space);
+  const VectorRegisterFile registers = TargetVectorRegisters(target);
+  DefineSketchKnobs(*sketch, weights, registers, space);
   // Each split reduction's variant of the program has stages of its own ("<name>_rf", and the
   // lane sum in the reduction's place): the space holds the knobs of the variant with one
   // reduction split, for each, and of the one with all of them split. Knobs that a config's
@@ -839,7 +839,7 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
     if (!split.ok()) return split.status();
     absl::StatusOr<Sketch> s = MakeSketch(*split, lane_sums);
     if (!s.ok()) return s.status();
-    DefineSketchKnobs(*s, weights, accumulator_bytes, space);
+    DefineSketchKnobs(*s, weights, registers, space);
   }
   for (const auto& [reduction, lanes] : candidates) {
     space->DefineOther(KnobName(reduction, "rfactor"), {0, lanes});

@@ -626,13 +626,15 @@ std::vector<int64_t> WithInnerFactors(const ConfigSpace& space, std::vector<int6
   return base;
 }
 
-// Every tiled stage with register rows is constrained to keep its accumulators (rows x vector
-// tile x 4 bytes) within the vector register file (register_tile.h): 2 KiB with AVX-512, 512
-// bytes with AVX2. A dense layer's 16 x 64 tile (4 KiB) is rejected on AVX-512 and 8 x 64 (2 KiB)
-// admitted; on AVX2, 8 x 16 admitted and 8 x 32 rejected. Each stage of the Winograd program
-// is constrained alone: rows of 32 points in one stage are admitted, 48 or 64 are not. A rejected
-// config is still a config of the space, and it lowers (only the search keeps away from it).
-TEST(ProgramTemplate, RegisterTile_AccumulatorsWithinTheVectorRegisterFile) {
+// Every tiled stage with register rows is constrained to keep what one step of its reduction
+// holds live within the vector register file (register_tile.h): the accumulators and the values
+// kept across the outermost row axis, 32 registers with AVX-512, 16 with AVX2. A dense layer's
+// rows share the weight vectors: 6 x 64 (24 + 4) and 16 x 16 (16 + 1) are admitted on AVX-512,
+// 8 x 64 (32 + 4) and 16 x 32 (32 + 2) are not; on AVX2 (the row's broadcast in a register too)
+// 4 x 16 (8 + 2 + 1) and 1 x 64 (8 + 1) are admitted and 8 x 16, 2 x 64 and 8 x 32 are not. Each
+// stage of the Winograd program is constrained alone. A rejected config is still a config of the
+// space, and it lowers (only the search keeps away from it).
+TEST(ProgramTemplate, RegisterTile_LiveValuesWithinTheVectorRegisterFile) {
   absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
   absl::StatusOr<codegen::Target> avx2 = codegen::ParseTarget("llvm -mcpu=haswell");
   ASSERT_TRUE(avx512.ok() && avx2.ok());
@@ -644,21 +646,60 @@ TEST(ProgramTemplate, RegisterTile_AccumulatorsWithinTheVectorRegisterFile) {
     ASSERT_EQ(space.num_constraints(), 1) << space.Describe();
     EXPECT_EQ(space.constraint_name(0), "C.registers");
     const std::vector<int64_t> base = space.Decompose(0);
-    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 16}, {"C.tile_j", 64}})));
-    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 64}})));
-    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 16}, {"C.tile_j", 32}})));
+    auto admits = [&](int64_t i, int64_t j) {
+      return space.Admits(WithInnerFactors(space, base, {{"C.tile_i", i}, {"C.tile_j", j}}));
+    };
+    EXPECT_TRUE(admits(6, 64));
+    EXPECT_TRUE(admits(16, 16));
+    EXPECT_TRUE(admits(8, 32));
+    EXPECT_FALSE(admits(8, 64));
+    EXPECT_FALSE(admits(16, 32));
+    EXPECT_FALSE(admits(16, 64));
   }
   {
     absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense", dense_shape, *avx2);
     ASSERT_TRUE(p.ok()) << p.status();
     const ConfigSpace& space = *p->space;
     const std::vector<int64_t> base = space.Decompose(0);
-    // 15 of the 16 ymm registers: one holds the broadcast row value (no embedded broadcast).
-    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 4}, {"C.tile_j", 16}})));
-    EXPECT_TRUE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 1}, {"C.tile_j", 64}})));
-    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 16}})));
-    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 2}, {"C.tile_j", 64}})));
-    EXPECT_FALSE(space.Admits(WithInnerFactors(space, base, {{"C.tile_i", 8}, {"C.tile_j", 32}})));
+    auto admits = [&](int64_t i, int64_t j) {
+      return space.Admits(WithInnerFactors(space, base, {{"C.tile_i", i}, {"C.tile_j", j}}));
+    };
+    EXPECT_TRUE(admits(4, 16));
+    EXPECT_TRUE(admits(1, 64));
+    EXPECT_FALSE(admits(8, 16));
+    EXPECT_FALSE(admits(2, 64));
+    EXPECT_FALSE(admits(8, 32));
+  }
+  {
+    // A 1x1 stride-2 convolution's tile [f][x][fb]: each of the x input values is broadcast
+    // once and kept for the f weight vectors. 4 x 6 (24 + 6 + 1) is admitted; 4 x 7 (28 + 7 + 1)
+    // and 2 x 12 (24 + 12 + 1), which spill 41 and 40 registers to the stack (tuner/README),
+    // are not. With one output block (f = 1) nothing is kept: 1 x 14 (14 + 1) is admitted.
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked",
+                                                      {{"N", 1},
+                                                       {"C", 2},
+                                                       {"CB", 16},
+                                                       {"H", 56},
+                                                       {"W", 56},
+                                                       {"F", 8},
+                                                       {"FB", 16},
+                                                       {"R", 1},
+                                                       {"S", 1},
+                                                       {"St", 2},
+                                                       {"Pd", 0}},
+                                                      *avx512);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const ConfigSpace& space = *p->space;
+    const std::vector<int64_t> base = space.Decompose(0);
+    auto admits = [&](int64_t f, int64_t x) {
+      return space.Admits(WithInnerFactors(
+          space, base, {{"Y.tile_f", f}, {"Y.tile_x", x}, {"Y.tile_y", 1}, {"Y.tile_fb", 16}}));
+    };
+    EXPECT_TRUE(admits(4, 6));
+    EXPECT_TRUE(admits(1, 14));
+    EXPECT_FALSE(admits(4, 7));
+    EXPECT_FALSE(admits(2, 12));
+    EXPECT_FALSE(admits(2, 14));
   }
   absl::StatusOr<ProgramSpace> p = MakeProgramSpace(
       "conv2d_winograd", {{"N", 1}, {"C", 2}, {"H", 16}, {"W", 16}, {"F", 4}}, *avx512);
@@ -677,13 +718,20 @@ TEST(ProgramTemplate, RegisterTile_AccumulatorsWithinTheVectorRegisterFile) {
     small[k] = 0;  // Inner factor 1.
   }
   ASSERT_TRUE(space.Admits(small)) << space.Describe();
-  // M's rows: f x th x tw, the vector fb = 16 floats; 2 x 4 x 4 = 32 rows, 2 KiB.
+  // M's rows: f x th x tw, the vector fb = 16 floats, reading V[.., th, tw, cb] (kept across
+  // f) and U[.., f, .., fb]: 1 x 4 x 4 = 16 accumulators + 1 weight vector admitted; 2 x 2 x 4
+  // (16 + 8 kept + 1 = 25) too; 4 x 2 x 4 (32 + 8 + 1) and 2 x 4 x 4 (32 + 16 + 1) not.
   EXPECT_TRUE(space.Admits(
-      WithInnerFactors(space, small, {{"M.tile_f", 2}, {"M.tile_th", 4}, {"M.tile_tw", 4}})));
+      WithInnerFactors(space, small, {{"M.tile_f", 1}, {"M.tile_th", 4}, {"M.tile_tw", 4}})));
+  EXPECT_TRUE(space.Admits(
+      WithInnerFactors(space, small, {{"M.tile_f", 2}, {"M.tile_th", 2}, {"M.tile_tw", 4}})));
+  EXPECT_FALSE(space.Admits(
+      WithInnerFactors(space, small, {{"M.tile_f", 4}, {"M.tile_th", 2}, {"M.tile_tw", 4}})));
   const std::vector<int64_t> over =
-      WithInnerFactors(space, small, {{"M.tile_f", 4}, {"M.tile_th", 4}, {"M.tile_tw", 4}});
+      WithInnerFactors(space, small, {{"M.tile_f", 2}, {"M.tile_th", 4}, {"M.tile_tw", 4}});
   EXPECT_FALSE(space.Admits(over));
-  // D's rows: i (6, the whole table axis) x th x w x c: 6 x 2 x 2 = 24 admitted, 6 x 2 x 4 not.
+  // D's rows: i (6, the whole table axis) x th x w x c: 6 x 2 x 2 = 24 (+ 2 x 2 input vectors
+  // kept across i) admitted, 6 x 2 x 4 not.
   EXPECT_TRUE(space.Admits(WithInnerFactors(space, small, {{"D.tile_th", 2}, {"D.tile_w", 2}})));
   EXPECT_FALSE(space.Admits(WithInnerFactors(space, small, {{"D.tile_th", 2}, {"D.tile_w", 4}})));
   absl::StatusOr<Config> rejected = space.Get(space.Compose(over));

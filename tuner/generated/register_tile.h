@@ -6,13 +6,26 @@
 // accumulators in memory. Such configs were never among the fast ones: in 600 configs measured
 // by three 200-trial runs of the Winograd program (3x3 64 @56), none of those with a stage's
 // rows above 32 came within 90% of the fastest, and they were half of what was measured. So the
-// generated space constrains every tiled stage's accumulators to the target's vector register
+// generated space constrains every tiled stage's register tile to the target's vector register
 // file (ConfigSpace::AddConstraint), as AutoTVM's templates filter their tiles
 // (ConfigSpace.multi_filter) and Ansor bounds its innermost tiles.
+//
+// The accumulators are not all the registers a step of the reduction keeps live. The unrolled
+// tile runs its rows in axis order, the vector innermost; a value read by the step that does not
+// depend on the outermost row axis with a tile above 1 (a dense layer's weight vectors, W[j, k]
+// across the rows i; a convolution's input values, X[c, y, x·St, cb], across the output blocks
+// f) is loaded once and kept for every row of that axis, so all its distinct values of the tile
+// are live at once. A value that does depend on that axis is read again for each of its rows and
+// takes one register while it is used (none where it is a scalar that AVX-512 broadcasts from
+// memory inside the multiply-add, or where it is used once). The rule counts accumulators plus
+// those registers. Counting only accumulators admitted convolution tiles that spill 40 to 88
+// registers to the stack and ran at 0.5 to 0.7 of the fastest (tuner/README, "What the rule
+// counts").
 #ifndef TUNEFARM_TUNER_GENERATED_REGISTER_TILE_H_
 #define TUNEFARM_TUNER_GENERATED_REGISTER_TILE_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "compiler/codegen/target.h"
 #include "tuner/generated/sketch.h"
@@ -20,20 +33,33 @@
 
 namespace tunefarm::tuner {
 
-// Bytes of `target`'s vector registers that a register tile's accumulators may take: all 32
-// registers of 64 bytes with AVX-512; on other x86 (AVX2) 15 of its 16 registers of 32 bytes,
-// and on any other architecture (AArch64's NEON) 31 of its 32 of 16 bytes. Without AVX-512's
-// embedded broadcast, the value a row shares across its vector tile (A[i, k] of a dense layer)
-// is broadcast into a register of its own before its multiply-adds read it. On a Zen 3 core
-// (AVX2) the dense layer's tiles of 16 accumulators (8 x 16, 4 x 32, 2 x 64, 16 x 8 floats)
-// ran at 13-39 GFLOP/s against 77 for 6 x 16 (12 accumulators), M = N = K = 1024.
-int64_t AccumulatorRegisterBytes(const codegen::Target& target);
+// The vector registers a register tile may take on a target.
+struct VectorRegisterFile {
+  int64_t registers = 0;
+  int64_t bytes = 0;                // Of one register.
+  bool embedded_broadcast = false;  // A multiply-add may broadcast a scalar from memory.
+};
 
-// Adds the constraint "<writer>.registers" to `space` (once): the register tile of `ts`, the
-// product of the inner factors of the writer's tile knobs that `space` defines times the
-// accumulator's element size, is at most `accumulator_bytes` (AccumulatorRegisterBytes). Nothing
-// for a stage without an accumulator or without tiled rows.
-void AddRegisterTileConstraint(const TiledStage& ts, int64_t accumulator_bytes, ConfigSpace* space);
+// AVX-512: 32 registers of 64 bytes with embedded broadcast. Other x86 (AVX2): 16 of 32 bytes;
+// any other architecture (AArch64's NEON): 32 of 16 bytes. Without embedded broadcast, the value
+// a row shares across its vector tile (A[i, k] of a dense layer) is broadcast into a register of
+// its own before its multiply-adds read it. On a Zen 3 core (AVX2) the dense layer's tiles of 16
+// accumulators (8 x 16, 4 x 32, 2 x 64, 16 x 8 floats) ran at 13-39 GFLOP/s against 77 for
+// 6 x 16 (12 accumulators, 2 weight vectors and the broadcast: 15 registers), M = N = K = 1024.
+VectorRegisterFile TargetVectorRegisters(const codegen::Target& target);
+
+// The registers one step of the reduction keeps live in a register tile (see above):
+// `inner[d]` is the inner tile of the stage's axis d (the last one the vector axis),
+// `reads[r]` the set of axes (bit d for axis d) that the r-th load of the reduction's body
+// indexes, `element_bytes` the accumulator's element size.
+int64_t LiveRegisters(const std::vector<int64_t>& inner, const std::vector<uint64_t>& reads,
+                      int64_t element_bytes, const VectorRegisterFile& file);
+
+// Adds the constraint "<writer>.registers" to `space` (once): LiveRegisters of the register tile
+// of `ts` (the inner factors of the writer's tile knobs that `space` defines) is at most
+// `file.registers`. Nothing for a stage without an accumulator or without tiled rows.
+void AddRegisterTileConstraint(const TiledStage& ts, const VectorRegisterFile& file,
+                               ConfigSpace* space);
 
 }  // namespace tunefarm::tuner
 
