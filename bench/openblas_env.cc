@@ -1,6 +1,7 @@
 #include "bench/openblas_env.h"
 
 #include <cblas.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,23 @@ namespace {
 constexpr char kReexecMarker[] = "TUNEFARM_BENCH_OPENBLAS_REEXEC";
 // glibc (2.35 and later) advises every block it maps onto transparent huge pages.
 constexpr char kHugePageTunable[] = "glibc.malloc.hugetlb=1";
+
+// Whether OpenBLAS's kernels for `core` (as openblas_get_corename names them) are at least
+// those of `best` (BestOpenBlasCoreType): its later x86 core types reuse the earlier ones'
+// single-precision kernels.
+bool RunsAtLeast(const std::string& core, const std::string& best) {
+  static const char* const kAvx512[] = {"skylakex", "cooperlake", "sapphirerapids"};
+  static const char* const kAvx2[] = {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"};
+  auto in = [&core](const auto& names) {
+    for (const char* n : names) {
+      if (strcasecmp(core.c_str(), n) == 0) return true;
+    }
+    return false;
+  };
+  if (strcasecmp(best.c_str(), "SkylakeX") == 0) return in(kAvx512);
+  if (strcasecmp(best.c_str(), "Haswell") == 0) return in(kAvx2);
+  return true;
+}
 
 }  // namespace
 
@@ -35,11 +53,17 @@ bool MallocOnHugePages() {
 void ReexecWithLibrariesAtTheirBest(char** argv) {
   const char* current = std::getenv("OPENBLAS_CORETYPE");
   const std::string best = BestOpenBlasCoreType();
-  const bool set_core = current != nullptr && !best.empty() && best != current;
+  // Set where the environment names a weaker core type, and, where it names none, where
+  // OpenBLAS's own detection chose weaker kernels (a CPU model newer than the library: an Intel
+  // Xeon of family 6, model 207, got its SSE3 "Prescott" kernels from OpenBLAS 0.3.21).
+  const bool set_core =
+      !best.empty() && !RunsAtLeast(current != nullptr ? current : OpenBlasCoreName(), best);
   if ((!set_core && MallocOnHugePages()) || std::getenv(kReexecMarker) != nullptr) return;
   if (set_core) {
-    std::fprintf(stderr, "OPENBLAS_CORETYPE=%s: re-executing with %s, this core's best kernels\n",
-                 current, best.c_str());
+    std::fprintf(stderr,
+                 "OPENBLAS_CORETYPE=%s (OpenBLAS's kernels: %s): re-executing with %s, this core's "
+                 "best kernels\n",
+                 current != nullptr ? current : "unset", OpenBlasCoreName().c_str(), best.c_str());
     setenv("OPENBLAS_CORETYPE", best.c_str(), 1);
   }
   if (!MallocOnHugePages()) {

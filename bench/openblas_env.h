@@ -21,11 +21,12 @@ bool MallocOnHugePages();
 
 // Re-executes this program (/proc/self/exe) once with the same arguments where the libraries
 // would not run at their best: with OPENBLAS_CORETYPE set to BestOpenBlasCoreType() if it names
-// another core type, and with glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES, so that the
-// libraries' own buffers (oneDNN's reordered weights, OpenBLAS's operands) sit on huge pages as
-// ours do (common/aligned_allocator.h). Returns only when no re-exec was needed, or when it
-// failed (then with a warning on stderr, and the benchmark goes on as it is, which
-// OpenBlasCoreName() and MallocOnHugePages() report).
+// a weaker core type, or if it is unset and OpenBLAS detected weaker kernels on its own (a CPU
+// model the library does not know gets its SSE3 kernels), and with glibc.malloc.hugetlb=1 added to
+// GLIBC_TUNABLES, so that the libraries' own buffers (oneDNN's reordered weights, OpenBLAS's
+// operands) sit on huge pages as ours do (common/aligned_allocator.h). Returns only when no re-exec
+// was needed, or when it failed (then with a warning on stderr, and the benchmark goes on as it is,
+// which OpenBlasCoreName() and MallocOnHugePages() report).
 void ReexecWithLibrariesAtTheirBest(char** argv);
 
 // The kernels OpenBLAS actually loaded, e.g. "SkylakeX" (openblas_get_corename).

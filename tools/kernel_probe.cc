@@ -5,7 +5,7 @@
 //
 //   bazel run -c opt //tools:kernel_probe -- --expr $PWD/examples/programs/max_pool.te
 //       --shape N=1,C=64,H=112,W=112 --random 20 [--config 17,42] [--set knob=value,...] [--ir]
-//       [--reference] [--artifact] [--library]
+//       [--reference] [--artifact] [--library] [--spills]
 //   bazel run -c opt //tools:kernel_probe -- --template_name dense --args 64,64,64 --random 5
 #include <algorithm>
 #include <chrono>
@@ -45,6 +45,9 @@ ABSL_FLAG(int, random, 0, "also build this many random configs");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the random configs");
 ABSL_FLAG(bool, ir, false, "print each config's lowered IR");
 ABSL_FLAG(bool, asm_out, false, "print each config's assembly");
+ABSL_FLAG(bool, spills, false,
+          "also print, per config, whether the space's constraints admit it and how many vector "
+          "registers its kernel's assembly stores to the stack (spills)");
 ABSL_FLAG(bool, passes, false, "print each config's IR after every lowering pass");
 ABSL_FLAG(bool, reference, false, "also build the unscheduled reference program");
 ABSL_FLAG(int, repeats, 20, "timed calls per kernel (the median is printed)");
@@ -189,6 +192,11 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
       artifact.c_str());
   std::printf("  %s\n", knobs.c_str());
   if (absl::GetFlag(FLAGS_ir)) std::printf("%s\n", ir::ToString(f->body).c_str());
+  if (absl::GetFlag(FLAGS_spills) && index.has_value()) {
+    absl::StatusOr<std::string> assembly = codegen::BuildAssembly({*f}, task.target);
+    std::printf("  admitted %d  spills %d\n", task.space->Admits(*index) ? 1 : 0,
+                assembly.ok() ? codegen::CountVectorSpills(*assembly) : -1);
+  }
   if (absl::GetFlag(FLAGS_asm_out)) {
     absl::StatusOr<std::string> assembly = codegen::BuildAssembly({*f}, task.target);
     std::printf("%s\n", assembly.ok() ? assembly->c_str() : assembly.status().ToString().c_str());

@@ -11,7 +11,10 @@
 #include <optional>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "common/scratch_dir.h"
 #include "compiler/codegen/codegen_llvm.h"
@@ -248,6 +251,24 @@ absl::StatusOr<std::string> KernelRuntimeObject(const Target& target) {
 absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
                                           const Target& target) {
   return Emit(funcs, target, llvm::CGFT_AssemblyFile, OptPipeline::kKernel);
+}
+
+int CountVectorSpills(const std::string& assembly) {
+  int spills = 0;
+  for (absl::string_view line : absl::StrSplit(assembly, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!absl::StartsWith(line, "vmov")) continue;
+    const size_t comma = line.rfind(',');
+    if (comma == absl::string_view::npos) continue;
+    const absl::string_view source = line.substr(0, comma);
+    const absl::string_view dest = line.substr(comma + 1);
+    if (absl::StrContains(dest, "(%rsp)") &&
+        (absl::StrContains(source, "%zmm") || absl::StrContains(source, "%ymm") ||
+         absl::StrContains(source, "%xmm"))) {
+      ++spills;
+    }
+  }
+  return spills;
 }
 
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,

@@ -57,6 +57,10 @@ absl::StatusOr<std::string> KernelRuntimeObject(const Target& target);
 absl::StatusOr<std::string> BuildAssembly(const std::vector<lower::LoweredFunc>& funcs,
                                           const Target& target);
 
+// The stores of a vector register to the stack in x86 assembly as BuildAssembly writes it
+// (AT&T: `vmovups %zmm3, 64(%rsp)`): the register allocator's spills.
+int CountVectorSpills(const std::string& assembly);
+
 // Optimized LLVM IR, for people.
 absl::StatusOr<std::string> BuildLLVMIR(const std::vector<lower::LoweredFunc>& funcs,
                                         const Target& target);

@@ -127,11 +127,12 @@ absl::Status VectorizeInPieces(schedule::Stage& st, const IterVar& iv, int64_t l
 // the stage spans that many rows of it, all of them in the register tile. With `batch_out`, a
 // leading batch axis (untiled, it indexes everything the reduction reads) stays a loop of its
 // own around the fused one, and `batch_out` receives it (left undefined where the outer loops
-// do not start with it), so that a copy packed per batch can be computed in it.
-absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool parallel,
-                        schedule::Schedule* sch, int fixed_axis = -1, int64_t fixed_rows = 0,
-                        IterVar* fused_out = nullptr, const std::vector<int>& border_axes = {},
-                        IterVar* batch_out = nullptr) {
+// do not start with it), so that a copy packed per batch can be computed in it. The register
+// tile runs its rows in RegisterRowOrder for `registers` (register_tile.h).
+absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
+                        const VectorRegisterFile& registers, bool parallel, schedule::Schedule* sch,
+                        int fixed_axis = -1, int64_t fixed_rows = 0, IterVar* fused_out = nullptr,
+                        const std::vector<int>& border_axes = {}, IterVar* batch_out = nullptr) {
   Tensor writer = ts.writer;
   Tensor acc = ts.accumulator;
   if (ts.cache_write) {
@@ -148,8 +149,9 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   // The outer loops kept out of the fused loop: those of tiles that leave a tail, and those
   // of `border_axes` (a padding inlined into the reduction: its bounds are partitioned on them).
   std::vector<IterVar> tails;
-  std::vector<IterVar> borders;  // The outer loops of `border_axes`.
-  int64_t vector_lanes = 0;      // The last axis's vector tile from its knob (0: none).
+  std::vector<IterVar> borders;        // The outer loops of `border_axes`.
+  int64_t vector_lanes = 0;            // The last axis's vector tile from its knob (0: none).
+  std::vector<int64_t> tile(rank, 1);  // Each axis's inner tile: the register tile.
   for (int d = 0; d < rank; ++d) {
     IterVar axis = w.axis(d);
     const std::string knob = KnobName(writer, absl::StrCat("tile_", axis->name()));
@@ -168,6 +170,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
     if (!split.ok()) return split.status();
     outer.push_back(split->first);
     inner.push_back(split->second);
+    tile[d] = (*f)[1];
     if (d + 1 < rank) row_points *= (*f)[1];
     if (d + 1 == rank && d != fixed_axis) vector_lanes = (*f)[1];
     if (Extent(axis) % (*f)[1] != 0) tails.push_back(split->first);
@@ -265,7 +268,15 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config, bool paralle
   std::vector<IterVar> local_order = r_outer;
   local_order.insert(local_order.end(), r_inner.begin(), r_inner.end());
   const int local_rank = static_cast<int>(l.root_axes().size());
-  for (int d = 0; d < local_rank; ++d) local_order.push_back(l.axis(d));
+  if (local_rank == rank) {
+    for (int d :
+         RegisterRowOrder(tile, ReadAxisMasks(ts.accumulator), acc.dtype().bytes(), registers)) {
+      local_order.push_back(l.axis(d));
+    }
+    local_order.push_back(l.axis(local_rank - 1));
+  } else {
+    for (int d = 0; d < local_rank; ++d) local_order.push_back(l.axis(d));
+  }
   if (absl::Status s = l.Reorder(local_order); !s.ok()) return s;
   if (!borders.empty()) {
     // Inside the border tiles the padding's bounds also split the reduction and the register
@@ -458,8 +469,8 @@ absl::Status ScheduleRootStage(const Tensor& t, bool is_packed, bool parallel, b
 // first (compute_at needs them in place). Inside the block a reduction keeps its register
 // tile, spanning all the block's rows, and the other stages their top-level schedule.
 absl::Status ApplyRowFusion(const Sketch& sketch, const std::vector<Tensor>& packed, int depth,
-                            int64_t rows, const Config& config, bool parallel,
-                            schedule::Schedule* sch) {
+                            int64_t rows, const Config& config, const VectorRegisterFile& registers,
+                            bool parallel, schedule::Schedule* sch) {
   const Tensor output = sketch.tiled.back().writer;
   absl::StatusOr<schedule::Stage*> ys = sch->StageOf(output);
   if (!ys.ok()) return ys.status();
@@ -505,7 +516,8 @@ absl::Status ApplyRowFusion(const Sketch& sketch, const std::vector<Tensor>& pac
     const auto tiled =
         absl::c_find_if(sketch.tiled, [&](const TiledStage& ts) { return ts.writer == t; });
     if (tiled != sketch.tiled.end()) {
-      if (absl::Status s = ApplyTiled(*tiled, config, false, sch, depth - 1, rows); !s.ok()) {
+      if (absl::Status s = ApplyTiled(*tiled, config, registers, false, sch, depth - 1, rows);
+          !s.ok()) {
         return s;
       }
     }
@@ -965,8 +977,8 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
     }
   }
   if (depth > 0) {
-    if (absl::Status s =
-            ApplyRowFusion(*sketch, packed, depth, fuse_rows, config, *parallel != 0, sch->get());
+    if (absl::Status s = ApplyRowFusion(*sketch, packed, depth, fuse_rows, config,
+                                        TargetVectorRegisters(target), *parallel != 0, sch->get());
         !s.ok()) {
       return s;
     }
@@ -982,10 +994,10 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
         auto borders = border_axes.find(ts.writer.op());
         auto batch_packs = in_batch.find(ts.writer.op());
         IterVar batch;
-        if (absl::Status s =
-                ApplyTiled(ts, config, *parallel != 0, sch->get(), -1, 0, &fused,
-                           borders == border_axes.end() ? std::vector<int>{} : borders->second,
-                           batch_packs == in_batch.end() ? nullptr : &batch);
+        if (absl::Status s = ApplyTiled(
+                ts, config, TargetVectorRegisters(target), *parallel != 0, sch->get(), -1, 0,
+                &fused, borders == border_axes.end() ? std::vector<int>{} : borders->second,
+                batch_packs == in_batch.end() ? nullptr : &batch);
             !s.ok()) {
           return s;
         }

@@ -65,26 +65,41 @@ VectorRegisterFile TargetVectorRegisters(const codegen::Target& target) {
   return {.registers = 16, .bytes = 32, .embedded_broadcast = false};
 }
 
+std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction) {
+  const te::ComputeOpNode* c = reduction.compute();
+  if (c == nullptr) return {};
+  ReadAxes finder(c->axis);
+  finder.Visit(c->body);
+  return std::move(finder.masks);
+}
+
 int64_t LiveRegisters(const std::vector<int64_t>& inner, const std::vector<uint64_t>& reads,
-                      int64_t element_bytes, const VectorRegisterFile& file) {
+                      int64_t element_bytes, const VectorRegisterFile& file,
+                      const std::vector<int>& row_order) {
   if (inner.empty()) return 0;
-  const size_t v = inner.size() - 1;
+  const int v = static_cast<int>(inner.size()) - 1;
+  std::vector<int> order = row_order;
+  if (order.empty()) {
+    for (int d = 0; d < v; ++d) order.push_back(d);
+  }
   const int64_t lanes = std::max<int64_t>(1, file.bytes / std::max<int64_t>(1, element_bytes));
   const int64_t vectors = (inner[v] + lanes - 1) / lanes;
   int64_t live = vectors;  // The accumulators.
-  for (size_t d = 0; d < v; ++d) live *= inner[d];
+  for (int d = 0; d < v; ++d) live *= inner[d];
   for (const uint64_t mask : reads) {
     const bool vector = (mask >> v) & 1;
-    // The outermost row axis with a tile above 1 that the load does not index: its values are
-    // kept across that axis's rows, and those that differ in the axes inside it are live at once.
-    size_t kept = v;
-    for (size_t d = 0; d < v && kept == v; ++d) {
-      if (inner[d] > 1 && !((mask >> d) & 1)) kept = d;
+    auto indexes = [mask](int d) { return ((mask >> d) & 1) != 0; };
+    // The outermost row (in the tile's order) with a tile above 1 that the load does not index:
+    // its values are kept across that axis's rows, and those that differ in the rows inside it
+    // are live at once.
+    size_t kept = order.size();
+    for (size_t p = 0; p < order.size() && kept == order.size(); ++p) {
+      if (inner[order[p]] > 1 && !indexes(order[p])) kept = p;
     }
-    if (kept < v) {
+    if (kept < order.size()) {
       int64_t at_once = vector ? vectors : 1;
-      for (size_t d = kept + 1; d < v; ++d) {
-        if ((mask >> d) & 1) at_once *= inner[d];
+      for (size_t p = kept + 1; p < order.size(); ++p) {
+        if (indexes(order[p])) at_once *= inner[order[p]];
       }
       live += at_once;
     } else if (!vector && !file.embedded_broadcast) {
@@ -92,6 +107,36 @@ int64_t LiveRegisters(const std::vector<int64_t>& inner, const std::vector<uint6
     }
   }
   return live;
+}
+
+std::vector<int> RegisterRowOrder(const std::vector<int64_t>& inner,
+                                  const std::vector<uint64_t>& reads, int64_t element_bytes,
+                                  const VectorRegisterFile& file) {
+  std::vector<int> order;
+  for (int d = 0; d + 1 < static_cast<int>(inner.size()); ++d) order.push_back(d);
+  int64_t best = LiveRegisters(inner, reads, element_bytes, file, order);
+  if (best <= file.registers) return order;
+  // The rows with a tile above 1, permuted in their places (rows of 1 change nothing); at most
+  // 6! orders.
+  std::vector<int> places, rows;
+  for (int d : order) {
+    if (inner[d] > 1) {
+      places.push_back(d);
+      rows.push_back(d);
+    }
+  }
+  if (rows.size() > 6) return order;
+  std::vector<int> best_order = order;
+  while (std::next_permutation(rows.begin(), rows.end())) {
+    std::vector<int> candidate = order;
+    for (size_t i = 0; i < places.size(); ++i) candidate[places[i]] = rows[i];
+    const int64_t live = LiveRegisters(inner, reads, element_bytes, file, candidate);
+    if (live < best) {
+      best = live;
+      best_order = candidate;
+    }
+  }
+  return best_order;
 }
 
 void AddRegisterTileConstraint(const TiledStage& ts, const VectorRegisterFile& file,
@@ -120,17 +165,14 @@ void AddRegisterTileConstraint(const TiledStage& ts, const VectorRegisterFile& f
   if (!has_rows) return;
   // The accumulator has the writer's axes (the writer is the reduction itself, or reads it
   // element for element); its body's loads are what a step of the reduction reads.
-  std::vector<uint64_t> reads;
-  if (acc->axis.size() == w->axis.size()) {
-    ReadAxes finder(acc->axis);
-    finder.Visit(acc->body);
-    reads = std::move(finder.masks);
-  }
+  const std::vector<uint64_t> reads =
+      acc->axis.size() == w->axis.size() ? ReadAxisMasks(ts.accumulator) : std::vector<uint64_t>{};
   const int64_t element_bytes = ts.accumulator.dtype().bytes();
   space->AddConstraint(name, [tiles, reads, element_bytes, file](const std::vector<int64_t>& c) {
     std::vector<int64_t> inner;
     for (const auto& [k, factors] : tiles) inner.push_back(k < 0 ? 1 : factors[c[k]]);
-    return LiveRegisters(inner, reads, element_bytes, file) <= file.registers;
+    return LiveRegisters(inner, reads, element_bytes, file,
+                         RegisterRowOrder(inner, reads, element_bytes, file)) <= file.registers;
   });
 }
 

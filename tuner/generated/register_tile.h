@@ -48,16 +48,33 @@ struct VectorRegisterFile {
 // 6 x 16 (12 accumulators, 2 weight vectors and the broadcast: 15 registers), M = N = K = 1024.
 VectorRegisterFile TargetVectorRegisters(const codegen::Target& target);
 
+// The axes (bit d for axis d) that each distinct load of `reduction`'s body indexes: what one
+// step of its reduction reads.
+std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction);
+
 // The registers one step of the reduction keeps live in a register tile (see above):
-// `inner[d]` is the inner tile of the stage's axis d (the last one the vector axis),
-// `reads[r]` the set of axes (bit d for axis d) that the r-th load of the reduction's body
-// indexes, `element_bytes` the accumulator's element size.
+// `inner[d]` is the inner tile of the stage's axis d (the last one the vector axis), `reads` as
+// ReadAxisMasks gives them, `element_bytes` the accumulator's element size, and `row_order` the
+// row axes as the unrolled tile runs them, outermost first (empty: in axis order).
 int64_t LiveRegisters(const std::vector<int64_t>& inner, const std::vector<uint64_t>& reads,
-                      int64_t element_bytes, const VectorRegisterFile& file);
+                      int64_t element_bytes, const VectorRegisterFile& file,
+                      const std::vector<int>& row_order = {});
+
+// The order the unrolled register tile runs its rows in, outermost first: the axis order when
+// it keeps the tile within `file.registers` (LiveRegisters), otherwise the order of the rows
+// with a tile above 1 that keeps the fewest registers live (the first such in lexicographic
+// order). A 1x1 stride-2 convolution's 2 x 14 tile [f][x] keeps its 14 input broadcasts across
+// f (28 + 14 + 1 registers, and LLVM spilled 88); run as [x][f] it keeps the 2 weight vectors
+// across x and reads each input value once for both (28 + 2 + 1), as oneDNN's brgemm kernels
+// run their rows.
+std::vector<int> RegisterRowOrder(const std::vector<int64_t>& inner,
+                                  const std::vector<uint64_t>& reads, int64_t element_bytes,
+                                  const VectorRegisterFile& file);
 
 // Adds the constraint "<writer>.registers" to `space` (once): LiveRegisters of the register tile
-// of `ts` (the inner factors of the writer's tile knobs that `space` defines) is at most
-// `file.registers`. Nothing for a stage without an accumulator or without tiled rows.
+// of `ts` (the inner factors of the writer's tile knobs that `space` defines), its rows in
+// RegisterRowOrder, is at most `file.registers`. Nothing for a stage without an accumulator or
+// without tiled rows.
 void AddRegisterTileConstraint(const TiledStage& ts, const VectorRegisterFile& file,
                                ConfigSpace* space);
 
