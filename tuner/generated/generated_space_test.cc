@@ -783,6 +783,25 @@ TEST(ProgramTemplate, RegisterTile_AdmittedTilesDoNotSpill) {
     tiles.push_back({"Y.tile_x", x});
     EXPECT_EQ(spills("conv2d_blocked", kConv1x1Stride2, tiles), 0) << f << " x " << x;
   }
+  // The 2 x 14 tile, its rows reordered on this host too (it fits no register file in axis
+  // order), computes what the program does.
+  {
+    absl::StatusOr<ProgramSpace> p =
+        MakeProgramSpace("conv2d_blocked", kConv1x1Stride2, codegen::HostTarget());
+    ASSERT_TRUE(p.ok()) << p.status();
+    std::vector<std::pair<std::string, int64_t>> tiles = unrolled;
+    tiles.push_back({"Y.tile_f", 2});
+    tiles.push_back({"Y.tile_x", 14});
+    absl::StatusOr<Config> config = p->space->Get(
+        p->space->Compose(WithInnerFactors(*p->space, p->space->Decompose(0), tiles)));
+    ASSERT_TRUE(config.ok());
+    absl::StatusOr<std::vector<runtime::NDArray>> ref =
+        RunConfig(*p->tmpl, p->workload, codegen::HostTarget(), nullptr, 11);
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        RunConfig(*p->tmpl, p->workload, codegen::HostTarget(), &*config, 11);
+    ASSERT_TRUE(ref.ok() && out.ok()) << ref.status() << " " << out.status();
+    EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0);
+  }
   // W packed (per call) for the vector tile; read as it is, W[j, k] across 64 rows j is a
   // strided read whose lanes LLVM assembles in registers the rule does not count (4 spills).
   EXPECT_EQ(spills("dense", {{"M", 64}, {"N", 256}, {"K", 32}},
