@@ -639,6 +639,17 @@ const absl::flat_hash_map<std::string, int64_t> kConv1x1Stride2 = {
 // 4 x 16 (8 + 2 + 1) and 1 x 64 (8 + 1) are admitted and 8 x 16, 2 x 64 and 8 x 32 are not. Each
 // stage of the Winograd program is constrained alone. A rejected config is still a config of the
 // space, and it lowers (only the search keeps away from it).
+// Whether the generated space of `program` at `shape` for `target` admits the config whose split
+// knobs in `tiles` have those inner factors (the other knobs as in config 0).
+bool AdmitsTiles(const std::string& program, const absl::flat_hash_map<std::string, int64_t>& shape,
+                 const codegen::Target& target,
+                 const std::vector<std::pair<std::string, int64_t>>& tiles) {
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace(program, shape, target);
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return false;
+  return p->space->Admits(WithInnerFactors(*p->space, p->space->Decompose(0), tiles));
+}
+
 TEST(ProgramTemplate, RegisterTile_LiveValuesWithinTheVectorRegisterFile) {
   absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
   absl::StatusOr<codegen::Target> avx2 = codegen::ParseTarget("llvm -mcpu=haswell");
@@ -647,55 +658,38 @@ TEST(ProgramTemplate, RegisterTile_LiveValuesWithinTheVectorRegisterFile) {
   {
     absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense", dense_shape, *avx512);
     ASSERT_TRUE(p.ok()) << p.status();
-    const ConfigSpace& space = *p->space;
-    ASSERT_EQ(space.num_constraints(), 1) << space.Describe();
-    EXPECT_EQ(space.constraint_name(0), "C.registers");
-    const std::vector<int64_t> base = space.Decompose(0);
-    auto admits = [&](int64_t i, int64_t j) {
-      return space.Admits(WithInnerFactors(space, base, {{"C.tile_i", i}, {"C.tile_j", j}}));
-    };
-    EXPECT_TRUE(admits(6, 64));
-    EXPECT_TRUE(admits(16, 16));
-    EXPECT_TRUE(admits(8, 32));
-    EXPECT_FALSE(admits(8, 64));
-    EXPECT_FALSE(admits(16, 32));
-    EXPECT_FALSE(admits(16, 64));
+    ASSERT_EQ(p->space->num_constraints(), 1) << p->space->Describe();
+    EXPECT_EQ(p->space->constraint_name(0), "C.registers");
   }
-  {
-    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense", dense_shape, *avx2);
-    ASSERT_TRUE(p.ok()) << p.status();
-    const ConfigSpace& space = *p->space;
-    const std::vector<int64_t> base = space.Decompose(0);
-    auto admits = [&](int64_t i, int64_t j) {
-      return space.Admits(WithInnerFactors(space, base, {{"C.tile_i", i}, {"C.tile_j", j}}));
-    };
-    EXPECT_TRUE(admits(4, 16));
-    EXPECT_TRUE(admits(1, 64));
-    EXPECT_FALSE(admits(8, 16));
-    EXPECT_FALSE(admits(2, 64));
-    EXPECT_FALSE(admits(8, 32));
-  }
-  {
-    // A 1x1 stride-2 convolution's tile [f][x][fb]: run in axis order, each of the x input
-    // values is broadcast once and kept for the f weight vectors. 4 x 6 (24 + 6 + 1) fits so.
-    // 2 x 12 (24 + 12 + 1) and 2 x 14 (28 + 14 + 1) do not, and LLVM spilled 40 and 88 registers
-    // of them to the stack (tuner/README); run as [x][f] (RegisterRowOrder) they keep the f
-    // weight vectors instead (24 + 2 + 1, 28 + 2 + 1) and are admitted. 4 x 7 fits neither way
-    // (28 + 7 + 1, 28 + 4 + 1). With one output block (f = 1) nothing is kept: 1 x 14.
-    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked", kConv1x1Stride2, *avx512);
-    ASSERT_TRUE(p.ok()) << p.status();
-    const ConfigSpace& space = *p->space;
-    const std::vector<int64_t> base = space.Decompose(0);
-    auto admits = [&](int64_t f, int64_t x) {
-      return space.Admits(WithInnerFactors(
-          space, base, {{"Y.tile_f", f}, {"Y.tile_x", x}, {"Y.tile_y", 1}, {"Y.tile_fb", 16}}));
-    };
-    EXPECT_TRUE(admits(4, 6));
-    EXPECT_TRUE(admits(1, 14));
-    EXPECT_TRUE(admits(2, 12));
-    EXPECT_TRUE(admits(2, 14));
-    EXPECT_FALSE(admits(4, 7));
-  }
+  auto dense = [&](const codegen::Target& target, int64_t i, int64_t j) {
+    return AdmitsTiles("dense", dense_shape, target, {{"C.tile_i", i}, {"C.tile_j", j}});
+  };
+  EXPECT_TRUE(dense(*avx512, 6, 64));
+  EXPECT_TRUE(dense(*avx512, 16, 16));
+  EXPECT_TRUE(dense(*avx512, 8, 32));
+  EXPECT_FALSE(dense(*avx512, 8, 64));
+  EXPECT_FALSE(dense(*avx512, 16, 32));
+  EXPECT_FALSE(dense(*avx512, 16, 64));
+  EXPECT_TRUE(dense(*avx2, 4, 16));
+  EXPECT_TRUE(dense(*avx2, 1, 64));
+  EXPECT_FALSE(dense(*avx2, 8, 16));
+  EXPECT_FALSE(dense(*avx2, 2, 64));
+  EXPECT_FALSE(dense(*avx2, 8, 32));
+  // A 1x1 stride-2 convolution's tile [f][x][fb]: run in axis order, each of the x input values
+  // is broadcast once and kept for the f weight vectors. 4 x 6 (24 + 6 + 1) fits so. 2 x 12
+  // (24 + 12 + 1) and 2 x 14 (28 + 14 + 1) do not, and LLVM spilled 40 and 88 registers of them
+  // to the stack (tuner/README); run as [x][f] (RegisterRowOrder) they keep the f weight vectors
+  // instead (24 + 2 + 1, 28 + 2 + 1) and are admitted. 4 x 7 fits neither way (28 + 7 + 1,
+  // 28 + 4 + 1). With one output block (f = 1) nothing is kept: 1 x 14.
+  auto conv = [&](int64_t f, int64_t x) {
+    return AdmitsTiles("conv2d_blocked", kConv1x1Stride2, *avx512,
+                       {{"Y.tile_f", f}, {"Y.tile_x", x}, {"Y.tile_y", 1}, {"Y.tile_fb", 16}});
+  };
+  EXPECT_TRUE(conv(4, 6));
+  EXPECT_TRUE(conv(1, 14));
+  EXPECT_TRUE(conv(2, 12));
+  EXPECT_TRUE(conv(2, 14));
+  EXPECT_FALSE(conv(4, 7));
   absl::StatusOr<ProgramSpace> p = MakeProgramSpace(
       "conv2d_winograd", {{"N", 1}, {"C", 2}, {"H", 16}, {"W", 16}, {"F", 4}}, *avx512);
   ASSERT_TRUE(p.ok()) << p.status();
