@@ -192,14 +192,16 @@ void Probe(const tuner::TuneTask& task, std::optional<int64_t> index) {
       artifact.c_str());
   std::printf("  %s\n", knobs.c_str());
   if (absl::GetFlag(FLAGS_ir)) std::printf("%s\n", ir::ToString(f->body).c_str());
-  if (absl::GetFlag(FLAGS_spills) && index.has_value()) {
+  const bool spills = absl::GetFlag(FLAGS_spills) && index.has_value();
+  if (spills || absl::GetFlag(FLAGS_asm_out)) {
     absl::StatusOr<std::string> assembly = codegen::BuildAssembly({*f}, task.target);
-    std::printf("  admitted %d  spills %d\n", task.space->Admits(*index) ? 1 : 0,
-                assembly.ok() ? codegen::CountVectorSpills(*assembly) : -1);
-  }
-  if (absl::GetFlag(FLAGS_asm_out)) {
-    absl::StatusOr<std::string> assembly = codegen::BuildAssembly({*f}, task.target);
-    std::printf("%s\n", assembly.ok() ? assembly->c_str() : assembly.status().ToString().c_str());
+    if (spills) {
+      std::printf("  admitted %d  spills %d\n", task.space->Admits(*index) ? 1 : 0,
+                  assembly.ok() ? codegen::CountVectorSpills(*assembly) : -1);
+    }
+    if (absl::GetFlag(FLAGS_asm_out)) {
+      std::printf("%s\n", assembly.ok() ? assembly->c_str() : assembly.status().ToString().c_str());
+    }
   }
   if (absl::GetFlag(FLAGS_passes) && index.has_value()) {
     absl::StatusOr<tuner::Config> c = task.space->Get(*index);

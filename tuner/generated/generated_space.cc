@@ -886,6 +886,7 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
   absl::StatusOr<HoistedProgram> hoisted = PrepareProgram(all_args, weights);
   if (!hoisted.ok()) return hoisted.status();
   const std::vector<Tensor>& args = hoisted->program;
+  const VectorRegisterFile registers = TargetVectorRegisters(target);
   std::vector<Prepack> prepacks;
   for (const AheadPack& ahead : hoisted->packs) {
     absl::StatusOr<Prepack> prepack = SchedulePrepack(ahead);
@@ -977,8 +978,8 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
     }
   }
   if (depth > 0) {
-    if (absl::Status s = ApplyRowFusion(*sketch, packed, depth, fuse_rows, config,
-                                        TargetVectorRegisters(target), *parallel != 0, sch->get());
+    if (absl::Status s = ApplyRowFusion(*sketch, packed, depth, fuse_rows, config, registers,
+                                        *parallel != 0, sch->get());
         !s.ok()) {
       return s;
     }
@@ -994,10 +995,10 @@ absl::StatusOr<Instance> ApplyGeneratedSchedule(const std::vector<te::Tensor>& a
         auto borders = border_axes.find(ts.writer.op());
         auto batch_packs = in_batch.find(ts.writer.op());
         IterVar batch;
-        if (absl::Status s = ApplyTiled(
-                ts, config, TargetVectorRegisters(target), *parallel != 0, sch->get(), -1, 0,
-                &fused, borders == border_axes.end() ? std::vector<int>{} : borders->second,
-                batch_packs == in_batch.end() ? nullptr : &batch);
+        if (absl::Status s =
+                ApplyTiled(ts, config, registers, *parallel != 0, sch->get(), -1, 0, &fused,
+                           borders == border_axes.end() ? std::vector<int>{} : borders->second,
+                           batch_packs == in_batch.end() ? nullptr : &batch);
             !s.ok()) {
           return s;
         }

@@ -15,6 +15,9 @@
 namespace tunefarm::tuner {
 namespace {
 
+// Whether `mask` (bit d for axis d) holds axis `d`; axes past 63 are never set.
+bool HasAxis(uint64_t mask, int64_t d) { return d >= 0 && d < 64 && ((mask >> d) & 1) != 0; }
+
 // The axes (bit d for `axes[d]`) that each distinct load of a body indexes; structurally equal
 // loads (the same value) once.
 class ReadAxes : public ir::IRVisitor {
@@ -87,8 +90,8 @@ int64_t LiveRegisters(const std::vector<int64_t>& inner, const std::vector<uint6
   int64_t live = vectors;  // The accumulators.
   for (int d = 0; d < v; ++d) live *= inner[d];
   for (const uint64_t mask : reads) {
-    const bool vector = (mask >> v) & 1;
-    auto indexes = [mask](int d) { return ((mask >> d) & 1) != 0; };
+    const bool vector = HasAxis(mask, v);
+    auto indexes = [mask](int d) { return HasAxis(mask, d); };
     // The outermost row (in the tile's order) with a tile above 1 that the load does not index:
     // its values are kept across that axis's rows, and those that differ in the rows inside it
     // are live at once.

@@ -11,16 +11,17 @@
 // (ConfigSpace.multi_filter) and Ansor bounds its innermost tiles.
 //
 // The accumulators are not all the registers a step of the reduction keeps live. The unrolled
-// tile runs its rows in axis order, the vector innermost; a value read by the step that does not
-// depend on the outermost row axis with a tile above 1 (a dense layer's weight vectors, W[j, k]
-// across the rows i; a convolution's input values, X[c, y, x·St, cb], across the output blocks
-// f) is loaded once and kept for every row of that axis, so all its distinct values of the tile
-// are live at once. A value that does depend on that axis is read again for each of its rows and
-// takes one register while it is used (none where it is a scalar that AVX-512 broadcasts from
-// memory inside the multiply-add, or where it is used once). The rule counts accumulators plus
-// those registers. Counting only accumulators admitted convolution tiles that spill 40 to 88
-// registers to the stack and ran at 0.5 to 0.7 of the fastest (tuner/README, "What the rule
-// counts").
+// tile runs its rows one after another (in axis order unless RegisterRowOrder says otherwise),
+// the vector innermost. A value the step reads is kept across the rows of the outermost row with
+// a tile above 1 that its load does not index (a dense layer's weight vectors W[j, k] across the
+// rows i; a convolution's input values X[c, y, x·St, cb] across the output blocks f), so its
+// values that differ along the rows inside that one are live at once. A load that indexes every
+// row with a tile above 1 is not kept: a vector is a memory operand of the one multiply-add that
+// reads it, and a scalar, broadcast to the vector tile's multiply-adds, takes no register with
+// AVX-512 (broadcast from memory inside the multiply-add) and one without. The rule counts
+// accumulators plus those registers. Counting only accumulators admitted convolution tiles that
+// spill 40 to 88 registers to the stack and ran at 0.5 to 0.7 of the fastest (tuner/README, "A
+// register tile fits the vector registers").
 #ifndef TUNEFARM_TUNER_GENERATED_REGISTER_TILE_H_
 #define TUNEFARM_TUNER_GENERATED_REGISTER_TILE_H_
 
