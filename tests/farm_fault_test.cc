@@ -127,8 +127,32 @@ TEST(FarmFault, ServerKilledMidBatch_WorkRequeued_NothingLostOrDoubled) {
 }
 
 // An in-process CPU worker of kKey on the tracker at `address`, sandboxed like a server's.
+// A backend that measures its first request at once and holds every later one until `open` is
+// notified (at most 60 s each): a batch cannot finish behind a test's back, whatever the
+// machine's speed.
+class GatedBackend final : public DeviceBackend {
+ public:
+  GatedBackend(std::unique_ptr<DeviceBackend> inner, absl::Notification* open)
+      : inner_(std::move(inner)), open_(open) {}
+  void Describe(v1::DeviceDescription* device) const override { inner_->Describe(device); }
+  v1::MeasureResult Measure(const v1::MeasureRequest& request, const std::string& artifact_path,
+                            const std::string& reference_path) override {
+    if (measured_++ > 0) open_->WaitForNotificationWithTimeout(absl::Seconds(60));
+    return inner_->Measure(request, artifact_path, reference_path);
+  }
+  absl::StatusOr<double> MeasureNoise() override { return inner_->MeasureNoise(); }
+
+ private:
+  std::unique_ptr<DeviceBackend> inner_;
+  absl::Notification* open_;
+  int measured_ = 0;  // Measure is called from one thread at a time.
+};
+
+// A worker on the CPU backend; with `gate`, one that measures its first request and holds the
+// rest until `gate` is notified (GatedBackend).
 absl::StatusOr<std::unique_ptr<Worker>> StartInProcessWorker(
-    const std::string& address, absl::Duration lease_wait = absl::Milliseconds(200)) {
+    const std::string& address, absl::Duration lease_wait = absl::Milliseconds(200),
+    absl::Notification* gate = nullptr) {
   absl::StatusOr<std::string> sandbox = FindSandboxBinary();
   if (!sandbox.ok()) return sandbox.status();
   WorkerOptions w;
@@ -137,7 +161,10 @@ absl::StatusOr<std::unique_ptr<Worker>> StartInProcessWorker(
   w.key = kKey;
   w.calibration_period = absl::ZeroDuration();
   w.lease_wait = lease_wait;
-  return Worker::Create(w, std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024}));
+  std::unique_ptr<DeviceBackend> backend =
+      std::make_unique<CpuBackend>(SandboxOptions{*sandbox, 1024});
+  if (gate != nullptr) backend = std::make_unique<GatedBackend>(std::move(backend), gate);
+  return Worker::Create(w, std::move(backend));
 }
 
 // A tracker started again on `port` (which may take a moment to free up).
@@ -285,7 +312,10 @@ TEST(FarmFault, CancelWhileTrackerGone_BatchEndsCancelledKeepingResults) {
   options.token = kToken;
   auto tracker = TrackerServer::Start(options);
   ASSERT_TRUE(tracker.ok());
-  auto worker = StartInProcessWorker((*tracker)->address());
+  // The worker measures one request and holds the rest until it is stopped: on a fast enough
+  // machine it would otherwise finish all 20 before the tracker goes.
+  absl::Notification gate;
+  auto worker = StartInProcessWorker((*tracker)->address(), absl::Milliseconds(200), &gate);
   ASSERT_TRUE(worker.ok()) << worker.status();
   std::thread run([&] { (*worker)->Run().IgnoreError(); });
   ASSERT_TRUE(WaitForDevices((*tracker)->core(), 1));
@@ -317,6 +347,7 @@ TEST(FarmFault, CancelWhileTrackerGone_BatchEndsCancelledKeepingResults) {
   });
   ASSERT_TRUE(first.WaitForNotificationWithTimeout(absl::Seconds(60)));
   (*worker)->Stop();
+  gate.Notify();  // The held measurement returns; the stopped worker takes no more.
   run.join();
   (*tracker)->Shutdown();
   tracker->reset();
