@@ -1,12 +1,14 @@
 #include "tuner/search/model_based_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -73,6 +75,9 @@ class ModelBasedSearch : public SearchStrategy {
 
   absl::Status Update(const std::vector<MeasuredPoint>& results) override {
     if (absl::Status s = CheckMeasuredPoints(*space_, results); !s.ok()) return s;
+    std::vector<int64_t> measured;
+    for (const MeasuredPoint& p : results) measured.push_back(p.index);
+    Prefetch(measured, /*admitted_only=*/false);
     int added = 0;
     for (const MeasuredPoint& p : results) {
       visited_.insert(p.index);
@@ -109,9 +114,13 @@ class ModelBasedSearch : public SearchStrategy {
     auto it = cache_.find(index);
     if (it != cache_.end()) return it->second;
     if (static_cast<int>(cache_.size()) >= options_.feature_cache_capacity) cache_.clear();
+    return Cache(index, features_(index));
+  }
+
+  // Caches what the feature function returned for `index` (a miss; counted).
+  const Entry& Cache(int64_t index, absl::StatusOr<std::vector<float>> f) {
     ++feature_evals_;
     Entry e;
-    absl::StatusOr<std::vector<float>> f = features_(index);
     if (f.ok() && !f->empty()) {
       if (width_ == 0) width_ = f->size();
       if (f->size() == width_) {
@@ -120,6 +129,36 @@ class ModelBasedSearch : public SearchStrategy {
       }
     }
     return cache_.emplace(index, std::move(e)).first->second;
+  }
+
+  // Computes the features of the configs of `indices` not cached yet (the admitted ones when
+  // `admitted_only`) on options_.feature_threads threads, and caches them in the order of
+  // `indices`, as Features would one by one, so what is cached does not depend on the threads.
+  void Prefetch(const std::vector<int64_t>& indices, bool admitted_only) {
+    std::vector<int64_t> missing;
+    absl::flat_hash_set<int64_t> seen;
+    for (int64_t idx : indices) {
+      if (cache_.contains(idx) || !seen.insert(idx).second) continue;
+      if (admitted_only && !space_->Admits(idx)) continue;
+      missing.push_back(idx);
+    }
+    const size_t capacity = static_cast<size_t>(options_.feature_cache_capacity);
+    if (missing.size() < 2 || options_.feature_threads < 2 ||
+        cache_.size() + missing.size() > capacity) {
+      return;  // Features computes them one at a time, clearing the cache as it fills.
+    }
+    std::vector<absl::StatusOr<std::vector<float>>> out(missing.size(),
+                                                        absl::UnknownError("not computed"));
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < missing.size(); i = next++) out[i] = features_(missing[i]);
+    };
+    std::vector<std::thread> pool;
+    const size_t threads = std::min<size_t>(options_.feature_threads, missing.size());
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (size_t i = 0; i < missing.size(); ++i) Cache(missing[i], std::move(out[i]));
   }
 
   absl::Status Fit() {
@@ -140,6 +179,7 @@ class ModelBasedSearch : public SearchStrategy {
   // Model scores of `indices`; configs the space's constraints reject, and configs with failed
   // features, get kInvalidScore (the rejected ones without computing their features).
   absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices) {
+    Prefetch(indices, /*admitted_only=*/true);
     std::vector<std::vector<float>> rows;
     std::vector<int> row_of(indices.size(), -1);
     for (size_t i = 0; i < indices.size(); ++i) {
@@ -391,12 +431,14 @@ absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeModelBasedSearch(
   }
   if (options.plan_size < 1 || options.num_chains < 1 || options.max_steps < 1 ||
       options.early_stop < 1 || options.max_feature_evals < 1 ||
-      options.feature_cache_capacity < 1 || !(options.epsilon >= 0.0 && options.epsilon <= 1.0) ||
+      options.feature_cache_capacity < 1 || options.feature_threads < 1 ||
+      !(options.epsilon >= 0.0 && options.epsilon <= 1.0) ||
       !(options.local_share >= 0.0 && options.epsilon + options.local_share <= 1.0) ||
       options.local_top < 1) {
     return absl::InvalidArgumentError(
         "ModelSearchOptions out of range: plan_size, num_chains, max_steps, early_stop, "
-        "max_feature_evals, feature_cache_capacity and local_top must be >= 1; epsilon and "
+        "max_feature_evals, feature_cache_capacity, feature_threads and local_top must be >= 1; "
+        "epsilon and "
         "local_share >= 0 with epsilon + local_share <= 1");
   }
   const TransferHistory& h = options.history;

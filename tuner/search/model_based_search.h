@@ -21,9 +21,11 @@
 // vector has a different length than the first one seen, scores as the slowest possible and is
 // never planned; if it was measured, it is left out of the training rows.
 //
-// Cost control: the feature function may cost 100-500 us per call, so each plan stops after
-// `max_feature_evals` cache misses (or `max_steps` steps, or `early_stop` steps without a change
-// in the kept set). One model prediction is made per step for all chains at once.
+// Cost control: the feature function may cost 100 us to 15 ms per call (a dense layer's
+// lowering; a Winograd program's), so each plan stops after `max_feature_evals` cache misses (or
+// `max_steps` steps, or `early_stop` steps without a change in the kept set), and the misses of
+// one step are computed on `feature_threads` threads at once. One model prediction is made per
+// step for all chains at once.
 #ifndef TUNEFARM_TUNER_SEARCH_MODEL_BASED_SEARCH_H_
 #define TUNEFARM_TUNER_SEARCH_MODEL_BASED_SEARCH_H_
 
@@ -104,6 +106,12 @@ struct ModelSearchOptions {
   double refit_growth = 0.0;
   // Cached feature vectors; the cache is cleared when it grows past this.
   int feature_cache_capacity = 1 << 18;
+  // Threads that compute the features of one annealing step's configs (or one measured batch's)
+  // at once; the features are the search's cost (a Winograd program's lowering takes 5-15 ms a
+  // config, so one plan's 4,000 took about a minute on one thread while the farm waited). The
+  // plans do not depend on it: the features of a step are gathered, then used in the step's
+  // order. The feature function must be safe to call from several threads.
+  int feature_threads = 1;
   TransferHistory history;
   uint64_t seed = 0;
 };
@@ -113,8 +121,8 @@ struct ModelSearchOptions {
 //
 // `space` must outlive the strategy; `model` is owned and refit from scratch on each fit.
 // InvalidArgument: null space/model/features, non-positive plan_size/num_chains/max_steps/
-// early_stop/max_feature_evals/feature_cache_capacity, epsilon outside [0, 1], or history rows
-// whose sizes disagree.
+// early_stop/max_feature_evals/feature_cache_capacity/feature_threads, epsilon outside [0, 1],
+// or history rows whose sizes disagree.
 absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeModelBasedSearch(
     const ConfigSpace* space, std::unique_ptr<CostModel> model, FeatureFn features,
     ModelSearchOptions options);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
 #include "tuner/search/diversity_filter.h"
@@ -243,6 +245,10 @@ TEST(MakeStrategies, BadOptions_InvalidArgument) {
   EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
             absl::StatusCode::kInvalidArgument);
   o = ModelSearchOptions();
+  o.feature_threads = 0;
+  EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  o = ModelSearchOptions();
   o.history.x = {{1.0f}};
   EXPECT_EQ(MakeModelBasedSearch(space.get(), *MakeXGBoostCostModel({}), f, o).status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -271,6 +277,55 @@ TEST(ModelBasedSearch, FeatureFailures_TreatedAsSlow_SearchContinues) {
   int failing = 0;
   for (size_t t = 64; t < r->indices.size(); ++t) failing += r->indices[t] % 5 == 0;
   EXPECT_LT(failing, 20);
+}
+
+// feature_threads computes a step's features at once on several threads, and the search
+// proposes what it proposes on one thread: the same configs in the same order, from the same
+// feature calls.
+TEST(ModelBasedSearch, FeatureThreads_ConcurrentFeatures_SameProposalsAsOneThread) {
+  auto space = SmallSpace();
+  struct Calls {
+    absl::Mutex mu;
+    std::multiset<int64_t> indices ABSL_GUARDED_BY(mu);
+    int in_flight ABSL_GUARDED_BY(mu) = 0;
+    int most_in_flight ABSL_GUARDED_BY(mu) = 0;
+    bool first ABSL_GUARDED_BY(mu) = true;
+  };
+  auto run = [&](int threads, Calls* calls) {
+    FeatureFn f = [&, calls](int64_t i) -> absl::StatusOr<std::vector<float>> {
+      absl::MutexLock lock(&calls->mu);
+      calls->indices.insert(i);
+      ++calls->in_flight;
+      calls->most_in_flight = std::max(calls->most_in_flight, calls->in_flight);
+      if (calls->first && threads > 1) {
+        // The first call (a batch of misses) waits for a second one to start beside it: with
+        // one thread at a time it gives up after 10 s, and the test fails below.
+        calls->first = false;
+        auto second = [calls]()
+                          ABSL_EXCLUSIVE_LOCKS_REQUIRED(calls->mu) { return calls->in_flight > 1; };
+        calls->mu.AwaitWithTimeout(absl::Condition(&second), absl::Seconds(10));
+      }
+      --calls->in_flight;
+      if (i % 7 == 0) return absl::InvalidArgumentError("invalid config");
+      return space->KnobFeatures(i);
+    };
+    ModelSearchOptions o = FastModelOptions(5);
+    o.feature_threads = threads;
+    auto s = MakeXgb(space.get(), 5, o, f);
+    CostLookup lookup = [&](int64_t i) -> std::optional<double> { return SmallCost(*space, i); };
+    auto r = Replay(*s, lookup, 160, 32);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->indices : std::vector<int64_t>{};
+  };
+  Calls one, four;
+  const std::vector<int64_t> serial = run(1, &one);
+  const std::vector<int64_t> threaded = run(4, &four);
+  ASSERT_EQ(serial.size(), 160u);
+  EXPECT_EQ(threaded, serial);
+  absl::MutexLock a(&one.mu), b(&four.mu);
+  EXPECT_EQ(one.most_in_flight, 1);
+  EXPECT_GT(four.most_in_flight, 1);
+  EXPECT_EQ(four.indices, one.indices);  // Each config's features computed once, as before.
 }
 
 // Transfer learning: a model-based search given history of a related workload finds good

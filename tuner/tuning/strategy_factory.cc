@@ -1,6 +1,8 @@
 #include "tuner/tuning/strategy_factory.h"
 
+#include <algorithm>
 #include <map>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -111,6 +113,10 @@ absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeStrategy(const std::string& 
     // An eighth of the planned slots measure the fastest config's one-knob neighbors (see
     // ModelSearchOptions::local_share; tuner/README.md has what it found).
     so.local_share = 0.125;
+    // The features of a plan's configs are computed on every core: the farm waits while the
+    // tuner plans (ModelSearchOptions::feature_threads), and LowerConfig is safe to call from
+    // several threads, as BuildAll does.
+    so.feature_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // Stage crossover (ModelSearchOptions::crossover_top) stays off: with it, the Winograd
     // 3x3 256 @14 winner ran 20-25% below its tuned speed beside oneDNN (tuner/README.md).
     if (log != nullptr) {
