@@ -1,20 +1,19 @@
 #include "tuner/search/model_based_search.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <random>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "common/parallel_for.h"
 #include "tuner/search/admitted_order.h"
 #include "tuner/search/diversity_filter.h"
 #include "tuner/space/knob_stages.h"
@@ -149,15 +148,8 @@ class ModelBasedSearch : public SearchStrategy {
     }
     std::vector<absl::StatusOr<std::vector<float>>> out(missing.size(),
                                                         absl::UnknownError("not computed"));
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i = next++; i < missing.size(); i = next++) out[i] = features_(missing[i]);
-    };
-    std::vector<std::thread> pool;
-    const size_t threads = std::min<size_t>(options_.feature_threads, missing.size());
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
+    ParallelFor(missing.size(), options_.feature_threads,
+                [&](size_t i) { out[i] = features_(missing[i]); });
     for (size_t i = 0; i < missing.size(); ++i) Cache(missing[i], std::move(out[i]));
   }
 

@@ -287,6 +287,7 @@ TEST(ModelBasedSearch, FeatureThreads_ConcurrentFeatures_SameProposalsAsOneThrea
   struct Calls {
     absl::Mutex mu;
     std::multiset<int64_t> indices ABSL_GUARDED_BY(mu);
+    int started ABSL_GUARDED_BY(mu) = 0;
     int in_flight ABSL_GUARDED_BY(mu) = 0;
     int most_in_flight ABSL_GUARDED_BY(mu) = 0;
     bool first ABSL_GUARDED_BY(mu) = true;
@@ -295,15 +296,16 @@ TEST(ModelBasedSearch, FeatureThreads_ConcurrentFeatures_SameProposalsAsOneThrea
     FeatureFn f = [&, calls](int64_t i) -> absl::StatusOr<std::vector<float>> {
       absl::MutexLock lock(&calls->mu);
       calls->indices.insert(i);
+      ++calls->started;
       ++calls->in_flight;
       calls->most_in_flight = std::max(calls->most_in_flight, calls->in_flight);
       if (calls->first && threads > 1) {
         // The first call (a batch of misses) waits for a second one to start beside it: with
         // one thread at a time it gives up after 10 s, and the test fails below.
         calls->first = false;
-        auto second = [calls]()
-                          ABSL_EXCLUSIVE_LOCKS_REQUIRED(calls->mu) { return calls->in_flight > 1; };
-        calls->mu.AwaitWithTimeout(absl::Condition(&second), absl::Seconds(10));
+        calls->mu.AwaitWithTimeout(absl::Condition(
+                                       +[](int* started) { return *started > 1; }, &calls->started),
+                                   absl::Seconds(10));
       }
       --calls->in_flight;
       if (i % 7 == 0) return absl::InvalidArgumentError("invalid config");

@@ -1,11 +1,10 @@
 #include "tuner/tuning/builder.h"
 
-#include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/content_hash.h"
+#include "common/parallel_for.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
 #include "compiler/ir/ir_util.h"
@@ -150,15 +149,7 @@ BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index,
 std::vector<BuildResult> BuildAll(const TuneTask& task, const std::vector<int64_t>& indices,
                                   int threads) {
   std::vector<BuildResult> out(indices.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < indices.size(); i = next++) out[i] = BuildConfig(task, indices[i]);
-  };
-  std::vector<std::thread> pool;
-  int n = std::max(1, std::min<int>(threads, static_cast<int>(indices.size())));
-  for (int t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  ParallelFor(indices.size(), threads, [&](size_t i) { out[i] = BuildConfig(task, indices[i]); });
   return out;
 }
 

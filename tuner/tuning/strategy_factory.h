@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "db/tuning_log.h"
+#include "tuner/search/model_based_search.h"
 #include "tuner/search/search_strategy.h"
 #include "tuner/tuning/task.h"
 
@@ -28,6 +29,13 @@ std::vector<std::string> StrategyNames();
 absl::StatusOr<std::unique_ptr<SearchStrategy>> MakeStrategy(const std::string& name,
                                                              const TuneTask& task, uint64_t seed,
                                                              db::TuningLog* log);
+
+// The transfer-learning history MakeStrategy gives the model-based strategies: the records of
+// `log` (may be null: none) of other shapes of task's template on its device key and target, up
+// to 600, each lowered for its features on `threads` threads (the rows in the log's order
+// whatever the threads), one group per shape. Records whose config is no point of their
+// shape's space, or whose features fail or differ in length from the task's, are left out.
+TransferHistory LoadTransferHistory(const TuneTask& task, db::TuningLog* log, int threads);
 
 }  // namespace tunefarm::tuner
 
