@@ -102,6 +102,22 @@ void PrintJobSummary(const v1::JobStatus& s, FILE* out) {
   absl::FPrintF(out, "job %s %s after %d trials in %s (tuning log job %d)\n", s.job_id(),
                 JobStateName(s.state()), s.trials_done(), Duration(s.elapsed_s()), s.log_job_id());
   if (!s.error().empty()) absl::FPrintF(out, "error: %s\n", s.error());
+  v1::TaskTime time;  // Summed over the tasks.
+  for (const v1::TaskStatus& t : s.tasks()) {
+    time.set_search_s(time.search_s() + t.time().search_s());
+    time.set_build_s(time.build_s() + t.time().build_s());
+    time.set_measure_s(time.measure_s() + t.time().measure_s());
+    time.set_record_s(time.record_s() + t.time().record_s());
+  }
+  const double spent = time.search_s() + time.build_s() + time.measure_s() + time.record_s();
+  if (spent > 0) {
+    auto part = [&](const char* what, double t) {
+      return absl::StrFormat("%s %s (%.0f%%)", what, Duration(t), 100 * t / spent);
+    };
+    absl::FPrintF(out, "time: %s, %s, %s, %s\n", part("searching", time.search_s()),
+                  part("building", time.build_s()), part("measuring", time.measure_s()),
+                  part("logging", time.record_s()));
+  }
   absl::FPrintF(out, "%-36s %8s %12s %10s  %s\n", "task", "trials", "GFLOP/s", "time (ms)",
                 "best config");
   for (const v1::TaskStatus& t : s.tasks()) {

@@ -86,6 +86,17 @@ TEST(JobManager, TwoTaskJob_SharesBudget_RecordsAndQueryBest) {
   EXPECT_GT(status.tasks(0).best_gflops(), 0);
   EXPECT_GT(status.tasks(1).best_gflops(), 0);
   EXPECT_GE(*(*log)->CountRecords(), 24);
+  // Where each task's time went: both were built, measured and logged, within the job's time
+  // (which counts the re-measurements of the fastest configs).
+  for (const v1::TaskStatus& t : status.tasks()) {
+    EXPECT_GT(t.time().build_s(), 0) << t.DebugString();
+    EXPECT_GT(t.time().measure_s(), 0) << t.DebugString();
+    EXPECT_GT(t.time().record_s(), 0) << t.DebugString();
+    EXPECT_GE(t.time().search_s(), 0) << t.DebugString();
+    EXPECT_LE(t.time().search_s() + t.time().build_s() + t.time().measure_s() + t.time().record_s(),
+              status.elapsed_s() + 1e-3)
+        << t.DebugString();
+  }
 
   // Again, with a third task the log has nothing for and room for one more round only: the
   // resumed tasks' records stand for their warm-up, so the new task gets the round (before,

@@ -16,6 +16,13 @@
 namespace tunefarm::tuner {
 namespace {
 
+void SetTaskTime(const TuneTimeSplit& t, v1::TaskTime* out) {
+  out->set_search_s(t.search_s);
+  out->set_build_s(t.build_s);
+  out->set_measure_s(t.measure_s);
+  out->set_record_s(t.record_s);
+}
+
 constexpr int kDefaultBatch = 16;
 constexpr int kDefaultTopK = 5;
 // Bounds on what a job spec from the network may ask for.
@@ -417,6 +424,7 @@ void JobManager::Run(Job* job) {
         ts->set_best_gflops(p.best_gflops);
         ts->set_best_cost_s(std::isfinite(p.best_cost_s) ? p.best_cost_s : 0);
         ts->set_best_config(p.best_config);
+        SetTaskTime(p.time, ts->mutable_time());
         elapsed = std::max(elapsed, p.elapsed_s);
       }
       s->set_best_gflops(s->tasks(0).best_gflops());
@@ -461,6 +469,9 @@ void JobManager::Run(Job* job) {
       ts->set_best_gflops(result->best_gflops);
       ts->set_best_cost_s(std::isfinite(result->best_cost_s) ? result->best_cost_s : 0);
       ts->set_best_config(result->best_config);
+      SetTaskTime(result->time, ts->mutable_time());
+      // The fastest configs' re-measurements are part of the job's time.
+      s->set_elapsed_s(std::max(s->elapsed_s(), result->time.total_s));
       if (i == 0) {
         s->set_best_gflops(result->best_gflops);
         s->set_best_config(result->best_config);

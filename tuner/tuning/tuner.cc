@@ -201,6 +201,8 @@ TuneProgress TuningSession::Progress() const {
   p.elapsed_s = absl::ToDoubleSeconds(options_.clock->Now() - start_);
   int run_trials = std::max(1, result_.measured);
   p.eta_s = p.elapsed_s / run_trials * std::max(0, options_.trials - result_.trials);
+  p.time = result_.time;
+  p.time.total_s = p.elapsed_s;
   return p;
 }
 

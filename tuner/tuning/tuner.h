@@ -62,6 +62,20 @@ struct TuneOptions {
   const Clock* clock = RealClock::Get();
 };
 
+// Where the wall time went.
+struct TuneTimeSplit {
+  // Lowering and compiling candidates (and the reference program).
+  double build_s = 0;
+  // Waiting for the farm's results, recording excluded.
+  double measure_s = 0;
+  // Search strategy: proposing (simulated annealing) and updating (model refits).
+  double search_s = 0;
+  // Writing records into the tuning log.
+  double record_s = 0;
+  // The whole session.
+  double total_s = 0;
+};
+
 // A snapshot for progress displays.
 struct TuneProgress {
   // Trials counted so far (resumed ones included) and the budget.
@@ -77,20 +91,8 @@ struct TuneProgress {
   // Wall time since the session started, and the time left at this run's pace.
   double elapsed_s = 0;
   double eta_s = 0;
-};
-
-// Where the wall time went.
-struct TuneTimeSplit {
-  // Lowering and compiling candidates (and the reference program).
-  double build_s = 0;
-  // Waiting for the farm's results, recording excluded.
-  double measure_s = 0;
-  // Search strategy: proposing (simulated annealing) and updating (model refits).
-  double search_s = 0;
-  // Writing records into the tuning log.
-  double record_s = 0;
-  // The whole session.
-  double total_s = 0;
+  // Where the time went so far (total_s is elapsed_s).
+  TuneTimeSplit time;
 };
 
 // What a finished session found.
