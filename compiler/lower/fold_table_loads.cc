@@ -28,43 +28,71 @@ class TableLoadFolder : public ir::IRMutator {
     Expr e = IRMutator::Mutate_(op, self);
     const auto* load = e.as<ir::LoadNode>();
     if (load == nullptr || load->indices.size() != 1 || !load->type.is_scalar()) return e;
-    auto [it, is_new] = tables_.try_emplace(load->buffer.get(), nullptr);
-    if (is_new) it->second = te::AsTable(load->buffer);
-    const te::ComputeOpNode* table = it->second;
-    if (table == nullptr || table->axis.size() != table->shape.size()) return e;
+    const Table& table = TableOf(load->buffer);
+    if (table.op == nullptr) return e;
     const Expr index = an_.Simplify(load->indices[0]);
     const int64_t* flat = ir::AsConstInt(index);
     if (flat == nullptr) return e;
-    // The element's indices, from the flat index and the buffer's strides.
-    const std::vector<Expr> strides = BufferStrides(*table, bindings_);
-    ir::VarMap at = bindings_;
-    int64_t rest = *flat;
-    for (size_t d = 0; d < table->axis.size(); ++d) {
-      const Expr stride_e = an_.Simplify(ir::Substitute(strides[d], bindings_));
-      const Expr extent_e = an_.Simplify(ir::Substitute(table->shape[d], bindings_));
-      const int64_t* stride = ir::AsConstInt(stride_e);
-      const int64_t* extent = ir::AsConstInt(extent_e);
-      if (stride == nullptr || extent == nullptr || *stride <= 0 || rest < 0) return e;
-      const int64_t i = rest / *stride;
-      rest %= *stride;
-      if (i >= *extent) return e;
-      const ir::Var& v = table->axis[d]->var;
-      at[v.get()] = ir::IntImmNode::Make(v.type(), i);
-    }
-    if (rest != 0) return e;
-    Expr value = an_.Simplify(ir::Substitute(table->body, at));
-    const bool constant =
-        value.as<ir::FloatImmNode>() != nullptr || value.as<ir::IntImmNode>() != nullptr;
-    if (!constant || value.type() != load->type) return e;
-    folded.insert(table);
+    // An unrolled transform reads each element many times: it is evaluated once.
+    auto [it, is_new] = table.values.try_emplace(*flat);
+    if (is_new) it->second = Element(table, *flat);
+    const Expr& value = it->second;
+    if (!value.defined() || value.type() != load->type) return e;
+    folded.insert(table.op);
     return value;
   }
 
  private:
+  struct Table {
+    const te::ComputeOpNode* op = nullptr;  // Null: not a table, or its layout is not constant.
+    std::vector<int64_t> strides, extents;
+    // The constant value of the element at each flat index read so far (undefined: none).
+    mutable absl::flat_hash_map<int64_t, Expr> values;
+  };
+
+  // te::AsTable of `buffer` with its constant strides and extents, computed once per buffer.
+  const Table& TableOf(const ir::Buffer& buffer) {
+    auto [it, is_new] = tables_.try_emplace(buffer.get());
+    if (!is_new) return it->second;
+    Table& t = it->second;
+    const te::ComputeOpNode* op = te::AsTable(buffer);
+    if (op == nullptr || op->axis.size() != op->shape.size()) return t;
+    const std::vector<Expr> strides = BufferStrides(*op, bindings_);
+    for (size_t d = 0; d < op->axis.size(); ++d) {
+      const Expr stride_e = an_.Simplify(ir::Substitute(strides[d], bindings_));
+      const Expr extent_e = an_.Simplify(ir::Substitute(op->shape[d], bindings_));
+      const int64_t* stride = ir::AsConstInt(stride_e);
+      const int64_t* extent = ir::AsConstInt(extent_e);
+      if (stride == nullptr || extent == nullptr || *stride <= 0) return t;
+      t.strides.push_back(*stride);
+      t.extents.push_back(*extent);
+    }
+    t.op = op;
+    return t;
+  }
+
+  // The table's element at `flat` if it is a constant, else undefined.
+  Expr Element(const Table& table, int64_t flat) {
+    if (flat < 0) return Expr();
+    ir::VarMap at = bindings_;
+    int64_t rest = flat;
+    for (size_t d = 0; d < table.strides.size(); ++d) {
+      const int64_t i = rest / table.strides[d];
+      rest %= table.strides[d];
+      if (i >= table.extents[d]) return Expr();
+      const ir::Var& v = table.op->axis[d]->var;
+      at[v.get()] = ir::IntImmNode::Make(v.type(), i);
+    }
+    if (rest != 0) return Expr();
+    Expr value = an_.Simplify(ir::Substitute(table.op->body, at));
+    const bool constant =
+        value.as<ir::FloatImmNode>() != nullptr || value.as<ir::IntImmNode>() != nullptr;
+    return constant ? value : Expr();
+  }
+
   const ir::VarMap& bindings_;
   arith::Analyzer an_;
-  // te::AsTable of each buffer loaded so far.
-  absl::flat_hash_map<const ir::BufferNode*, const te::ComputeOpNode*> tables_;
+  absl::flat_hash_map<const ir::BufferNode*, Table> tables_;
 };
 
 // The buffers something still loads from, and those allocated inside the kernel (a table that

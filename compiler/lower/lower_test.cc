@@ -347,13 +347,14 @@ TEST(Lower, TableReadAtUnrolledIndices_FoldsToItsValues) {
                  "Y")
                  .value();
   ASSERT_EQ(te::AsTable(Y.op_ptr()), nullptr);  // A reduction.
-  auto lowered = [&](bool unroll) {
+  auto lowered = [&](bool unroll, bool unroll_n = false) {
     auto sch = *schedule::Schedule::Create({Y});
     auto& y = (*sch)[Y];
     if (unroll) {
       EXPECT_TRUE(y.Unroll(y.axis(0)).ok());
       EXPECT_TRUE(y.Unroll(y.reduce_axis(0)).ok());
     }
+    if (unroll_n) EXPECT_TRUE(y.Unroll(y.axis(1)).ok());
     auto f = Lower(*sch, {X, Y}, "table");
     EXPECT_TRUE(f.ok()) << f.status();
     return f.ok() ? ir::ToString(f->body) : std::string();
@@ -367,6 +368,13 @@ TEST(Lower, TableReadAtUnrolledIndices_FoldsToItsValues) {
   }
   EXPECT_EQ(terms, 3) << folded;
   EXPECT_NE(folded.find("2f"), std::string::npos) << folded;
+  // With n unrolled too, each element of T is read 8 times (its value is computed once): every
+  // read folds.
+  const std::string all = lowered(true, true);
+  EXPECT_EQ(all.find("T["), std::string::npos) << all;
+  terms = 0;
+  for (size_t at = all.find("X["); at != std::string::npos; at = all.find("X[", at + 1)) ++terms;
+  EXPECT_EQ(terms, 3 * 8) << all;
 
   const std::string looped = lowered(false);
   EXPECT_NE(looped.find("allocate T["), std::string::npos) << looped;
