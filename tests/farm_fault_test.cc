@@ -126,7 +126,6 @@ TEST(FarmFault, ServerKilledMidBatch_WorkRequeued_NothingLostOrDoubled) {
   }
 }
 
-// An in-process CPU worker of kKey on the tracker at `address`, sandboxed like a server's.
 // A backend that measures its first request at once and holds every later one until `open` is
 // notified (at most 60 s each): a batch cannot finish behind a test's back, whatever the
 // machine's speed.
@@ -148,8 +147,9 @@ class GatedBackend final : public DeviceBackend {
   int measured_ = 0;  // Measure is called from one thread at a time.
 };
 
-// A worker on the CPU backend; with `gate`, one that measures its first request and holds the
-// rest until `gate` is notified (GatedBackend).
+// An in-process CPU worker of kKey on the tracker at `address`, sandboxed like a server's; with
+// `gate`, one that measures its first request and holds the rest until `gate` is notified
+// (GatedBackend).
 absl::StatusOr<std::unique_ptr<Worker>> StartInProcessWorker(
     const std::string& address, absl::Duration lease_wait = absl::Milliseconds(200),
     absl::Notification* gate = nullptr) {

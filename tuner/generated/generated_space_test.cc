@@ -631,14 +631,6 @@ const absl::flat_hash_map<std::string, int64_t> kConv1x1Stride2 = {
     {"N", 1},   {"C", 2}, {"CB", 16}, {"H", 56}, {"W", 56}, {"F", 8},
     {"FB", 16}, {"R", 1}, {"S", 1},   {"St", 2}, {"Pd", 0}};
 
-// Every tiled stage with register rows is constrained to keep what one step of its reduction
-// holds live within the vector register file (register_tile.h): the accumulators and the values
-// kept across the outermost row axis, 32 registers with AVX-512, 16 with AVX2. A dense layer's
-// rows share the weight vectors: 6 x 64 (24 + 4) and 16 x 16 (16 + 1) are admitted on AVX-512,
-// 8 x 64 (32 + 4) and 16 x 32 (32 + 2) are not; on AVX2 (the row's broadcast in a register too)
-// 4 x 16 (8 + 2 + 1) and 1 x 64 (8 + 1) are admitted and 8 x 16, 2 x 64 and 8 x 32 are not. Each
-// stage of the Winograd program is constrained alone. A rejected config is still a config of the
-// space, and it lowers (only the search keeps away from it).
 // Whether the generated space of `program` at `shape` for `target` admits the config whose split
 // knobs in `tiles` have those inner factors (the other knobs as in config 0).
 bool AdmitsTiles(const std::string& program, const absl::flat_hash_map<std::string, int64_t>& shape,
@@ -650,6 +642,14 @@ bool AdmitsTiles(const std::string& program, const absl::flat_hash_map<std::stri
   return p->space->Admits(WithInnerFactors(*p->space, p->space->Decompose(0), tiles));
 }
 
+// Every tiled stage with register rows is constrained to keep what one step of its reduction
+// holds live within the vector register file (register_tile.h): the accumulators and the values
+// kept across the outermost row axis, 32 registers with AVX-512, 16 with AVX2. A dense layer's
+// rows share the weight vectors: 6 x 64 (24 + 4) and 16 x 16 (16 + 1) are admitted on AVX-512,
+// 8 x 64 (32 + 4) and 16 x 32 (32 + 2) are not; on AVX2 (the row's broadcast in a register too)
+// 4 x 16 (8 + 2 + 1) and 1 x 64 (8 + 1) are admitted and 8 x 16, 2 x 64 and 8 x 32 are not. Each
+// stage of the Winograd program is constrained alone. A rejected config is still a config of the
+// space, and it lowers (only the search keeps away from it).
 TEST(ProgramTemplate, RegisterTile_LiveValuesWithinTheVectorRegisterFile) {
   absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
   absl::StatusOr<codegen::Target> avx2 = codegen::ParseTarget("llvm -mcpu=haswell");

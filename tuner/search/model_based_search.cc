@@ -76,7 +76,7 @@ class ModelBasedSearch : public SearchStrategy {
     if (absl::Status s = CheckMeasuredPoints(*space_, results); !s.ok()) return s;
     std::vector<int64_t> measured;
     for (const MeasuredPoint& p : results) measured.push_back(p.index);
-    Prefetch(measured, /*admitted_only=*/false);
+    Prefetch(measured);
     int added = 0;
     for (const MeasuredPoint& p : results) {
       visited_.insert(p.index);
@@ -130,16 +130,14 @@ class ModelBasedSearch : public SearchStrategy {
     return cache_.emplace(index, std::move(e)).first->second;
   }
 
-  // Computes the features of the configs of `indices` not cached yet (the admitted ones when
-  // `admitted_only`) on options_.feature_threads threads, and caches them in the order of
-  // `indices`, as Features would one by one, so what is cached does not depend on the threads.
-  void Prefetch(const std::vector<int64_t>& indices, bool admitted_only) {
+  // Computes the features of the configs of `indices` not cached yet on options_.feature_threads
+  // threads, and caches them in the order of `indices`, as Features would one by one, so what is
+  // cached does not depend on the threads.
+  void Prefetch(const std::vector<int64_t>& indices) {
     std::vector<int64_t> missing;
     absl::flat_hash_set<int64_t> seen;
     for (int64_t idx : indices) {
-      if (cache_.contains(idx) || !seen.insert(idx).second) continue;
-      if (admitted_only && !space_->Admits(idx)) continue;
-      missing.push_back(idx);
+      if (!cache_.contains(idx) && seen.insert(idx).second) missing.push_back(idx);
     }
     const size_t capacity = static_cast<size_t>(options_.feature_cache_capacity);
     if (missing.size() < 2 || options_.feature_threads < 2 ||
@@ -171,11 +169,17 @@ class ModelBasedSearch : public SearchStrategy {
   // Model scores of `indices`; configs the space's constraints reject, and configs with failed
   // features, get kInvalidScore (the rejected ones without computing their features).
   absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices) {
-    Prefetch(indices, /*admitted_only=*/true);
-    std::vector<std::vector<float>> rows;
-    std::vector<int> row_of(indices.size(), -1);
+    std::vector<size_t> admitted;  // Positions in `indices`.
+    std::vector<int64_t> admitted_indices;
     for (size_t i = 0; i < indices.size(); ++i) {
       if (!space_->Admits(indices[i])) continue;
+      admitted.push_back(i);
+      admitted_indices.push_back(indices[i]);
+    }
+    Prefetch(admitted_indices);
+    std::vector<std::vector<float>> rows;
+    std::vector<int> row_of(indices.size(), -1);
+    for (size_t i : admitted) {
       const Entry& e = Features(indices[i]);
       if (!e.ok) continue;
       row_of[i] = static_cast<int>(rows.size());

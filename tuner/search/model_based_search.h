@@ -21,7 +21,7 @@
 // vector has a different length than the first one seen, scores as the slowest possible and is
 // never planned; if it was measured, it is left out of the training rows.
 //
-// Cost control: the feature function may cost 100 us to 15 ms per call (a dense layer's
+// Cost control: the feature function may cost 100 us to 22 ms per call (a dense layer's
 // lowering; a Winograd program's), so each plan stops after `max_feature_evals` cache misses (or
 // `max_steps` steps, or `early_stop` steps without a change in the kept set), and the misses of
 // one step are computed on `feature_threads` threads at once. One model prediction is made per
@@ -107,7 +107,7 @@ struct ModelSearchOptions {
   // Cached feature vectors; the cache is cleared when it grows past this.
   int feature_cache_capacity = 1 << 18;
   // Threads that compute the features of one annealing step's configs (or one measured batch's)
-  // at once; the features are the search's cost (a Winograd program's lowering takes 5-15 ms a
+  // at once; the features are the search's cost (a Winograd program's lowering takes 5-22 ms a
   // config, so one plan's 4,000 took about a minute on one thread while the farm waited). The
   // plans do not depend on it: the features of a step are gathered, then used in the step's
   // order. The feature function must be safe to call from several threads.

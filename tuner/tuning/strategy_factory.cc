@@ -39,11 +39,6 @@ absl::StatusOr<std::vector<float>> ConfigFeaturesOf(const TuneTask& task, int64_
 TransferHistory LoadTransferHistory(const TuneTask& task, db::TuningLog* log, int threads) {
   TransferHistory h;
   if (log == nullptr) return h;
-  // The knob part only lines up when the spaces have the same knob layout, so rows whose
-  // feature length differs from this task's are skipped.
-  absl::StatusOr<std::vector<float>> probe = ConfigFeaturesOf(task, 0);
-  if (!probe.ok()) return h;
-  const size_t feature_len = probe->size();
   db::TemplateHistoryQuery q;
   q.template_name = task.workload.template_name;
   q.device_key = task.device_key;
@@ -81,7 +76,13 @@ TransferHistory LoadTransferHistory(const TuneTask& task, db::TuningLog* log, in
     }
     rows.push_back({&*it->second, r.config_index, db::RecordCost(r), groups.at(r.workload.args)});
   }
-  // Each row is lowered for its features (5-15 ms a config for a large program), on every core.
+  if (rows.empty()) return h;
+  // The knob part only lines up when the spaces have the same knob layout, so rows whose
+  // feature length differs from this task's are skipped.
+  absl::StatusOr<std::vector<float>> probe = ConfigFeaturesOf(task, 0);
+  if (!probe.ok()) return h;
+  const size_t feature_len = probe->size();
+  // Each row is lowered for its features (5-22 ms a config for a large program), on every core.
   std::vector<absl::StatusOr<std::vector<float>>> x(rows.size(), absl::UnknownError(""));
   ParallelFor(rows.size(), threads,
               [&](size_t i) { x[i] = ConfigFeaturesOf(*rows[i].task, rows[i].index); });
