@@ -60,20 +60,13 @@ class Simplifier : public ir::IRMutator {
 
  protected:
   Expr Mutate_(const BinaryNode* op, const Expr& self) override {
+    if (IsIntegerSumStep(op)) return FromSum(CanonicalOf(self).sum, op->a.type());
     Expr a = Mutate(op->a);
     Expr b = Mutate(op->b);
     ir::DataType t = a.type();
-    bool integer = (t.is_int() || t.is_uint()) && t.is_scalar();
+    bool integer = IsIntegerScalar(t);
     if (integer) {
       switch (op->op) {
-        case BinaryOp::kAdd:
-        case BinaryOp::kSub:
-        case BinaryOp::kMul: {
-          Expr e = BinaryNode::Make(op->op, a, b);
-          Sum sum = ToSum(e);
-          FoldDivMod(&sum);
-          return FromSum(sum, t);
-        }
         case BinaryOp::kFloorDiv:
         case BinaryOp::kFloorMod:
         case BinaryOp::kDiv:
@@ -226,6 +219,68 @@ class Simplifier : public ir::IRMutator {
         return a || b;
     }
     return Expr();
+  }
+
+  static bool IsIntegerScalar(ir::DataType t) {
+    return (t.is_int() || t.is_uint()) && t.is_scalar();
+  }
+
+  // An integer +, - or ×: one step of a sum that Mutate_ canonicalizes.
+  static bool IsIntegerSumStep(const BinaryNode* op) {
+    return op != nullptr &&
+           (op->op == BinaryOp::kAdd || op->op == BinaryOp::kSub || op->op == BinaryOp::kMul) &&
+           IsIntegerScalar(op->a.type());
+  }
+
+  // A simplified integer expression as a canonical sum, with the expression itself when it is
+  // at hand (a nested sum's is built from its sum only where an operand needs it).
+  struct Canonical {
+    Sum sum;
+    Expr expr;  // Undefined: FromSum(sum).
+  };
+
+  static Expr ExprOf(const Canonical& c, ir::DataType t) {
+    return c.expr.defined() ? c.expr : FromSum(c.sum, t);
+  }
+
+  // ToSum(Mutate(e)), computed without building the canonical expression of every nested sum:
+  // each +, - or × of an integer chain combines its operands' sums and folds div/mod pairs, as
+  // Mutate_ would at that step, and passes the sum up (what ToSum would read back from the step's
+  // canonical expression: its terms in order, zero terms left out). A chain of n terms then costs
+  // n sums, not n expressions of up to n terms built and decomposed again (an unrolled body's
+  // flattened indices, simplified at the end of every lowering).
+  Canonical CanonicalOf(const Expr& e) {
+    const auto* op = e.as<BinaryNode>();
+    if (!IsIntegerSumStep(op)) {
+      Expr m = Mutate(e);
+      return {ToSum(m), m};
+    }
+    Canonical a = CanonicalOf(op->a);
+    Canonical b = CanonicalOf(op->b);
+    Sum s;
+    switch (op->op) {
+      case BinaryOp::kAdd:
+      case BinaryOp::kSub:
+        s = std::move(a.sum);
+        s.Add(b.sum, op->op == BinaryOp::kAdd ? 1 : -1);
+        break;
+      default:  // kMul: a constant factor scales the other side's sum; else a product is a term.
+        if (b.sum.IsConst()) {
+          s.Add(a.sum, b.sum.constant);
+        } else if (a.sum.IsConst()) {
+          s.Add(b.sum, a.sum.constant);
+        } else {
+          s.AddTerm(
+              BinaryNode::Make(BinaryOp::kMul, ExprOf(a, op->a.type()), ExprOf(b, op->b.type())),
+              1);
+        }
+        break;
+    }
+    FoldDivMod(&s);
+    s.terms.erase(std::remove_if(s.terms.begin(), s.terms.end(),
+                                 [](const auto& term) { return term.second == 0; }),
+                  s.terms.end());
+    return {std::move(s), Expr()};
   }
 
   // Decomposes an (already simplified) integer expression into a Sum.

@@ -43,6 +43,30 @@ TEST(Analyzer, FusedIndex_DivAndModOfTheSameValueFoldBack) {
             "((floordiv(((o * 16) + in), 3) * 2) + floormod(((o * 16) + in), 3))");
 }
 
+// A chain is canonicalized step by step, as it nests: a term that cancels at one step is gone
+// from the later ones (y + x, not x + y), and a div/mod pair folds at the step that completes it
+// (the floordiv taken away after the pair has folded stays). A long chain of three variables
+// ends as three terms.
+TEST(Analyzer, NestedChain_EachStepCanonical) {
+  Var x("x"), y("y"), o("o"), in("in");
+  Analyzer an;
+  an.Bind(in.get(), 0, 16);
+  EXPECT_EQ(ir::ToString(an.Simplify((x - x) + y + x)), "(y + x)");
+  const Expr i = o * 16 + in;
+  EXPECT_EQ(ir::ToString(an.Simplify(ir::floordiv(i, 3) * 3 + x + ir::floormod(i, 3))),
+            "((x + (o * 16)) + in)");
+  EXPECT_EQ(ir::ToString(
+                an.Simplify(ir::floordiv(i, 3) * 3 + ir::floormod(i, 3) - ir::floordiv(i, 3) * 3)),
+            "(((o * 16) + in) - (floordiv(((o * 16) + in), 3) * 3))");
+  Expr chain = Expr(5);
+  const Var vars[3] = {x, y, o};
+  for (int k = 1; k <= 300; ++k) chain = (chain + vars[k % 3] * k) - 1;
+  // Σ k over k ≡ 1, 2, 0 (mod 3) in 1..300 (y, o, x): 14950, 15050, 15150.
+  EXPECT_EQ(ir::ToString(an.Simplify(chain)),
+            "((((y * 14950) + (o * 15050)) + (x * 15150)) - 295)");
+  EXPECT_EQ(ir::ToString(an.Simplify(chain * 2 - chain - chain)), "0");
+}
+
 // A padding's tap whose select is decided (false: the tap reads the padding) multiplies a
 // constant zero: the uint8 zero widened to int32 folds to a constant, and the term drops out
 // of the accumulator's sum, in vectors of 16 too; so does a floating-point zero's term. A cast
