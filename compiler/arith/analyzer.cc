@@ -257,30 +257,37 @@ class Simplifier : public ir::IRMutator {
     }
     Canonical a = CanonicalOf(op->a);
     Canonical b = CanonicalOf(op->b);
-    Sum s;
-    switch (op->op) {
-      case BinaryOp::kAdd:
-      case BinaryOp::kSub:
-        s = std::move(a.sum);
-        s.Add(b.sum, op->op == BinaryOp::kAdd ? 1 : -1);
-        break;
-      default:  // kMul: a constant factor scales the other side's sum; else a product is a term.
-        if (b.sum.IsConst()) {
-          s.Add(a.sum, b.sum.constant);
-        } else if (a.sum.IsConst()) {
-          s.Add(b.sum, a.sum.constant);
-        } else {
-          s.AddTerm(
-              BinaryNode::Make(BinaryOp::kMul, ExprOf(a, op->a.type()), ExprOf(b, op->b.type())),
-              1);
-        }
-        break;
+    Sum& s = a.sum;
+    if (!CombineSums(op->op, &s, b.sum)) {
+      Expr product =
+          BinaryNode::Make(BinaryOp::kMul, ExprOf(a, op->a.type()), ExprOf(b, op->b.type()));
+      s = Sum();
+      s.AddTerm(product, 1);
     }
     FoldDivMod(&s);
     s.terms.erase(std::remove_if(s.terms.begin(), s.terms.end(),
                                  [](const auto& term) { return term.second == 0; }),
                   s.terms.end());
-    return {std::move(s), Expr()};
+    return {std::move(a.sum), Expr()};
+  }
+
+  // `*a` op `b` for op +, - or ×, into *a; false, leaving *a as it was, for a product of two sums
+  // neither of which is a constant (no longer a linear sum: the product is a term of its own).
+  static bool CombineSums(BinaryOp op, Sum* a, const Sum& b) {
+    if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
+      a->Add(b, op == BinaryOp::kAdd ? 1 : -1);
+      return true;
+    }
+    Sum scaled;
+    if (b.IsConst()) {
+      scaled.Add(*a, b.constant);
+    } else if (a->IsConst()) {
+      scaled.Add(b, a->constant);
+    } else {
+      return false;
+    }
+    *a = std::move(scaled);
+    return true;
   }
 
   // Decomposes an (already simplified) integer expression into a Sum.
@@ -290,33 +297,12 @@ class Simplifier : public ir::IRMutator {
       s.constant = *c;
       return s;
     }
-    if (const auto* op = e.as<BinaryNode>()) {
-      switch (op->op) {
-        case BinaryOp::kAdd: {
-          s = ToSum(op->a);
-          s.Add(ToSum(op->b), 1);
-          return s;
-        }
-        case BinaryOp::kSub: {
-          s = ToSum(op->a);
-          s.Add(ToSum(op->b), -1);
-          return s;
-        }
-        case BinaryOp::kMul: {
-          Sum x = ToSum(op->a), y = ToSum(op->b);
-          if (y.IsConst()) {
-            s.Add(x, y.constant);
-            return s;
-          }
-          if (x.IsConst()) {
-            s.Add(y, x.constant);
-            return s;
-          }
-          break;
-        }
-        default:
-          break;
-      }
+    const auto* op = e.as<BinaryNode>();
+    if (op != nullptr &&
+        (op->op == BinaryOp::kAdd || op->op == BinaryOp::kSub || op->op == BinaryOp::kMul)) {
+      s = ToSum(op->a);
+      if (CombineSums(op->op, &s, ToSum(op->b))) return s;
+      s = Sum();
     }
     s.AddTerm(e, 1);
     return s;

@@ -28,7 +28,7 @@ class TableLoadFolder : public ir::IRMutator {
     Expr e = IRMutator::Mutate_(op, self);
     const auto* load = e.as<ir::LoadNode>();
     if (load == nullptr || load->indices.size() != 1 || !load->type.is_scalar()) return e;
-    const Table& table = TableOf(load->buffer);
+    Table& table = TableOf(load->buffer);
     if (table.op == nullptr) return e;
     const Expr index = an_.Simplify(load->indices[0]);
     const int64_t* flat = ir::AsConstInt(index);
@@ -47,11 +47,11 @@ class TableLoadFolder : public ir::IRMutator {
     const te::ComputeOpNode* op = nullptr;  // Null: not a table, or its layout is not constant.
     std::vector<int64_t> strides, extents;
     // The constant value of the element at each flat index read so far (undefined: none).
-    mutable absl::flat_hash_map<int64_t, Expr> values;
+    absl::flat_hash_map<int64_t, Expr> values;
   };
 
   // te::AsTable of `buffer` with its constant strides and extents, computed once per buffer.
-  const Table& TableOf(const ir::Buffer& buffer) {
+  Table& TableOf(const ir::Buffer& buffer) {
     auto [it, is_new] = tables_.try_emplace(buffer.get());
     if (!is_new) return it->second;
     Table& t = it->second;
