@@ -21,10 +21,12 @@
 // reordered into its own. The stencil has no oneDNN counterpart and is reported against the
 // machine's read bandwidth only.
 //
-// The two kernels of a line are timed side by side (eleven alternating rounds, five with
-// --quick, the median of each side), so noise on this shared machine hits both. A program's weights
-// (weight(...): dense+bias+GELU's W and b, the convolution's filter) may be packed once ahead of
-// time by the tuned config, as oneDNN's are reordered outside its timed region.
+// The two kernels of a line are timed side by side (at least eleven alternating rounds, five
+// with --quick, spanning at least 2 s, 0.25 s with --quick; the GFLOP/s are each side's median
+// and the ratio the median of the per-round ratios), so noise on this shared machine hits both. A
+// program's weights (weight(...): dense+bias+GELU's W and b, the convolution's filter) may be
+// packed once ahead of time by the tuned config, as oneDNN's are reordered outside its timed
+// region.
 //
 // Each line also gives `peak`: GFLOP/s over this core's FMA peak, or for memory-bound
 // operators, bytes read and written per second over this core's read bandwidth (both
@@ -235,18 +237,19 @@ int Run(bool quick, const std::string& only) {
         return 1;
       }
       omp_set_num_threads(1);
-      const auto [t_hand, t_gen] =
-          TimeSideBySide(KernelCall(*hand), KernelCall(*gen), repeats, rounds);
+      const SidePair t = TimeSideBySide(KernelCall(*hand), KernelCall(*gen), repeats, rounds,
+                                        SideBySideSeconds(quick));
+      const double t_hand = t.a_s, t_gen = t.b_s, hand_over_gen = 1 / t.b_over_a;
       const double flop = hand->task.workload.flop;
       const std::string label = v.label.empty() ? c.label : v.label;
       std::printf("%-28s %7d %12.1f %12.1f %7.2f %6.2f  %s\n", label.c_str(), gen->result.trials,
-                  flop / t_hand * 1e-9, flop / t_gen * 1e-9, t_hand / t_gen,
+                  flop / t_hand * 1e-9, flop / t_gen * 1e-9, hand_over_gen,
                   PeakFraction(*gen, t_gen, fma_peak), gen->result.best_config.c_str());
       std::fflush(stdout);
       if (v.in_min) {
-        vs_template.push_back(t_hand / t_gen);
+        vs_template.push_back(hand_over_gen);
       } else {
-        nchw_math = t_hand / t_gen;
+        nchw_math = hand_over_gen;
       }
     }
     ++tuned_ops;
@@ -311,18 +314,19 @@ int Run(bool quick, const std::string& only) {
     if (!c.onednn) {
       t_gen = TimeKernel(*gen, repeats);
     } else {
-      double t_dnnl = 0;
+      SidePair t;
       try {
         OneDnnPtr dnnl = c.onednn();
-        std::tie(t_gen, t_dnnl) = TimeSideBySide(
-            KernelCall(*gen), [&] { dnnl->Run(); }, repeats, rounds);
+        t = TimeSideBySide(
+            KernelCall(*gen), [&] { dnnl->Run(); }, repeats, rounds, SideBySideSeconds(quick));
       } catch (const dnnl::error& e) {
         std::fprintf(stderr, "%s: oneDNN: %s\n", c.label.c_str(), e.what());
         return 1;
       }
-      baseline = absl::StrFormat("%.1f", flop / t_dnnl * 1e-9);
-      ratio = absl::StrFormat("%.2f", t_dnnl / t_gen);
-      vs_onednn.push_back(t_dnnl / t_gen);
+      t_gen = t.a_s;
+      baseline = absl::StrFormat("%.1f", flop / t.b_s * 1e-9);
+      ratio = absl::StrFormat("%.2f", t.b_over_a);
+      vs_onednn.push_back(t.b_over_a);
     }
     std::printf("%-28s %7d %12.1f %12s %7s %6.2f  %s\n", c.label.c_str(), gen->result.trials,
                 flop / t_gen * 1e-9, baseline.c_str(), ratio.c_str(),

@@ -180,18 +180,20 @@ absl::StatusOr<tuner::TuneTask> MakeCaseTask(const Case& c, const std::vector<Sp
 
 // The index of the fastest of `kernels` (-1: none), timed here in turn (TimeInTurn): the
 // algorithms are compared under the same conditions, not each once, minutes apart, after its
-// own tuning (this shared machine's rate moves by 10-20% over minutes). `report(i, seconds)`
-// is told each one's median.
+// own tuning (this shared machine's rate moves over seconds and minutes); the fastest has the
+// lowest median time over the first kernel's in the same round. `report(i, seconds)` is told
+// each one's median.
 int FastestSideBySide(std::vector<TunedKernel>& kernels, int repeats, int rounds,
-                      const std::function<void(size_t, double)>& report) {
+                      double min_seconds, const std::function<void(size_t, double)>& report) {
   std::vector<std::function<void()>> calls;
   for (TunedKernel& k : kernels) calls.push_back(KernelCall(k));
   // A lone kernel has nothing to be compared with: one round gives its line on stderr.
-  const std::vector<double> t = TimeInTurn(calls, repeats, kernels.size() > 1 ? rounds : 1);
+  const InTurn t = kernels.size() > 1 ? TimeInTurn(calls, repeats, rounds, min_seconds)
+                                      : TimeInTurn(calls, repeats, 1);
   int fastest = -1;
-  for (size_t i = 0; i < t.size(); ++i) {
-    report(i, t[i]);
-    if (fastest < 0 || t[i] < t[fastest]) fastest = static_cast<int>(i);
+  for (size_t i = 0; i < t.seconds.size(); ++i) {
+    report(i, t.seconds[i]);
+    if (fastest < 0 || t.over_first[i] < t.over_first[fastest]) fastest = static_cast<int>(i);
   }
   return fastest;
 }
@@ -236,7 +238,7 @@ int TrialsTo90(const std::vector<double>& curve, double final_gflops) {
 }
 
 absl::StatusOr<TunedAlgorithm> TuneFastestAlgorithm(const Case& c, TuneBenchOptions options,
-                                                    int repeats, int rounds) {
+                                                    int repeats, int rounds, double min_seconds) {
   options.threads = c.threads;
   std::vector<TunedKernel> tuned_kernels;
   std::vector<std::string> names;
@@ -256,15 +258,16 @@ absl::StatusOr<TunedAlgorithm> TuneFastestAlgorithm(const Case& c, TuneBenchOpti
     names.push_back(name);
   }
   omp_set_num_threads(c.threads);
-  const int pick = FastestSideBySide(tuned_kernels, repeats, rounds, [&](size_t i, double s) {
-    // Beside the farm's score of the same kernel in the same count: a gap between the two is
-    // the difference between the sandbox's timing and this process's.
-    const TunedKernel& k = tuned_kernels[i];
-    const double direct = DirectFlop(c, k.task);
-    std::fprintf(stderr, "%s: %s %.1f GFLOP/s (direct count); the farm measured %.1f\n",
-                 c.label.c_str(), names[i].c_str(), direct / s * 1e-9,
-                 k.result.best_gflops * direct / k.task.workload.flop);
-  });
+  const int pick =
+      FastestSideBySide(tuned_kernels, repeats, rounds, min_seconds, [&](size_t i, double s) {
+        // Beside the farm's score of the same kernel in the same count: a gap between the two is
+        // the difference between the sandbox's timing and this process's.
+        const TunedKernel& k = tuned_kernels[i];
+        const double direct = DirectFlop(c, k.task);
+        std::fprintf(stderr, "%s: %s %.1f GFLOP/s (direct count); the farm measured %.1f\n",
+                     c.label.c_str(), names[i].c_str(), direct / s * 1e-9,
+                     k.result.best_gflops * direct / k.task.workload.flop);
+      });
   if (pick < 0) return failure;
   return TunedAlgorithm{std::move(tuned_kernels[pick]), names[pick]};
 }

@@ -39,13 +39,15 @@ struct TunedAlgorithm {
 // Tunes each algorithm a user tunes for `c` (the direct one; for a fp32 3×3 stride-1
 // convolution over whole 16-channel blocks also the F(4×4) and F(2×2) Winograd programs), with
 // `options` (its thread count is the case's), then times the tuned kernels here in turn
-// (`repeats` calls a round, `rounds` rounds, medians; this shared machine's rate moves by
-// 10-20% over minutes, so they are compared under the same conditions, not each once after its
-// own tuning) and returns the fastest. stderr gets each algorithm's time here beside the farm's
-// score of it, in the direct algorithm's count, and why an algorithm was not tuned. The error
-// of the last algorithm when none was tuned.
+// (TimeInTurn: `repeats` calls a round, at least `rounds` rounds spanning at least
+// `min_seconds`; this shared machine's rate moves over seconds and minutes, so they are compared
+// under the same conditions, not each once after its own tuning) and returns the fastest: the
+// one whose time over the first's in the same round has the lowest median. stderr gets each
+// algorithm's time here beside the farm's score of it, in the direct algorithm's count, and why an
+// algorithm was not tuned. The error of the last algorithm when none was tuned.
 absl::StatusOr<TunedAlgorithm> TuneFastestAlgorithm(const Case& c, TuneBenchOptions options,
-                                                    int repeats, int rounds);
+                                                    int repeats, int rounds,
+                                                    double min_seconds = 0);
 
 // Operations of the case by the direct algorithm, so that a Winograd kernel's GFLOP/s, ours
 // or oneDNN's, is effective (the direct count over its time), comparable across algorithms.

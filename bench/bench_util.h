@@ -52,26 +52,64 @@ inline double TimeMedian(const std::function<void()>& fn, int repeats) {
   return Median(t);
 }
 
-// Kernels timed in turn: `rounds` rounds, each timing every one of `fns` in order (TimeMedian
-// with `repeats`); returns the median over the rounds of each. Noise that comes and goes on a
-// shared machine then hits them alike instead of whichever happened to run during it.
-inline std::vector<double> TimeInTurn(const std::vector<std::function<void()>>& fns, int repeats,
-                                      int rounds) {
-  std::vector<std::vector<double>> t(fns.size());
-  for (int r = 0; r < rounds; ++r) {
-    for (size_t i = 0; i < fns.size(); ++i) t[i].push_back(TimeMedian(fns[i], repeats));
+// Kernels timed in turn: rounds in which every one of `fns` is timed once (TimeMedian with
+// `repeats`), in order and, every other round, in reverse order (so that none always runs
+// right after another's cache traffic). At least `rounds` rounds, and more until the rounds
+// have spanned `min_seconds` of wall time (at most kMaxRoundsInTurn rounds): a machine whose
+// speed moves within seconds (a shared host) is then sampled across its states instead of in
+// the few milliseconds a short kernel's rounds take. Noise that comes and goes hits the kernels
+// alike, since each round times them back to back.
+inline constexpr int kMaxRoundsInTurn = 4000;
+struct InTurn {
+  std::vector<double> seconds;  // Each kernel's median over the rounds.
+  // Each kernel's time over the first one's in the same round, the median over the rounds:
+  // the ratio of two kernels as they ran side by side (fns[0]'s entry is 1).
+  std::vector<double> over_first;
+  int rounds = 0;
+  double wall_seconds = 0;
+};
+inline InTurn TimeInTurn(const std::vector<std::function<void()>>& fns, int repeats, int rounds,
+                         double min_seconds = 0) {
+  InTurn out;
+  if (fns.empty()) return out;
+  std::vector<std::vector<double>> t(fns.size()), ratio(fns.size());
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (int r = 0; r < kMaxRoundsInTurn && (r < rounds || elapsed() < min_seconds); ++r) {
+    std::vector<double> round(fns.size());
+    for (size_t j = 0; j < fns.size(); ++j) {
+      const size_t i = r % 2 == 0 ? j : fns.size() - 1 - j;
+      round[i] = TimeMedian(fns[i], repeats);
+    }
+    for (size_t i = 0; i < fns.size(); ++i) {
+      t[i].push_back(round[i]);
+      if (round[0] > 0) ratio[i].push_back(round[i] / round[0]);
+    }
+    out.rounds = r + 1;
   }
-  std::vector<double> medians;
-  for (std::vector<double>& ti : t) medians.push_back(Median(ti));
-  return medians;
+  out.wall_seconds = elapsed();
+  for (size_t i = 0; i < fns.size(); ++i) {
+    out.seconds.push_back(Median(t[i]));
+    out.over_first.push_back(ratio[i].empty() ? 0 : Median(ratio[i]));
+  }
+  return out;
 }
 
-// Two kernels timed side by side (TimeInTurn); returns the median of each.
-inline std::pair<double, double> TimeSideBySide(const std::function<void()>& a,
-                                                const std::function<void()>& b, int repeats,
-                                                int rounds = 5) {
-  const std::vector<double> t = TimeInTurn({a, b}, repeats, rounds);
-  return {t[0], t[1]};
+// The wall time a benchmark's side-by-side timing spans at least (TimeInTurn's min_seconds):
+// long enough to sample a shared machine whose speed moves twofold within seconds.
+inline double SideBySideSeconds(bool quick) { return quick ? 0.25 : 2.0; }
+
+// Two kernels timed side by side (TimeInTurn).
+struct SidePair {
+  double a_s = 0, b_s = 0;  // Each one's median seconds.
+  double b_over_a = 0;      // b's time over a's in the same round, the median over the rounds.
+};
+inline SidePair TimeSideBySide(const std::function<void()>& a, const std::function<void()>& b,
+                               int repeats, int rounds = 5, double min_seconds = 0) {
+  const InTurn t = TimeInTurn({a, b}, repeats, rounds, min_seconds);
+  return {t.seconds[0], t.seconds[1], t.over_first[1]};
 }
 
 // Prints `RESULT k=v k=v ...`, the last line every benchmark prints.

@@ -114,11 +114,11 @@ bool CompareConfig(const tuner::TuneTask& task, int64_t index, int repeats, Row&
                  static_cast<long long>(index));
     return false;
   }
-  auto [s_o3, s_kernel] = TimeSideBySide([&] { (void)runtime::Call(*fn_o3, ptrs); },
-                                         [&] { (void)runtime::Call(*fn_kernel, ptrs); }, repeats);
+  const SidePair t = TimeSideBySide([&] { (void)runtime::Call(*fn_o3, ptrs); },
+                                    [&] { (void)runtime::Call(*fn_kernel, ptrs); }, repeats);
   row.build_o3_ms.push_back(Ms(t1 - t0));
   row.build_kernel_ms.push_back(Ms(t3 - t2));
-  row.speed.push_back(s_o3 / s_kernel);
+  row.speed.push_back(1 / t.b_over_a);
   row.index.push_back(index);
   ++row.configs;
   return true;

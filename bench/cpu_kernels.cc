@@ -1,6 +1,7 @@
 // Tuned CPU kernels on the shapes real models have, against the best library on this machine.
 //
 //   bazel run -c opt //bench:cpu_kernels -- [--quick] [--only=SUBSTRING] [--trials=N]
+//       [--side_by_side_seconds=S]
 //
 // Each shape is tuned on the embedded local farm with the default strategy (xgb) in the space
 // generated from the program of examples/programs/ that computes it (dense_layer.te,
@@ -10,10 +11,15 @@
 // spaces compute on AMX tiles there (tuner/generated/amx_tiling.h); elsewhere
 // conv2d_u8s8_vnni.te; weights in the VNNI layout. A fp32 3×3 convolution has three algorithms,
 // the direct program and two Winograd ones, each tuned; their winners are then timed in turn in
-// this process (alternating rounds, medians) and the fastest is ours. stderr gives each one's
+// this process (alternating rounds, see below) and the fastest is ours. stderr gives each one's
 // time there beside the farm's score of it, in the direct algorithm's count.
 // Then our winner and every library that has the operation are timed side by side in this
-// process, with the same thread count (alternating rounds, medians):
+// process, with the same thread count, in alternating rounds: each round times each side over
+// `repeats` calls (the median), in turn, and the rounds go on for at least 7 and until they span
+// --side_by_side_seconds (default 2 s; the median of one call is a few microseconds to tens of
+// milliseconds, and this shared machine's speed moves twofold within seconds). The ratio is the
+// median over the rounds of the library's time over ours in the same round; the GFLOP/s columns
+// are each side's median, so their quotient can differ a little from the ratio. The libraries:
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
 //     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones (openblas_env.h);
 //   - oneDNN with its preferred layouts (format any) and its weights reordered outside the timed
@@ -65,6 +71,9 @@
 ABSL_FLAG(bool, quick, false, "A short run (few trials, fewer timed rounds) of every shape.");
 ABSL_FLAG(std::string, only, "", "Run only the shapes whose label contains this; default all.");
 ABSL_FLAG(int, trials, 0, "Trials per shape (default 400, --quick 16).");
+ABSL_FLAG(double, side_by_side_seconds, -1,
+          "Wall time that each side-by-side timing (ours and one library, or the algorithms) "
+          "spans at least, in alternating rounds (default 2, --quick 0.25).");
 
 namespace tunefarm::bench {
 namespace {
@@ -75,7 +84,7 @@ std::string Gf(double flop, double seconds) {
 
 }  // namespace
 
-int Run(bool quick, const std::string& only, int trials) {
+int Run(bool quick, const std::string& only, int trials, double side_by_side_seconds) {
   const std::vector<Case> cases = {
       {"dense 1024x1024x1024", Op::kDense, 1, false, {1024, 1024, 1024}},
       {"dense 1024x1024x1024 2t", Op::kDense, 2, false, {1024, 1024, 1024}},
@@ -107,6 +116,8 @@ int Run(bool quick, const std::string& only, int trials) {
   o.trials = trials > 0 ? trials : quick ? 16 : 400;
   const int repeats = quick ? 3 : 10;
   const int rounds = quick ? 3 : 7;
+  const double min_seconds =
+      side_by_side_seconds >= 0 ? side_by_side_seconds : SideBySideSeconds(quick);
   const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
   const double bandwidth = MeasureReadBandwidthGBs();
   const double vnni_peak = MeasureVnniPeakGops();
@@ -133,7 +144,7 @@ int Run(bool quick, const std::string& only, int trials) {
   for (const Case& c : cases) {
     if (!only.empty() && c.label.find(only) == std::string::npos) continue;
     std::vector<double>& bucket = c.int8 ? int8_ratios : c.threads > 1 ? ratios_2t : ratios_1t;
-    absl::StatusOr<TunedAlgorithm> tuned = TuneFastestAlgorithm(c, o, repeats, rounds);
+    absl::StatusOr<TunedAlgorithm> tuned = TuneFastestAlgorithm(c, o, repeats, rounds, min_seconds);
     if (!tuned.ok()) {
       std::printf("%-26s %3d  not tuned: %s\n", c.label.c_str(), c.threads,
                   tuned.status().ToString().c_str());
@@ -145,7 +156,7 @@ int Run(bool quick, const std::string& only, int trials) {
     TunedKernel* ours = &tuned->kernel;
     const std::string& space = tuned->space;
     const std::vector<Baseline> baselines = BaselinesFor(c);
-    const SideBySide t = TimeAgainst(KernelCall(*ours), baselines, repeats, rounds);
+    const SideBySide t = TimeAgainst(KernelCall(*ours), baselines, repeats, rounds, min_seconds);
     const double flop = DirectFlop(c, ours->task);
     // The best of each library.
     double blas_s = 0, dnnl_s = 0;
@@ -154,7 +165,7 @@ int Run(bool quick, const std::string& only, int trials) {
       double& best = baselines[i].library == "OpenBLAS" ? blas_s : dnnl_s;
       if (best == 0 || t.baseline_s[i] < best) best = t.baseline_s[i];
     }
-    const double ratio = t.fastest < 0 ? 0 : t.fastest_s() / t.ours_s;
+    const double ratio = t.fastest_ratio();
     // Against the peak measured again now, beside the kernel (this shared machine's rate moves
     // by 10-20% over minutes): int8 against the peak of the instruction our kernel computes
     // with, tdpbusd (AMX), vpdpbusd (VNNI) or vpmaddwd (neither), of as many cores as threads;
@@ -175,18 +186,20 @@ int Run(bool quick, const std::string& only, int trials) {
                 t.fastest < 0 ? "none" : baselines[t.fastest].impl.c_str());
     if (t.fastest_other >= 0) {
       // A faster library kernel not on the same terms (see the top of this file).
-      const double other_ratio = t.baseline_s[t.fastest_other] / t.ours_beside_s[t.fastest_other];
+      const double other_ratio = t.ratio[t.fastest_other];
       std::printf("  beside %s: %s GFLOP/s, ratio %.2f\n", baselines[t.fastest_other].impl.c_str(),
                   Gf(flop, t.baseline_s[t.fastest_other]).c_str(), other_ratio);
       other_ratios.push_back(other_ratio);
     }
-    // Every library kernel timed, not only the fastest: which of them the ratio is against.
+    // Every library kernel timed, not only the fastest: which of them the ratio is against,
+    // each with ours timed beside it and the ratio of that side by side.
     std::string timed;
     for (size_t i = 0; i < baselines.size(); ++i) {
       absl::StrAppend(&timed, i == 0 ? "" : "; ", baselines[i].library, " ", baselines[i].impl, " ",
-                      Gf(flop, t.baseline_s[i]));
+                      Gf(flop, t.baseline_s[i]), " (ours beside it ", Gf(flop, t.ours_beside_s[i]),
+                      ", ratio ", absl::StrFormat("%.2f", t.ratio[i]), ")");
     }
-    std::printf("  libraries %s\n", timed.c_str());
+    std::printf("  libraries %s; %d rounds beside the fastest\n", timed.c_str(), t.rounds);
     std::printf("  best config %s\n", ours->result.best_config.c_str());
     // The winner's score beside the best single trial, and to_90 against each alone.
     const std::vector<double>& curve = ours->result.curve_gflops;
@@ -228,5 +241,6 @@ int main(int argc, char** argv) {
   tunefarm::bench::ReexecWithLibrariesAtTheirBest(argv);
   absl::ParseCommandLine(argc, argv);
   return tunefarm::bench::Run(absl::GetFlag(FLAGS_quick), absl::GetFlag(FLAGS_only),
-                              absl::GetFlag(FLAGS_trials));
+                              absl::GetFlag(FLAGS_trials),
+                              absl::GetFlag(FLAGS_side_by_side_seconds));
 }

@@ -121,23 +121,24 @@ std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes ty
 }
 
 SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,
-                       int repeats, int rounds) {
+                       int repeats, int rounds, double min_seconds) {
   SideBySide r;
-  std::vector<double> ours_times;
+  std::vector<int> rounds_of;
   for (const Baseline& b : baselines) {
-    const auto [t_ours, t_lib] = TimeSideBySide(ours, b.run, repeats, rounds);
-    ours_times.push_back(t_ours);
-    r.baseline_s.push_back(t_lib);
+    const InTurn t = TimeInTurn({ours, b.run}, repeats, rounds, min_seconds);
+    r.ours_beside_s.push_back(t.seconds[0]);
+    r.baseline_s.push_back(t.seconds[1]);
+    r.ratio.push_back(t.over_first[1]);
+    rounds_of.push_back(t.rounds);
     int& best = b.comparable ? r.fastest : r.fastest_other;
-    if (best < 0 || t_lib < r.baseline_s[best]) best = static_cast<int>(r.baseline_s.size()) - 1;
+    if (best < 0 || r.ratio.back() < r.ratio[best]) best = static_cast<int>(r.ratio.size()) - 1;
   }
-  r.ours_beside_s = ours_times;
-  if (r.fastest_other >= 0 && r.fastest >= 0 &&
-      r.baseline_s[r.fastest_other] >= r.baseline_s[r.fastest]) {
+  if (r.fastest_other >= 0 && r.fastest >= 0 && r.ratio[r.fastest_other] >= r.ratio[r.fastest]) {
     r.fastest_other = -1;
   }
-  // Ours as timed beside the fastest baseline: the ratio compares one pair of alternating runs.
-  r.ours_s = r.fastest < 0 ? TimeMedian(ours, repeats) : ours_times[r.fastest];
+  // Ours as timed beside the fastest baseline: the ratio compares one run of alternating rounds.
+  r.ours_s = r.fastest < 0 ? TimeMedian(ours, repeats) : r.ours_beside_s[r.fastest];
+  r.rounds = r.fastest < 0 ? 0 : rounds_of[r.fastest];
   return r;
 }
 

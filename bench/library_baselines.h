@@ -46,17 +46,23 @@ std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t
 std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes types);
 
 // Our kernel and each baseline timed side by side (TimeSideBySide: alternating rounds of
-// `repeats` calls, medians).
+// `repeats` calls, at least `rounds` rounds spanning at least `min_seconds`). A baseline's
+// ratio is the median over the rounds of its time over ours in the same round, so that a
+// machine whose speed moves between rounds (a shared host) moves both sides of each ratio; the
+// fastest baseline is the one with the lowest ratio (each is timed in rounds of its own).
 struct SideBySide {
   double ours_s = 0;               // Timed beside the fastest baseline (alone when there is none).
-  std::vector<double> baseline_s;  // Per baseline, in order.
-  std::vector<double> ours_beside_s;  // Ours, timed beside each baseline.
+  std::vector<double> baseline_s;  // Per baseline, in order: its median.
+  std::vector<double> ours_beside_s;  // Ours, timed beside each baseline: its median.
+  std::vector<double> ratio;          // Per baseline: its time over ours (> 1: ours is faster).
   int fastest = -1;                   // Index of the fastest comparable baseline (-1: none).
   int fastest_other = -1;  // Of the fastest other one, when it beats every comparable one.
+  int rounds = 0;          // Rounds timed beside the fastest baseline.
   double fastest_s() const { return fastest < 0 ? 0 : baseline_s[fastest]; }
+  double fastest_ratio() const { return fastest < 0 ? 0 : ratio[fastest]; }
 };
 SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,
-                       int repeats, int rounds);
+                       int repeats, int rounds, double min_seconds = 0);
 
 }  // namespace tunefarm::bench
 

@@ -9,13 +9,13 @@
 // the embedded local farm with the default strategy; their winners are timed in turn here and
 // the fastest is ours. oneDNN gets its best case: its preferred blocked layouts (format any),
 // weights reordered outside the timed call, the faster of its direct and Winograd algorithms
-// (library_baselines.h), timed side by side with ours (alternating rounds, medians). Like
-// oneDNN's, our input and output are in the channel-blocked layout (NCHW16c), as a network
-// compiled with its layouts altered passes them between layers. GFLOP/s are effective: the
-// direct algorithm's operations over the time. `peak` is ours over the FMA peak of one core,
-// measured beside each layer, in the operations our kernel performs (a Winograd kernel
-// performs fewer). The process re-executes itself so that oneDNN's buffers get huge pages as
-// ours do (openblas_env.h).
+// (library_baselines.h), timed side by side with ours (alternating rounds spanning at least 2 s;
+// the ratio is the median of the per-round ratios, library_baselines.h). Like oneDNN's, our input
+// and output are in the channel-blocked layout (NCHW16c), as a network compiled with its layouts
+// altered passes them between layers. GFLOP/s are effective: the direct algorithm's operations over
+// the time. `peak` is ours over the FMA peak of one core, measured beside each layer, in the
+// operations our kernel performs (a Winograd kernel performs fewer). The process re-executes itself
+// so that oneDNN's buffers get huge pages as ours do (openblas_env.h).
 //
 // The last line: `RESULT ratio_min=… ratio_median=…` (ours over oneDNN; > 1: ours is faster).
 #include <algorithm>
@@ -51,26 +51,27 @@ int Run(bool quick, const std::string& only, int trials) {
   o.trials = trials > 0 ? trials : quick ? 16 : 400;
   const int repeats = quick ? 3 : 10;
   const int rounds = quick ? 3 : 7;
+  const double min_seconds = SideBySideSeconds(quick);
   std::printf("%-24s %7s %10s %10s %7s %5s %6s  %-22s %s\n", "ResNet-18 layer (N=1)", "trials",
               "ours GF/s", "oneDNN", "ratio", "peak", "to_90", "our space", "oneDNN kernel");
   std::vector<double> ratios;
   for (const Case& l : layers) {
     if (!only.empty() && l.label.find(only) == std::string::npos) continue;
-    absl::StatusOr<TunedAlgorithm> tuned = TuneFastestAlgorithm(l, o, repeats, rounds);
+    absl::StatusOr<TunedAlgorithm> tuned = TuneFastestAlgorithm(l, o, repeats, rounds, min_seconds);
     if (!tuned.ok()) {
       std::fprintf(stderr, "%s: %s\n", l.label.c_str(), tuned.status().ToString().c_str());
       return 1;
     }
     TunedKernel& ours = tuned->kernel;
     const std::vector<Baseline> libs = BaselinesFor(l);
-    const SideBySide t = TimeAgainst(KernelCall(ours), libs, repeats, rounds);
+    const SideBySide t = TimeAgainst(KernelCall(ours), libs, repeats, rounds, min_seconds);
     if (t.fastest < 0) {
       std::fprintf(stderr, "%s: oneDNN refused the convolution\n", l.label.c_str());
       return 1;
     }
     const double flop = DirectFlop(l, ours.task);
     const double peak = ours.task.workload.flop / t.ours_s * 1e-9 / MeasureFmaPeakGflops(l.threads);
-    const double ratio = t.fastest_s() / t.ours_s;
+    const double ratio = t.fastest_ratio();
     std::printf("%-24s %7d %10.1f %10.1f %7.2f %5.2f %6d  %-22s %s\n", l.label.c_str(),
                 ours.result.trials, flop / t.ours_s * 1e-9, flop / t.fastest_s() * 1e-9, ratio,
                 peak, TrialsTo90(ours.result.curve_gflops, ours.result.best_gflops),
