@@ -55,6 +55,22 @@ constexpr int64_t kMaxUnrolledPoints = 256;
 
 int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
 
+// The order knob's value that moves the second axis's outer loop inside the other outer loops.
+constexpr int64_t kOrderSweep = 2;
+
+// Whether a tiled stage offers kOrderSweep: its reduction has at least four axes and reuses
+// values along the second (ReusedAlong: something it reads does not depend on it). A
+// channel-blocked convolution (n, f, y, x, fb) then sweeps every block of output channels over
+// one tile of pixels, whose input stays in L1 while the weights stream from L2, instead of
+// sweeping every pixel under one block of weights, which re-reads the whole input from the
+// next level once per block: for a 1×1 convolution of stride 2 the rows it reads and the lines
+// between its reads do not fit L2.
+bool SweepsSecondAxis(const TiledStage& ts) {
+  return ts.accumulator.defined() && ts.writer.compute()->axis.size() >= 4 &&
+         ts.accumulator.compute()->axis.size() == ts.writer.compute()->axis.size() &&
+         ReusedAlong(ts.accumulator, 1);
+}
+
 bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // The largest power of two below `n` (n > 1).
@@ -199,12 +215,14 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
     }
   }
   // The order knob puts the vector axis's tiles outside the rows' (a dense layer then sweeps
-  // the rows under one block of packed weights, which stays in cache).
+  // the rows under one block of packed weights, which stays in cache), or (kOrderSweep) the
+  // second axis's tiles inside every other outer loop (SweepsSecondAxis).
   if (const std::string knob = KnobName(writer, "order");
       config.space->KnobIndex(knob) >= 0 && outer.size() >= 2) {
     absl::StatusOr<int64_t> swap = config.Other(knob);
     if (!swap.ok()) return swap.status();
-    if (*swap != 0) std::swap(outer[outer.size() - 1], outer[outer.size() - 2]);
+    if (*swap == 1) std::swap(outer[outer.size() - 1], outer[outer.size() - 2]);
+    if (*swap == kOrderSweep) std::rotate(outer.begin() + 1, outer.begin() + 2, outer.end());
   }
   // The outer loops of tiles with a tail go innermost (in their order) and stay out of the
   // fused loop: fused, their guards would depend on the fused index in every iteration; alone,
@@ -754,7 +772,10 @@ void DefineSketchKnobs(const Sketch& sketch, const std::vector<Tensor>& weights,
                          table_axes.empty() ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{1});
     }
     const std::string order = KnobName(ts.writer, "order");
-    if (rank >= 2 && space->KnobIndex(order) < 0) space->DefineOther(order, {0, 1});
+    if (rank >= 2 && space->KnobIndex(order) < 0) {
+      space->DefineOther(order, SweepsSecondAxis(ts) ? std::vector<int64_t>{0, 1, kOrderSweep}
+                                                     : std::vector<int64_t>{0, 1});
+    }
     AddRegisterTileConstraint(ts, registers, space);
   }
 }

@@ -18,6 +18,11 @@
 //                   point: a batched matmul's) 3, packed on every call one batch at a time
 //                   inside the batch loop, which then stays out of the fused parallel loop;
 //   unroll          unroll the inner reduction loops (0/1);
+//   order           the outer tile loops' order (rank 2 and more): 0 as the axes, 1 the last
+//                   two swapped, and, where the reduction has four axes or more and reuses
+//                   values along the second (a channel-blocked convolution's output channels),
+//                   2 the second axis's loop innermost, so that every block of output channels
+//                   is computed over one tile of pixels while its input is in L1;
 // for each elementwise stage P computed at the top level because one reduction reads it (a
 // padding): `P.at`, 0 computed over the whole tensor first, 1 per tile of the reduction, and
 // for a padding read by the reduction that holds most of the program's work 2, inlined into

@@ -906,6 +906,62 @@ void CheckConfigsWithChoice(
   }
 }
 
+// `Y.order` = 2 (a channel-blocked convolution, which reuses its input along the output
+// channels) runs the output channel blocks' loop inside the pixels' tile loops: the fused
+// parallel loop names y.o before f.o, where order 0 names f.o first. Offered only there: not to a
+// depthwise layer (its channels index every read) nor a dense layer (two axes). Configs spread
+// over the 1×1 stride-2 space (a tail in x) match the unscheduled program with either order.
+TEST(ProgramTemplate, OrderSweep_OutputChannelsInsideThePixelTilesAndMatches) {
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked", {{"N", 1},
+                                                                       {"C", 2},
+                                                                       {"CB", 16},
+                                                                       {"H", 8},
+                                                                       {"W", 9},
+                                                                       {"F", 3},
+                                                                       {"FB", 16},
+                                                                       {"R", 1},
+                                                                       {"S", 1},
+                                                                       {"St", 2},
+                                                                       {"Pd", 0}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const int order = p->space->KnobIndex("Y.order");
+  ASSERT_GE(order, 0) << p->space->Describe();
+  EXPECT_EQ(p->space->knob(order).size(), 3) << p->space->Describe();
+  // The first loop's header: the fused tile loop, its name the fused loops in order.
+  auto first_loop = [](const std::string& ir) {
+    const size_t at = ir.find_first_of("fp");  // "for" or "parallel"
+    return at == std::string::npos ? std::string() : ir.substr(at, ir.find('\n', at) - at);
+  };
+  for (const int64_t choice : {0, 2}) {
+    int ordered = 0;  // Configs with tile loops (one tile over the whole output has none).
+    CheckConfigsWithChoice(*p, "Y.order", choice, [&](const std::string& ir, const Config& c) {
+      const std::string loop = first_loop(ir);
+      const size_t f = loop.find("f.o"), y = loop.find("y.o");
+      if (absl::StartsWith(ir, "allocate Y.local")) return;
+      ASSERT_NE(f, std::string::npos) << c.ToJson() << "\n" << ir;
+      ASSERT_NE(y, std::string::npos) << c.ToJson() << "\n" << ir;
+      ++ordered;
+      if (choice == 2) {
+        EXPECT_GT(f, y) << c.ToJson() << "\n" << loop;
+      } else {
+        EXPECT_LT(f, y) << c.ToJson() << "\n" << loop;
+      }
+    });
+    EXPECT_GE(ordered, 3) << "order " << choice;
+  }
+  for (const ProgramCase& other : std::vector<ProgramCase>{
+           {"depthwise_blocked",
+            {{"N", 1}, {"C", 2}, {"H", 9}, {"W", 7}, {"R", 3}, {"S", 3}, {"St", 1}, {"Pd", 1}}},
+           {"dense", {{"M", 16}, {"N", 32}, {"K", 64}}}}) {
+    absl::StatusOr<ProgramSpace> q = MakeProgramSpace(other.file, other.shapes);
+    ASSERT_TRUE(q.ok()) << other.file << ": " << q.status();
+    for (int k = 0; k < q->space->num_knobs(); ++k) {
+      if (!absl::EndsWith(q->space->knob(k).name(), ".order")) continue;
+      EXPECT_EQ(q->space->knob(k).size(), 2) << other.file << ": " << q->space->Describe();
+    }
+  }
+}
+
 // A block of 24 output channels (MobileNetV2's 96->24 pointwise layer) may be one vector tile:
 // the space offers 24 beside the powers of two, and such configs run it as vectors of 16 and 8
 // lanes (never one of 24, which LLVM spills lane by lane) and match the unscheduled program,
