@@ -14,12 +14,13 @@
 // this process (alternating rounds, see below) and the fastest is ours. stderr gives each one's
 // time there beside the farm's score of it, in the direct algorithm's count.
 // Then our winner and every library that has the operation are timed side by side in this
-// process, with the same thread count, in alternating rounds: each round times each side over
-// `repeats` calls (the median), in turn, and the rounds go on for at least 7 and until they span
-// --side_by_side_seconds (default 2 s; the median of one call is a few microseconds to tens of
-// milliseconds, and this shared machine's speed moves twofold within seconds). The ratio is the
-// median over the rounds of the library's time over ours in the same round; the GFLOP/s columns
-// are each side's median, so their quotient can differ a little from the ratio. The libraries:
+// process, with the same thread count, in the same rounds: each round times ours and every
+// library kernel over `repeats` calls each (the median), in turn (the order reversed every
+// other round), and the rounds go on for at least 7 and until they span --side_by_side_seconds
+// (default 2 s; the median of one call is a few microseconds to tens of milliseconds, and this
+// shared machine's speed moves twofold within seconds). A library kernel's ratio is the median
+// over the rounds of its time over ours in the same round; the GFLOP/s columns are medians over
+// the same rounds, so their quotient can differ a little from the ratio. The libraries:
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
 //     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones (openblas_env.h);
 //   - oneDNN with its preferred layouts (format any) and its weights reordered outside the timed
@@ -158,13 +159,15 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
     const std::vector<Baseline> baselines = BaselinesFor(c);
     const SideBySide t = TimeAgainst(KernelCall(*ours), baselines, repeats, rounds, min_seconds);
     const double flop = DirectFlop(c, ours->task);
-    // The best of each library.
-    double blas_s = 0, dnnl_s = 0;
+    // The best of each library (the lowest ratio to ours), its median in the same rounds.
+    int blas = -1, dnnl = -1;
     for (size_t i = 0; i < baselines.size(); ++i) {
       if (!baselines[i].comparable) continue;  // Printed on its own line below.
-      double& best = baselines[i].library == "OpenBLAS" ? blas_s : dnnl_s;
-      if (best == 0 || t.baseline_s[i] < best) best = t.baseline_s[i];
+      int& best = baselines[i].library == "OpenBLAS" ? blas : dnnl;
+      if (best < 0 || t.ratio[i] < t.ratio[best]) best = static_cast<int>(i);
     }
+    const double blas_s = blas < 0 ? 0 : t.baseline_s[blas];
+    const double dnnl_s = dnnl < 0 ? 0 : t.baseline_s[dnnl];
     const double ratio = t.fastest_ratio();
     // Against the peak measured again now, beside the kernel (this shared machine's rate moves
     // by 10-20% over minutes): int8 against the peak of the instruction our kernel computes
@@ -192,14 +195,15 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
       other_ratios.push_back(other_ratio);
     }
     // Every library kernel timed, not only the fastest: which of them the ratio is against,
-    // each with ours timed beside it and the ratio of that side by side.
+    // each with its ratio to ours, and the rounds they were timed in.
     std::string timed;
     for (size_t i = 0; i < baselines.size(); ++i) {
       absl::StrAppend(&timed, i == 0 ? "" : "; ", baselines[i].library, " ", baselines[i].impl, " ",
-                      Gf(flop, t.baseline_s[i]), " (ours beside it ", Gf(flop, t.ours_beside_s[i]),
-                      ", ratio ", absl::StrFormat("%.2f", t.ratio[i]), ")");
+                      Gf(flop, t.baseline_s[i]), " (ratio ", absl::StrFormat("%.2f", t.ratio[i]),
+                      ")");
     }
-    std::printf("  libraries %s; %d rounds beside the fastest\n", timed.c_str(), t.rounds);
+    std::printf("  libraries %s; %d rounds over %.1f s, ours and every library in turn\n",
+                timed.c_str(), t.rounds, t.wall_seconds);
     std::printf("  best config %s\n", ours->result.best_config.c_str());
     // The winner's score beside the best single trial, and to_90 against each alone.
     const std::vector<double>& curve = ours->result.curve_gflops;

@@ -123,22 +123,21 @@ std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes ty
 SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,
                        int repeats, int rounds, double min_seconds) {
   SideBySide r;
-  std::vector<int> rounds_of;
-  for (const Baseline& b : baselines) {
-    const InTurn t = TimeInTurn({ours, b.run}, repeats, rounds, min_seconds);
-    r.ours_beside_s.push_back(t.seconds[0]);
-    r.baseline_s.push_back(t.seconds[1]);
-    r.ratio.push_back(t.over_first[1]);
-    rounds_of.push_back(t.rounds);
-    int& best = b.comparable ? r.fastest : r.fastest_other;
-    if (best < 0 || r.ratio.back() < r.ratio[best]) best = static_cast<int>(r.ratio.size()) - 1;
+  std::vector<std::function<void()>> fns = {ours};
+  for (const Baseline& b : baselines) fns.push_back(b.run);
+  const InTurn t = TimeInTurn(fns, repeats, rounds, min_seconds);
+  r.ours_s = t.seconds[0];
+  r.rounds = t.rounds;
+  r.wall_seconds = t.wall_seconds;
+  for (size_t i = 0; i < baselines.size(); ++i) {
+    r.baseline_s.push_back(t.seconds[i + 1]);
+    r.ratio.push_back(t.over_first[i + 1]);
+    int& best = baselines[i].comparable ? r.fastest : r.fastest_other;
+    if (best < 0 || r.ratio[i] < r.ratio[best]) best = static_cast<int>(i);
   }
   if (r.fastest_other >= 0 && r.fastest >= 0 && r.ratio[r.fastest_other] >= r.ratio[r.fastest]) {
     r.fastest_other = -1;
   }
-  // Ours as timed beside the fastest baseline: the ratio compares one run of alternating rounds.
-  r.ours_s = r.fastest < 0 ? TimeMedian(ours, repeats) : r.ours_beside_s[r.fastest];
-  r.rounds = r.fastest < 0 ? 0 : rounds_of[r.fastest];
   return r;
 }
 

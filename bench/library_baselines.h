@@ -45,19 +45,20 @@ std::vector<Baseline> GemmBaselines(int64_t batch, int64_t m, int64_t n, int64_t
 // its results differ it is marked inexact, with the mismatch in `impl`.
 std::vector<Baseline> ConvBaselines(const OneDnnConvShape& shape, OneDnnTypes types);
 
-// Our kernel and each baseline timed side by side (TimeSideBySide: alternating rounds of
-// `repeats` calls, at least `rounds` rounds spanning at least `min_seconds`). A baseline's
-// ratio is the median over the rounds of its time over ours in the same round, so that a
-// machine whose speed moves between rounds (a shared host) moves both sides of each ratio; the
-// fastest baseline is the one with the lowest ratio (each is timed in rounds of its own).
+// Our kernel and every baseline timed in turn in the same rounds (TimeInTurn: `repeats` calls
+// of each a round, at least `rounds` rounds spanning at least `min_seconds`), so that every
+// median comes from the same stretch of the machine's time. A baseline's ratio is the median
+// over the rounds of its time over ours in the same round: a machine whose speed moves between
+// rounds (a shared host) moves both sides of each ratio. The fastest baseline is the one with
+// the lowest ratio.
 struct SideBySide {
-  double ours_s = 0;               // Timed beside the fastest baseline (alone when there is none).
+  double ours_s = 0;               // Our median.
   std::vector<double> baseline_s;  // Per baseline, in order: its median.
-  std::vector<double> ours_beside_s;  // Ours, timed beside each baseline: its median.
-  std::vector<double> ratio;          // Per baseline: its time over ours (> 1: ours is faster).
-  int fastest = -1;                   // Index of the fastest comparable baseline (-1: none).
-  int fastest_other = -1;  // Of the fastest other one, when it beats every comparable one.
-  int rounds = 0;          // Rounds timed beside the fastest baseline.
+  std::vector<double> ratio;       // Per baseline: its time over ours (> 1: ours is faster).
+  int fastest = -1;                // Index of the fastest comparable baseline (-1: none).
+  int fastest_other = -1;          // Of the fastest other one, when it beats every comparable one.
+  int rounds = 0;
+  double wall_seconds = 0;  // The rounds' span.
   double fastest_s() const { return fastest < 0 ? 0 : baseline_s[fastest]; }
   double fastest_ratio() const { return fastest < 0 ? 0 : ratio[fastest]; }
 };
