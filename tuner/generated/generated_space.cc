@@ -59,7 +59,9 @@ int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
 constexpr int64_t kOrderSweep = 2;
 
 // Whether a tiled stage offers kOrderSweep: its reduction has at least four axes and reuses
-// values along the second (ReusedAlong: something it reads does not depend on it). A
+// values along the second (ReusedAlong: something it reads does not depend on it), which has
+// more than one point (with one, the sweep is order 0 again: MobileNetV2's 96->24 pointwise
+// layer has one block of 24 output channels). A
 // channel-blocked convolution (n, f, y, x, fb) then sweeps every block of output channels over
 // one tile of pixels, whose input stays in L1 while the weights stream from L2, instead of
 // sweeping every pixel under one block of weights, which re-reads the whole input from the
@@ -68,7 +70,7 @@ constexpr int64_t kOrderSweep = 2;
 bool SweepsSecondAxis(const TiledStage& ts) {
   return ts.accumulator.defined() && ts.writer.compute()->axis.size() >= 4 &&
          ts.accumulator.compute()->axis.size() == ts.writer.compute()->axis.size() &&
-         ReusedAlong(ts.accumulator, 1);
+         Extent(ts.writer.compute()->axis[1]) > 1 && ReusedAlong(ts.accumulator, 1);
 }
 
 bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
