@@ -909,7 +909,8 @@ void CheckConfigsWithChoice(
 // `Y.order` = 2 (a channel-blocked convolution, which reuses its input along the output
 // channels) runs the output channel blocks' loop inside the pixels' tile loops: the fused
 // parallel loop names y.o before f.o, where order 0 names f.o first. Offered only there: not to a
-// depthwise layer (its channels index every read) nor a dense layer (two axes). Configs spread
+// depthwise layer (its channels index every read), a dense layer (two axes) or a convolution
+// with one block of output channels. Configs spread
 // over the 1×1 stride-2 space (a tail in x) match the unscheduled program with either order.
 TEST(ProgramTemplate, OrderSweep_OutputChannelsInsideThePixelTilesAndMatches) {
   absl::StatusOr<ProgramSpace> p = MakeProgramSpace("conv2d_blocked", {{"N", 1},
@@ -952,7 +953,20 @@ TEST(ProgramTemplate, OrderSweep_OutputChannelsInsideThePixelTilesAndMatches) {
   for (const ProgramCase& other : std::vector<ProgramCase>{
            {"depthwise_blocked",
             {{"N", 1}, {"C", 2}, {"H", 9}, {"W", 7}, {"R", 3}, {"S", 3}, {"St", 1}, {"Pd", 1}}},
-           {"dense", {{"M", 16}, {"N", 32}, {"K", 64}}}}) {
+           {"dense", {{"M", 16}, {"N", 32}, {"K", 64}}},
+           // One block of output channels: order 2 would be order 0 again.
+           {"conv2d_blocked",
+            {{"N", 1},
+             {"C", 2},
+             {"CB", 16},
+             {"H", 8},
+             {"W", 9},
+             {"F", 1},
+             {"FB", 24},
+             {"R", 1},
+             {"S", 1},
+             {"St", 1},
+             {"Pd", 0}}}}) {
     absl::StatusOr<ProgramSpace> q = MakeProgramSpace(other.file, other.shapes);
     ASSERT_TRUE(q.ok()) << other.file << ": " << q.status();
     for (int k = 0; k < q->space->num_knobs(); ++k) {
