@@ -46,8 +46,7 @@ struct TunedAlgorithm {
 // algorithm's time here beside the farm's score of it, in the direct algorithm's count, and why an
 // algorithm was not tuned. The error of the last algorithm when none was tuned.
 absl::StatusOr<TunedAlgorithm> TuneFastestAlgorithm(const Case& c, TuneBenchOptions options,
-                                                    int repeats, int rounds,
-                                                    double min_seconds = 0);
+                                                    int repeats, int rounds, double min_seconds);
 
 // Operations of the case by the direct algorithm, so that a Winograd kernel's GFLOP/s, ours
 // or oneDNN's, is effective (the direct count over its time), comparable across algorithms.

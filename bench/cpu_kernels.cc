@@ -73,8 +73,8 @@ ABSL_FLAG(bool, quick, false, "A short run (few trials, fewer timed rounds) of e
 ABSL_FLAG(std::string, only, "", "Run only the shapes whose label contains this; default all.");
 ABSL_FLAG(int, trials, 0, "Trials per shape (default 400, --quick 16).");
 ABSL_FLAG(double, side_by_side_seconds, -1,
-          "Wall time that each side-by-side timing (ours and one library, or the algorithms) "
-          "spans at least, in alternating rounds (default 2, --quick 0.25).");
+          "Wall time that each side-by-side timing (ours and every library kernel, or the "
+          "algorithms) spans at least, in alternating rounds (default 2, --quick 0.25).");
 
 namespace tunefarm::bench {
 namespace {

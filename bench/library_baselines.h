@@ -63,7 +63,7 @@ struct SideBySide {
   double fastest_ratio() const { return fastest < 0 ? 0 : ratio[fastest]; }
 };
 SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Baseline>& baselines,
-                       int repeats, int rounds, double min_seconds = 0);
+                       int repeats, int rounds, double min_seconds);
 
 }  // namespace tunefarm::bench
 

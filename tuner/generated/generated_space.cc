@@ -61,12 +61,11 @@ constexpr int64_t kOrderSweep = 2;
 // Whether a tiled stage offers kOrderSweep: its reduction has at least four axes and reuses
 // values along the second (ReusedAlong: something it reads does not depend on it), which has
 // more than one point (with one, the sweep is order 0 again: MobileNetV2's 96->24 pointwise
-// layer has one block of 24 output channels). A
-// channel-blocked convolution (n, f, y, x, fb) then sweeps every block of output channels over
-// one tile of pixels, whose input stays in L1 while the weights stream from L2, instead of
-// sweeping every pixel under one block of weights, which re-reads the whole input from the
-// next level once per block: for a 1×1 convolution of stride 2 the rows it reads and the lines
-// between its reads do not fit L2.
+// layer has one block of 24 output channels). A channel-blocked convolution (n, f, y, x, fb)
+// then sweeps every block of output channels over one tile of pixels, whose input stays in L1
+// while the weights stream from L2, instead of sweeping every pixel under one block of
+// weights, which re-reads the whole input from the next level once per block: for a 1×1
+// convolution of stride 2 the rows it reads and the lines between its reads do not fit L2.
 bool SweepsSecondAxis(const TiledStage& ts) {
   return ts.accumulator.defined() && ts.writer.compute()->axis.size() >= 4 &&
          ts.accumulator.compute()->axis.size() == ts.writer.compute()->axis.size() &&
