@@ -65,11 +65,14 @@ struct InTurn {
   // Each kernel's time over the first one's in the same round, the median over the rounds:
   // the ratio of two kernels as they ran side by side (fns[0]'s entry is 1).
   std::vector<double> over_first;
+  std::vector<std::vector<double>> round_over_first;  // The same per round, before the median.
+  std::vector<double> probe;  // The probe's reading after each round (empty without one).
   int rounds = 0;
   double wall_seconds = 0;
 };
+// With `probe`, it is called after each round and its reading kept (SplitByState).
 inline InTurn TimeInTurn(const std::vector<std::function<void()>>& fns, int repeats, int rounds,
-                         double min_seconds = 0) {
+                         double min_seconds = 0, const std::function<double()>& probe = nullptr) {
   InTurn out;
   if (fns.empty()) return out;
   std::vector<std::vector<double>> t(fns.size()), ratio(fns.size());
@@ -85,15 +88,48 @@ inline InTurn TimeInTurn(const std::vector<std::function<void()>>& fns, int repe
     }
     for (size_t i = 0; i < fns.size(); ++i) {
       t[i].push_back(round[i]);
-      if (round[0] > 0) ratio[i].push_back(round[i] / round[0]);
+      ratio[i].push_back(round[0] > 0 ? round[i] / round[0] : 0);
     }
+    if (probe) out.probe.push_back(probe());
     out.rounds = r + 1;
   }
   out.wall_seconds = elapsed();
   for (size_t i = 0; i < fns.size(); ++i) {
     out.seconds.push_back(Median(t[i]));
-    out.over_first.push_back(ratio[i].empty() ? 0 : Median(ratio[i]));
+    std::vector<double> timed;
+    for (double x : ratio[i]) {
+      if (x > 0) timed.push_back(x);
+    }
+    out.over_first.push_back(timed.empty() ? 0 : Median(timed));
   }
+  out.round_over_first = std::move(ratio);
+  return out;
+}
+
+// The rounds of a TimeInTurn with a probe, split by the machine's state: those whose probe read
+// at least kFastState of the fastest reading, and those under kSlowState of it (rounds between
+// the two are in neither). A shared host's speed moves between two states within seconds; a
+// kernel that loses more than another in the slow one shows it here as two ratios.
+inline constexpr double kFastState = 0.85, kSlowState = 0.7;
+struct ByState {
+  int fast_rounds = 0, slow_rounds = 0;
+  double fast_ratio = 0, slow_ratio = 0;  // Kernel i's time over the first's: medians.
+};
+inline ByState SplitByState(const InTurn& t, size_t i) {
+  ByState out;
+  if (t.probe.empty() || i >= t.round_over_first.size()) return out;
+  const double fastest = *std::max_element(t.probe.begin(), t.probe.end());
+  std::vector<double> fast, slow;
+  for (size_t r = 0; r < t.probe.size() && r < t.round_over_first[i].size(); ++r) {
+    const double x = t.round_over_first[i][r];
+    if (x <= 0) continue;
+    if (t.probe[r] >= kFastState * fastest) fast.push_back(x);
+    if (t.probe[r] < kSlowState * fastest) slow.push_back(x);
+  }
+  out.fast_rounds = static_cast<int>(fast.size());
+  out.slow_rounds = static_cast<int>(slow.size());
+  out.fast_ratio = fast.empty() ? 0 : Median(fast);
+  out.slow_ratio = slow.empty() ? 0 : Median(slow);
   return out;
 }
 

@@ -204,6 +204,14 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
     }
     std::printf("  libraries %s; %d rounds over %.1f s, ours and every library in turn\n",
                 timed.c_str(), t.rounds, t.wall_seconds);
+    // The same ratio in the machine's fast and slow rounds (a kernel that loses more than the
+    // library's in the slow state moves the ratio with the share of rounds the machine spent in
+    // it).
+    std::printf(
+        "  by the machine's state (a 0.2 ms FMA loop after each round): %d rounds at %.0f%%+ "
+        "of its fastest reading, ratio %.2f; %d rounds under %.0f%%, ratio %.2f\n",
+        t.state.fast_rounds, kFastState * 100, t.state.fast_ratio, t.state.slow_rounds,
+        kSlowState * 100, t.state.slow_ratio);
     std::printf("  best config %s\n", ours->result.best_config.c_str());
     // The winner's score beside the best single trial, and to_90 against each alone.
     const std::vector<double>& curve = ours->result.curve_gflops;

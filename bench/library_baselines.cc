@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "bench/openblas_env.h"
+#include "common/machine_peak.h"
 
 namespace tunefarm::bench {
 namespace {
@@ -125,7 +126,7 @@ SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Base
   SideBySide r;
   std::vector<std::function<void()>> fns = {ours};
   for (const Baseline& b : baselines) fns.push_back(b.run);
-  const InTurn t = TimeInTurn(fns, repeats, rounds, min_seconds);
+  const InTurn t = TimeInTurn(fns, repeats, rounds, min_seconds, FmaProbeGflops);
   r.ours_s = t.seconds[0];
   r.rounds = t.rounds;
   r.wall_seconds = t.wall_seconds;
@@ -138,6 +139,7 @@ SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Base
   if (r.fastest_other >= 0 && r.fastest >= 0 && r.ratio[r.fastest_other] >= r.ratio[r.fastest]) {
     r.fastest_other = -1;
   }
+  if (r.fastest >= 0) r.state = SplitByState(t, r.fastest + 1);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/onednn_run.h"
 
 namespace tunefarm::bench {
@@ -59,6 +60,9 @@ struct SideBySide {
   int fastest_other = -1;          // Of the fastest other one, when it beats every comparable one.
   int rounds = 0;
   double wall_seconds = 0;  // The rounds' span.
+  // The fastest comparable baseline's ratio in the machine's fast and slow rounds, split by a
+  // short FMA loop after each round (SplitByState).
+  ByState state;
   double fastest_s() const { return fastest < 0 ? 0 : baseline_s[fastest]; }
   double fastest_ratio() const { return fastest < 0 ? 0 : ratio[fastest]; }
 };

@@ -26,12 +26,12 @@ constexpr long kIterations = 20'000'000;  // About 3 ms of FMAs at 210 GFLOP/s.
 // never sped up: three runs left the peak 5% low often enough to read 1.05 of it).
 constexpr int kPeakRuns = 9;
 
-__attribute__((target("avx512f"))) double FmaAvx512() {
+__attribute__((target("avx512f"))) double FmaAvx512(long iterations = kIterations) {
   __m512 acc[16];
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(0.001f * i);
   const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.0001f);
   auto t0 = std::chrono::steady_clock::now();
-  for (long n = 0; n < kIterations / 16; ++n) {
+  for (long n = 0; n < iterations / 16; ++n) {
     // Fully unrolled so the accumulators live in registers.
 #pragma GCC unroll 16
     for (int i = 0; i < 16; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
@@ -41,7 +41,7 @@ __attribute__((target("avx512f"))) double FmaAvx512() {
   for (int i = 1; i < 16; ++i) sum = _mm512_add_ps(sum, acc[i]);
   volatile float sink = _mm512_reduce_add_ps(sum);
   (void)sink;
-  return static_cast<double>(kIterations / 16) * 16 * 16 * 2 / Seconds(t0, t1) * 1e-9;
+  return static_cast<double>(iterations / 16) * 16 * 16 * 2 / Seconds(t0, t1) * 1e-9;
 }
 
 // 12 accumulators: enough to cover vpdpbusd's latency at two per cycle (8 reach about 0.9 of
@@ -73,11 +73,11 @@ __attribute__((target("avx512f,avx512vnni"))) double DotAvx512Vnni() {
 // (4 or 5 cycles: 8 to 10 needed).
 constexpr int kYmmAccumulators = 12;
 
-__attribute__((target("avx2,fma"))) double FmaAvx2() {
+__attribute__((target("avx2,fma"))) double FmaAvx2(long iterations = kIterations) {
   __m256 acc[kYmmAccumulators];
   for (int i = 0; i < kYmmAccumulators; ++i) acc[i] = _mm256_set1_ps(0.001f * i);
   const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.0001f);
-  const long rounds = kIterations / kYmmAccumulators;
+  const long rounds = iterations / kYmmAccumulators;
   auto t0 = std::chrono::steady_clock::now();
   for (long n = 0; n < rounds; ++n) {
 #pragma GCC unroll 12
@@ -214,6 +214,12 @@ double MeasureFmaPeakGflops(int threads) {
     best = std::max(best, total);
   }
   return best;
+}
+
+double FmaProbeGflops() {
+  constexpr long kProbeIterations = kIterations / 16;  // About 0.2 ms at 210 GFLOP/s.
+  return __builtin_cpu_supports("avx512f") ? FmaAvx512(kProbeIterations)
+                                           : FmaAvx2(kProbeIterations);
 }
 
 double MeasureVnniPeakGops() {

@@ -15,6 +15,11 @@ namespace tunefarm {
 // physical core's FMA pipes (on the development machine two threads reach about 1.2 times one).
 double MeasureFmaPeakGflops(int threads = 1);
 
+// fp32 GFLOP/s of one short run (about 0.2 ms) of the same loop on the calling thread: not the
+// peak (one run, easily slowed), but a probe of the state a shared machine is in at that moment
+// (the benchmarks take one after each round of timings, to split the rounds by it).
+double FmaProbeGflops();
+
 // int8 GOP/s (a multiply and an add each) of one core: 12 independent accumulators of
 // vpdpbusd on zmm, the best of nine runs; 0 without AVX-512 VNNI.
 double MeasureVnniPeakGops();

@@ -31,6 +31,9 @@ TEST(MachinePeakTest, AmxInt8Peak_MeasuredWhereTheCoreHasAmx_ZeroElsewhere) {
 
 TEST(MachinePeakTest, VnniAndFmaPeaks_Positive) {
   EXPECT_GT(MeasureFmaPeakGflops(1), 0.0);
+  const double probe = FmaProbeGflops();  // one short run: a reading, not the peak
+  EXPECT_TRUE(std::isfinite(probe));
+  EXPECT_GT(probe, 0.0);
   if (__builtin_cpu_supports("avx512vnni")) EXPECT_GT(MeasureVnniPeakGops(), 0.0);
   EXPECT_EQ(MeasureMaddPeakGops() > 0, __builtin_cpu_supports("avx2") != 0);
 }
