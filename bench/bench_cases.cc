@@ -135,6 +135,22 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
             {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}}});
     }
   }
+  // fp32 1×1 convolutions also get conv2d_nhwc.te, channels last (oneDNN's brgemm convolutions
+  // run on NHWC): a strided 1×1 layer reads each pixel's channels as one run there, where the
+  // blocked layout reads 64 bytes of every other 128 and the prefetchers fetch the rest.
+  if (c.op == Op::kConv && !c.int8 && d[5] == 1 && d[6] == 1) {
+    algorithms.push_back({{"",
+                           "conv2d_nhwc",
+                           {{"N", d[0]},
+                            {"H", d[2]},
+                            {"W", d[3]},
+                            {"C", d[1]},
+                            {"F", d[4]},
+                            {"R", d[5]},
+                            {"S", d[6]},
+                            {"St", d[7]},
+                            {"Pd", d[8]}}}});
+  }
   return algorithms;
 }
 

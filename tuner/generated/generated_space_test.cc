@@ -84,6 +84,16 @@ const std::vector<ProgramCase>& ProgramCases() {
         {"S", 2},
         {"St", 2},
         {"Pd", 1}}},
+      {"conv2d_nhwc",
+       {{"N", 1},
+        {"H", 7},
+        {"W", 6},
+        {"C", 5},
+        {"F", 19},
+        {"R", 3},
+        {"S", 2},
+        {"St", 2},
+        {"Pd", 1}}},
       {"depthwise_blocked",
        {{"N", 1}, {"C", 1}, {"H", 9}, {"W", 7}, {"R", 3}, {"S", 3}, {"St", 2}, {"Pd", 1}}},
       {"max_pool_nchwc", {{"N", 1}, {"C", 2}, {"H", 13}, {"W", 10}}},
@@ -187,8 +197,9 @@ ProgramCase SmallStem() {
 
 // conv2d_blocked.te at the other shapes cpu_kernels tunes it at: a 1×1 convolution with no
 // padding (a GEMM over the blocked layout, Pd = 0), strided, with an 8-channel output block, and
-// a 7×7 stride-2 stem reading a 3-channel block.
-TEST(ProgramSpace, BlockedConvolution_PointwiseAndStem_MatchUnscheduledProgram) {
+// a 7×7 stride-2 stem reading a 3-channel block; and conv2d_nhwc.te's strided 1×1 convolution
+// (a GEMM over channels-last pixels, every other one read).
+TEST(ProgramSpace, Convolutions_PointwiseAndStem_MatchUnscheduledProgram) {
   const std::vector<ProgramCase> cases = {
       {"conv2d_blocked",
        {{"N", 1},
@@ -203,6 +214,16 @@ TEST(ProgramSpace, BlockedConvolution_PointwiseAndStem_MatchUnscheduledProgram) 
         {"St", 2},
         {"Pd", 0}}},
       SmallStem(),
+      {"conv2d_nhwc",
+       {{"N", 1},
+        {"H", 6},
+        {"W", 7},
+        {"C", 19},
+        {"F", 24},
+        {"R", 1},
+        {"S", 1},
+        {"St", 2},
+        {"Pd", 0}}},
   };
   for (const ProgramCase& c : cases) {
     ExampleWorkload e = MakeExampleWorkload(c);
