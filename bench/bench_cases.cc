@@ -33,6 +33,13 @@ int64_t ChannelBlock(int64_t channels, int64_t block) {
   return 8;
 }
 
+// The shape bindings of the channels-last programs (conv2d_nhwc.te, conv2d_u8s8_nhwc.te) for a
+// convolution case's dims {N, C, H, W, F, R, S, stride, padding}.
+absl::flat_hash_map<std::string, int64_t> NhwcShapes(const std::vector<int64_t>& d) {
+  return {{"N", d[0]}, {"C", d[1]}, {"H", d[2]},  {"W", d[3]}, {"F", d[4]},
+          {"R", d[5]}, {"S", d[6]}, {"St", d[7]}, {"Pd", d[8]}};
+}
+
 bool HostHasAmx() { return codegen::TargetHasFeature(codegen::HostTarget(), "amx-int8"); }
 
 // The programs of examples/programs/ that compute the case, written the way a user of the
@@ -62,17 +69,7 @@ std::vector<Space> SpacesFor(const Case& c) {
         // The channel counts the tiles read (64 input channels a step, 16 output channels a
         // tile); other shapes take the VNNI programs below.
         if (HostHasAmx() && d[1] % 64 == 0 && d[4] % 16 == 0) {
-          spaces.push_back({"",
-                            "conv2d_u8s8_nhwc",
-                            {{"N", d[0]},
-                             {"C", d[1]},
-                             {"H", d[2]},
-                             {"W", d[3]},
-                             {"F", d[4]},
-                             {"R", d[5]},
-                             {"S", d[6]},
-                             {"St", d[7]},
-                             {"Pd", d[8]}}});
+          spaces.push_back({"", "conv2d_u8s8_nhwc", NhwcShapes(d)});
         }
         if (d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 && d[7] == 1 && d[8] == 1) {
           spaces.push_back(
@@ -139,17 +136,7 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
   // run on NHWC): a strided 1×1 layer reads each pixel's channels as one run there, where the
   // blocked layout reads 64 bytes of every other 128 and the prefetchers fetch the rest.
   if (c.op == Op::kConv && !c.int8 && d[5] == 1 && d[6] == 1) {
-    algorithms.push_back({{"",
-                           "conv2d_nhwc",
-                           {{"N", d[0]},
-                            {"H", d[2]},
-                            {"W", d[3]},
-                            {"C", d[1]},
-                            {"F", d[4]},
-                            {"R", d[5]},
-                            {"S", d[6]},
-                            {"St", d[7]},
-                            {"Pd", d[8]}}}});
+    algorithms.push_back({{"", "conv2d_nhwc", NhwcShapes(d)}});
   }
   return algorithms;
 }
