@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/arith/analyzer.h"
 #include "compiler/codegen/kernel_runtime.h"
+#include "compiler/codegen/plain_broadcast_addresses.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -727,6 +728,10 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, OptPipeline pipeli
         "simplifycfg<forward-switch-cond;switch-to-lookup;no-keep-loops;hoist-common-insts;"
         "sink-common-insts>,slp-vectorizer,instcombine,loop-unroll<O3>,sroa,instcombine,"
         "loop-mssa(licm<allowspeculation>),simplifycfg)"));
+    // Last: strength reduction in code generation must find these loads' addresses final.
+    if (tm.getTargetTriple().isX86()) {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(PlainBroadcastAddressesPass()));
+    }
   } else {
     mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   }

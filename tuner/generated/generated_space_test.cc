@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/codegen_nvptx.h"
 #include "compiler/ir/ir_printer.h"
@@ -822,6 +823,55 @@ TEST(ProgramTemplate, RegisterTile_AdmittedTilesDoNotSpill) {
   EXPECT_EQ(spills("dense", {{"M", 64}, {"N", 256}, {"K", 32}},
                    {{"C.tile_i", 6}, {"C.tile_j", 64}, {"C.tile_k", 1}}, {{"C.pack_W", "1"}}),
             0);
+}
+
+// A register tile one vector wide (a dense layer with N = 16) broadcasts each A[i, k] into one
+// multiply-add, folded as its memory operand. Each such operand is addressed from a register of
+// its own plus a constant (codegen/plain_broadcast_addresses.h), never base + index, which Intel
+// cores issue as two micro-ops; the kernel computes what the program does. M = 40 leaves a tail
+// of 8 rows after two tiles of 16.
+TEST(ProgramTemplate, OneVectorTile_BroadcastOperandsAddressedFromOneRegisterAndMatch) {
+  const absl::flat_hash_map<std::string, int64_t> shape = {{"M", 40}, {"N", 16}, {"K", 64}};
+  // The space for `target` and its config with the 16 x 16 tile, unrolled 4 steps along k.
+  auto tile = [&](const codegen::Target& target) -> std::pair<ProgramSpace, Config> {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense_layer", shape, target);
+    EXPECT_TRUE(p.ok()) << p.status();
+    if (!p.ok()) return {};
+    const ConfigSpace& space = *p->space;
+    std::vector<int64_t> choices = WithInnerFactors(
+        space, space.Decompose(0), {{"C.tile_i", 16}, {"C.tile_j", 16}, {"C.tile_k", 4}});
+    EXPECT_TRUE(space.Admits(choices));
+    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+    EXPECT_TRUE(config.ok());
+    if (!config.ok()) return {};
+    return {*std::move(p), *std::move(config)};
+  };
+  absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
+  ASSERT_TRUE(avx512.ok());
+  auto [p, config] = tile(*avx512);
+  ASSERT_NE(p.tmpl, nullptr);
+  absl::StatusOr<Instance> inst = p.tmpl->Instantiate(p.workload, *avx512, &config);
+  ASSERT_TRUE(inst.ok()) << inst.status();
+  absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "kernel");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<std::string> assembly = codegen::BuildAssembly({*f}, *avx512);
+  ASSERT_TRUE(assembly.ok()) << assembly.status();
+  int broadcasts = 0;
+  for (absl::string_view line : absl::StrSplit(*assembly, '\n')) {
+    if (!absl::StrContains(line, "vfmadd") || !absl::StrContains(line, "{1to16}")) continue;
+    ++broadcasts;
+    EXPECT_FALSE(absl::StrContains(line, ",%r")) << "indexed broadcast operand: " << line;
+  }
+  EXPECT_GE(broadcasts, 16) << *assembly;
+
+  auto [host, host_config] = tile(codegen::HostTarget());
+  ASSERT_NE(host.tmpl, nullptr);
+  absl::StatusOr<std::vector<runtime::NDArray>> ref =
+      RunConfig(*host.tmpl, host.workload, codegen::HostTarget(), nullptr, 13);
+  absl::StatusOr<std::vector<runtime::NDArray>> out =
+      RunConfig(*host.tmpl, host.workload, codegen::HostTarget(), &host_config, 13);
+  ASSERT_TRUE(ref.ok() && out.ok()) << ref.status() << " " << out.status();
+  EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0);
 }
 
 // An elementwise stage computed at the top level because a reduction reads it (attention's
