@@ -105,8 +105,11 @@ int64_t LiveRegisters(const std::vector<int64_t>& inner, const std::vector<uint6
         if (indexes(order[p])) at_once *= inner[order[p]];
       }
       live += at_once;
-    } else if (!vector && !file.embedded_broadcast) {
-      live += 1;  // The broadcast, in a register of its own.
+    } else if (!vector && (!file.embedded_broadcast || vectors > 1)) {
+      // The broadcast, in a register of its own: without embedded broadcast, and also with it
+      // when the value feeds more than one vector, which LLVM then broadcasts once into a
+      // register (vbroadcastss) rather than from memory in each multiply-add.
+      live += 1;
     }
   }
   return live;

@@ -17,9 +17,13 @@
 // rows i; a convolution's input values X[c, y, x·St, cb] across the output blocks f), so its
 // values that differ along the rows inside that one are live at once. A load that indexes every
 // row with a tile above 1 is not kept: a vector is a memory operand of the one multiply-add that
-// reads it, and a scalar, broadcast to the vector tile's multiply-adds, takes no register with
-// AVX-512 (broadcast from memory inside the multiply-add) and one without. The rule counts
-// accumulators plus those registers. Counting only accumulators admitted convolution tiles that
+// reads it, and a scalar broadcast to the vector tile's multiply-adds takes one register, except
+// with AVX-512 when the tile is one vector wide: then its one multiply-add broadcasts it from
+// memory. With more vectors LLVM broadcasts it once into a register; the 7 x 64 dense tile (28
+// accumulators, 4 weight vectors), admitted at 32 registers when the rule counted no broadcast
+// register with AVX-512, spilled three accumulators to the stack around every step (run 21's
+// dense 49 x 512 x 4608 winner, docs/cpu_kernels.md). The rule counts accumulators plus those
+// registers. Counting only accumulators admitted convolution tiles that
 // spill 40 to 88 registers to the stack and ran at 0.5 to 0.7 of the fastest (tuner/README, "A
 // register tile fits the vector registers").
 #ifndef TUNEFARM_TUNER_GENERATED_REGISTER_TILE_H_

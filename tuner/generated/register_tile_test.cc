@@ -23,11 +23,16 @@ uint64_t Axes(std::initializer_list<int> axes) {
 const std::vector<uint64_t> kDenseReads = {Axes({0}), Axes({1})};
 
 TEST(RegisterTile, Dense_AccumulatorsAndKeptWeightVectors) {
-  EXPECT_EQ(LiveRegisters({6, 64}, kDenseReads, 4, kAvx512), 24 + 4);
+  // A's value feeds 4 vectors: broadcast once into a register of its own, even with AVX-512.
+  EXPECT_EQ(LiveRegisters({6, 64}, kDenseReads, 4, kAvx512), 24 + 4 + 1);
+  EXPECT_EQ(LiveRegisters({7, 64}, kDenseReads, 4, kAvx512), 28 + 4 + 1);  // Over 32: spilled.
+  EXPECT_EQ(LiveRegisters({8, 64}, kDenseReads, 4, kAvx512), 32 + 4 + 1);
+  // One vector wide: the multiply-add broadcasts A's value from memory (AVX-512 only).
   EXPECT_EQ(LiveRegisters({16, 16}, kDenseReads, 4, kAvx512), 16 + 1);
-  EXPECT_EQ(LiveRegisters({8, 64}, kDenseReads, 4, kAvx512), 32 + 4);
-  // One row: nothing is kept; AVX2 broadcasts A's value into a register of its own.
-  EXPECT_EQ(LiveRegisters({1, 64}, kDenseReads, 4, kAvx512), 4);
+  EXPECT_EQ(LiveRegisters({31, 16}, kDenseReads, 4, kAvx512), 31 + 1);
+  // One row: nothing is kept, A's value is broadcast into a register for the 4 vectors (and for
+  // AVX2's 8).
+  EXPECT_EQ(LiveRegisters({1, 64}, kDenseReads, 4, kAvx512), 4 + 1);
   EXPECT_EQ(LiveRegisters({1, 64}, kDenseReads, 4, kAvx2), 8 + 1);
   EXPECT_EQ(LiveRegisters({6, 16}, kDenseReads, 4, kAvx2), 12 + 2 + 1);
   // A vector tile shorter than a register still takes one.
