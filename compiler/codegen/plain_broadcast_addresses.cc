@@ -1,6 +1,7 @@
 #include "compiler/codegen/plain_broadcast_addresses.h"
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
