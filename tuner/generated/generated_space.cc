@@ -288,8 +288,8 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
   local_order.insert(local_order.end(), r_inner.begin(), r_inner.end());
   const int local_rank = static_cast<int>(l.root_axes().size());
   if (local_rank == rank) {
-    for (int d :
-         RegisterRowOrder(tile, ReadAxisMasks(ts.accumulator), acc.dtype().bytes(), registers)) {
+    for (int d : RegisterRowOrder(tile, ReadAxisMasks(ts.accumulator, registers),
+                                  acc.dtype().bytes(), registers)) {
       local_order.push_back(l.axis(d));
     }
     local_order.push_back(l.axis(local_rank - 1));

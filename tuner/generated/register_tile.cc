@@ -24,6 +24,7 @@ class ReadAxes : public ir::IRVisitor {
  public:
   explicit ReadAxes(const std::vector<te::IterVar>& axes) : axes_(axes) {}
   std::vector<uint64_t> masks;
+  std::vector<const ir::LoadNode*> loads;  // Per mask.
 
  protected:
   void Visit_(const ir::LoadNode* op) override {
@@ -45,6 +46,7 @@ class ReadAxes : public ir::IRVisitor {
         }
       }
       masks.push_back(mask);
+      loads.push_back(op);
     }
     IRVisitor::Visit_(op);
   }
@@ -53,6 +55,35 @@ class ReadAxes : public ir::IRVisitor {
   const std::vector<te::IterVar>& axes_;
   std::vector<const ir::LoadNode*> seen_;  // Nodes of the body, alive with it.
 };
+
+// A load's last index as base + offset, the offset a constant (0 where there is none).
+std::pair<ir::Expr, int64_t> BaseAndOffset(const ir::Expr& index) {
+  if (const int64_t* c = ir::AsConstInt(index)) return {ir::Expr(), *c};
+  if (const auto* add = index.as<ir::BinaryNode>();
+      add != nullptr && add->op == ir::BinaryOp::kAdd) {
+    if (const int64_t* c = ir::AsConstInt(add->b)) return {add->a, *c};
+    if (const int64_t* c = ir::AsConstInt(add->a)) return {add->b, *c};
+  }
+  return {index, 0};
+}
+
+// Whether loads `a` and `b` read one buffer at the same index but the last, and there at the
+// same base (BaseAndOffset).
+bool SameRun(const ir::LoadNode* a, const ir::LoadNode* b) {
+  if (a->buffer != b->buffer || a->indices.size() != b->indices.size() || a->indices.empty()) {
+    return false;
+  }
+  for (size_t i = 0; i + 1 < a->indices.size(); ++i) {
+    if (!ir::StructuralEqual(a->indices[i], b->indices[i])) return false;
+  }
+  const ir::Expr x = BaseAndOffset(a->indices.back()).first;
+  const ir::Expr y = BaseAndOffset(b->indices.back()).first;
+  return x.defined() == y.defined() && (!x.defined() || ir::StructuralEqual(x, y));
+}
+
+bool IsByte(const ir::LoadNode* load) {
+  return load->type.bits == 8 && (load->type.is_int() || load->type.is_uint());
+}
 
 }  // namespace
 
@@ -63,17 +94,47 @@ VectorRegisterFile TargetVectorRegisters(const codegen::Target& target) {
                    absl::StartsWith(target.triple, "i686");
   if (!x86) return {.registers = 32, .bytes = 16, .embedded_broadcast = false};
   if (codegen::TargetHasFeature(target, "avx512f")) {
-    return {.registers = 32, .bytes = 64, .embedded_broadcast = true};
+    return {.registers = 32,
+            .bytes = 64,
+            .embedded_broadcast = true,
+            .byte_group_registers = codegen::TargetHasFeature(target, "avx512vnni") ? 1 : 2};
   }
   return {.registers = 16, .bytes = 32, .embedded_broadcast = false};
 }
 
-std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction) {
+std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction, const VectorRegisterFile& file) {
   const te::ComputeOpNode* c = reduction.compute();
   if (c == nullptr) return {};
   ReadAxes finder(c->axis);
   finder.Visit(c->body);
-  return std::move(finder.masks);
+  // Byte dot groups: four byte loads of one run (SameRun) at four consecutive offsets from the
+  // smallest, all indexing the same axes.
+  const size_t n = finder.loads.size();
+  std::vector<bool> grouped(n, false);
+  std::vector<uint64_t> masks;
+  for (size_t a = 0; a < n; ++a) {
+    if (grouped[a] || !IsByte(finder.loads[a])) continue;
+    std::vector<size_t> run = {a};
+    for (size_t b = a + 1; b < n; ++b) {
+      if (!grouped[b] && IsByte(finder.loads[b]) && finder.masks[b] == finder.masks[a] &&
+          SameRun(finder.loads[a], finder.loads[b])) {
+        run.push_back(b);
+      }
+    }
+    std::vector<int64_t> offsets;
+    for (size_t r : run) offsets.push_back(BaseAndOffset(finder.loads[r]->indices.back()).second);
+    std::sort(offsets.begin(), offsets.end());
+    if (offsets.size() != 4 || offsets[3] - offsets[0] != 3 ||
+        std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end()) {
+      continue;
+    }
+    for (size_t r : run) grouped[r] = true;
+    for (int64_t k = 0; k < file.byte_group_registers; ++k) masks.push_back(finder.masks[a]);
+  }
+  for (size_t a = 0; a < n; ++a) {
+    if (!grouped[a]) masks.push_back(finder.masks[a]);
+  }
+  return masks;
 }
 
 int64_t LiveRegisters(const std::vector<int64_t>& inner, const std::vector<uint64_t>& reads,
@@ -171,8 +232,9 @@ void AddRegisterTileConstraint(const TiledStage& ts, const VectorRegisterFile& f
   if (!has_rows) return;
   // The accumulator has the writer's axes (the writer is the reduction itself, or reads it
   // element for element); its body's loads are what a step of the reduction reads.
-  const std::vector<uint64_t> reads =
-      acc->axis.size() == w->axis.size() ? ReadAxisMasks(ts.accumulator) : std::vector<uint64_t>{};
+  const std::vector<uint64_t> reads = acc->axis.size() == w->axis.size()
+                                          ? ReadAxisMasks(ts.accumulator, file)
+                                          : std::vector<uint64_t>{};
   const int64_t element_bytes = ts.accumulator.dtype().bytes();
   space->AddConstraint(name, [tiles, reads, element_bytes, file](const std::vector<int64_t>& c) {
     std::vector<int64_t> inner;

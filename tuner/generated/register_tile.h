@@ -43,19 +43,29 @@ struct VectorRegisterFile {
   int64_t registers = 0;
   int64_t bytes = 0;                // Of one register.
   bool embedded_broadcast = false;  // A multiply-add may broadcast a scalar from memory.
+  // The registers one value of a byte dot group takes (below): 1 where vpdpbusd reads the four
+  // bytes as they are, 2 where they are widened to two int16 pairs for vpmaddwd (AVX2).
+  int64_t byte_group_registers = 2;
 };
 
-// AVX-512: 32 registers of 64 bytes with embedded broadcast. Other x86 (AVX2): 16 of 32 bytes;
-// any other architecture (AArch64's NEON): 32 of 16 bytes. Without embedded broadcast, the value
-// a row shares across its vector tile (A[i, k] of a dense layer) is broadcast into a register of
-// its own before its multiply-adds read it. On a Zen 3 core (AVX2) the dense layer's tiles of 16
-// accumulators (8 x 16, 4 x 32, 2 x 64, 16 x 8 floats) ran at 13-39 GFLOP/s against 77 for
-// 6 x 16 (12 accumulators, 2 weight vectors and the broadcast: 15 registers), M = N = K = 1024.
+// AVX-512: 32 registers of 64 bytes with embedded broadcast (byte groups in 1 with VNNI, 2
+// without). Other x86 (AVX2): 16 of 32 bytes; any other architecture (AArch64's NEON): 32 of 16
+// bytes. Without embedded broadcast, the value a row shares across its vector tile (A[i, k] of a
+// dense layer) is broadcast into a register of its own before its multiply-adds read it. On a Zen 3
+// core (AVX2) the dense layer's tiles of 16 accumulators (8 x 16, 4 x 32, 2 x 64, 16 x 8 floats)
+// ran at 13-39 GFLOP/s against 77 for 6 x 16 (12 accumulators, 2 weight vectors and the broadcast:
+// 15 registers), M = N = K = 1024.
 VectorRegisterFile TargetVectorRegisters(const codegen::Target& target);
 
 // The axes (bit d for axis d) that each distinct load of `reduction`'s body indexes: what one
-// step of its reduction reads.
-std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction);
+// step of its reduction reads, one entry per register a value of the load takes. A byte dot
+// group, four loads of 8-bit integers from one buffer that index the same axes and read four
+// consecutive bytes (A[i, 4k + u], u = 0..3, of dense_u8s8_vnni.te), is one 32-bit value to the
+// code generator (compiler/codegen/vnni_dot.cc): it counts `file.byte_group_registers` entries,
+// not four. Counted as four, AVX2's 4 x 16 int8 tile (8 accumulators, the broadcast's two
+// widened halves, two widened halves per weight vector: 14 registers) was refused at 20.
+std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction,
+                                    const VectorRegisterFile& file = {});
 
 // The registers one step of the reduction keeps live in a register tile (see above):
 // `inner[d]` is the inner tile of the stage's axis d (the last one the vector axis), `reads` as

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "compiler/lang/elaborate.h"
+#include "compiler/lang/parser.h"
 #include "gtest/gtest.h"
 
 namespace tunefarm::tuner {
@@ -11,6 +13,8 @@ namespace {
 
 constexpr VectorRegisterFile kAvx512 = {.registers = 32, .bytes = 64, .embedded_broadcast = true};
 constexpr VectorRegisterFile kAvx2 = {.registers = 16, .bytes = 32, .embedded_broadcast = false};
+constexpr VectorRegisterFile kAvx512Vnni = {
+    .registers = 32, .bytes = 64, .embedded_broadcast = true, .byte_group_registers = 1};
 
 uint64_t Axes(std::initializer_list<int> axes) {
   uint64_t mask = 0;
@@ -65,6 +69,57 @@ TEST(RegisterTile, RowOrder_AxisOrderWhereItFitsElseTheFewestLive) {
   std::vector<int> over = RegisterRowOrder({1, 4, 4, 4, 16}, kConvReads, 4, kAvx512);
   std::sort(over.begin(), over.end());
   EXPECT_EQ(over, (std::vector<int>{0, 1, 2, 3}));
+}
+
+// The output stage of a program of the language, elaborated at `shapes`.
+te::Tensor OutputOf(const std::string& text, const lang::ShapeBindings& shapes) {
+  absl::StatusOr<lang::Program> program = lang::ParseProgram(text);
+  EXPECT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<lang::ElaboratedProgram> e = lang::Elaborate(*program, shapes);
+  EXPECT_TRUE(e.ok()) << e.status();
+  return e->output();
+}
+
+// dense_u8s8_vnni.te's reduction: A's four bytes A[i, 4k + u] are one broadcast 32-bit value and
+// W's four W[j/16, k, j%16, u] one vector (compiler/codegen/vnni_dot.cc), each taking two
+// registers on AVX2 (widened to int16 pairs) and one with VNNI.
+TEST(RegisterTile, ByteDotGroups_CountAsOneValueEach) {
+  const te::Tensor c = OutputOf(
+      "A = input(uint8, [M, K])\n"
+      "W = weight(int8, [N / 16, K / 4, 16, 4])\n"
+      "C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W[j / 16, k, j % 16, 0]) + "
+      "int32(A[i, 4 * k + 1]) * int32(W[j / 16, k, j % 16, 1]) + int32(A[i, 4 * k + 2]) * "
+      "int32(W[j / 16, k, j % 16, 2]) + int32(A[i, 4 * k + 3]) * int32(W[j / 16, k, j % 16, 3]))\n",
+      {{"M", 64}, {"N", 64}, {"K", 64}});
+  EXPECT_EQ(ReadAxisMasks(c, kAvx2),
+            (std::vector<uint64_t>{Axes({0}), Axes({0}), Axes({1}), Axes({1})}));
+  EXPECT_EQ(ReadAxisMasks(c, kAvx512Vnni), (std::vector<uint64_t>{Axes({0}), Axes({1})}));
+  // AVX2: 4 x 16 is 8 accumulators, the broadcast's two halves and two per weight vector.
+  const std::vector<uint64_t> avx2 = ReadAxisMasks(c, kAvx2);
+  EXPECT_EQ(LiveRegisters({4, 16}, avx2, 4, kAvx2), 8 + 2 + 4);
+  EXPECT_EQ(LiveRegisters({6, 16}, avx2, 4, kAvx2), 12 + 2 + 4);  // Over 16.
+  // VNNI: the 6 x 64 tile, 24 accumulators, the broadcast and 4 weight vectors.
+  EXPECT_EQ(LiveRegisters({6, 64}, ReadAxisMasks(c, kAvx512Vnni), 4, kAvx512Vnni), 24 + 1 + 4);
+}
+
+// Byte loads that are not four consecutive bytes of one run stay one entry each: a plain int8
+// dense layer's A[i, k] and W[j, k], and three of a run.
+TEST(RegisterTile, ByteLoadsOutsideAGroup_CountOneEach) {
+  EXPECT_EQ(ReadAxisMasks(OutputOf("A = input(uint8, [M, K])\nW = weight(int8, [N, K])\n"
+                                   "C[i, j] = sum(k: int32(A[i, k]) * int32(W[j, k]))\n",
+                                   {{"M", 8}, {"N", 16}, {"K", 8}}),
+                          kAvx2),
+            (std::vector<uint64_t>{Axes({0}), Axes({1})}));
+  EXPECT_EQ(
+      ReadAxisMasks(
+          OutputOf("A = input(uint8, [M, K])\nW = weight(int8, [N, K])\n"
+                   "C[i, j] = sum(k < K / 3: int32(A[i, 3 * k]) * int32(W[j, 3 * k]) + "
+                   "int32(A[i, 3 * k + 1]) * int32(W[j, 3 * k + 1]) + int32(A[i, 3 * k + 2]) * "
+                   "int32(W[j, 3 * k + 2]))\n",
+                   {{"M", 8}, {"N", 16}, {"K", 9}}),
+          kAvx2)
+          .size(),
+      6u);
 }
 
 }  // namespace
