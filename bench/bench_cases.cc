@@ -42,6 +42,11 @@ absl::flat_hash_map<std::string, int64_t> NhwcShapes(const std::vector<int64_t>&
 
 bool HostHasAmx() { return codegen::TargetHasFeature(codegen::HostTarget(), "amx-int8"); }
 
+bool HostHasAvx2WithoutVnni() {
+  const codegen::Target host = codegen::HostTarget();
+  return codegen::TargetHasFeature(host, "avx2") && !codegen::TargetHasFeature(host, "avx512vnni");
+}
+
 // The programs of examples/programs/ that compute the case, written the way a user of the
 // language writes a layer: weights as weight(...) (so the space may pack them ahead of time) and
 // convolutions in channel-blocked layouts, as oneDNN gets its preferred layouts. The templates
@@ -131,6 +136,12 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
             program,
             {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}}});
     }
+  }
+  // int8 dense layers on a core with AVX2 and no VNNI also get dense_u8s8_avx2.te: the same
+  // weight, widened to int16 once ahead of the calls, so the kernel's vpmaddwd read it without
+  // the shifts that widen its bytes in every call.
+  if (c.op == Op::kDense && c.int8 && HostHasAvx2WithoutVnni()) {
+    algorithms.push_back({{"", "dense_u8s8_avx2", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}});
   }
   // fp32 1×1 convolutions also get conv2d_nhwc.te, channels last (oneDNN's brgemm convolutions
   // run on NHWC): a strided 1×1 layer reads each pixel's channels as one run there, where the

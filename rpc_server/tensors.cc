@@ -37,6 +37,8 @@ double ElementAsDouble(const DLTensor& t, int64_t i) {
     switch (t.dtype.bits) {
       case 8:
         return reinterpret_cast<const int8_t*>(p)[i];
+      case 16:
+        return reinterpret_cast<const int16_t*>(p)[i];
       case 32:
         return reinterpret_cast<const int32_t*>(p)[i];
       default:
@@ -113,6 +115,8 @@ absl::StatusOr<DLDataType> ToDlDtype(v1::DType dtype) {
       return DLDataType{kDLFloat, 64, 1};
     case v1::DTYPE_INT8:
       return DLDataType{kDLInt, 8, 1};
+    case v1::DTYPE_INT16:
+      return DLDataType{kDLInt, 16, 1};
     case v1::DTYPE_INT32:
       return DLDataType{kDLInt, 32, 1};
     case v1::DTYPE_INT64:
@@ -184,6 +188,7 @@ void HostTensors::FillInputs(uint64_t seed) {
       } else if (t.dl.dtype.code == kDLInt) {
         int64_t v = static_cast<int64_t>(std::floor(u * 8));  // [-8, 8)
         if (t.dl.dtype.bits == 8) reinterpret_cast<int8_t*>(p)[e] = static_cast<int8_t>(v);
+        if (t.dl.dtype.bits == 16) reinterpret_cast<int16_t*>(p)[e] = static_cast<int16_t>(v);
         if (t.dl.dtype.bits == 32) reinterpret_cast<int32_t*>(p)[e] = static_cast<int32_t>(v);
         if (t.dl.dtype.bits == 64) reinterpret_cast<int64_t*>(p)[e] = v;
       } else {

@@ -1,12 +1,18 @@
 // End to end: a tuning job on the embedded local farm (tracker + sandboxed workers) records
 // every measurement in the tuning log, finds a valid best config, and a restarted job with the
 // same log continues without re-measuring.
+#include <algorithm>
 #include <random>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "db/tuning_log.h"
 #include "farm/farm_setup.h"
 #include "gtest/gtest.h"
+#include "tuner/tuning/task.h"
 #include "tuner/tuning/tuner.h"
 
 namespace tunefarm::tuner {
@@ -104,6 +110,51 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
   EXPECT_EQ(again->measured, 40 - 33);
   // The resumed job ranked its whole history, earlier re-measurements included, as the log does.
   ExpectLogAnswersTheWinner(*again);
+}
+
+// int16 on the wire: a program with an int16 input, and dense_u8s8_avx2.te, whose int8 weight
+// the worker widens into an int16 argument once (a hoisted stage, its pack kernel) before
+// timing: every trial is measured and checked against the unscheduled program on the local
+// farm's sandboxed workers (until DTYPE_INT16, each failed with "unsupported dtype 0").
+TEST(TuneEndToEnd, Int16ArgumentsOnLocalFarm_EveryTrialMeasured) {
+  FarmSetupOptions farm_options;
+  farm_options.num_workers = 1;
+  farm_options.key = "cpu-int16";
+  farm_options.sandbox_memory_limit_mb = 2048;
+  auto farm = StartFarm(farm_options);
+  ASSERT_TRUE(farm.ok()) << farm.status();
+  const std::string widened =
+      "A = input(uint8, [M, K])\n"
+      "W = weight(int8, [N / 16, K / 4, 16, 4])\n"
+      "W16[jb < N / 8, k < K / 4, o < 2, l < 8, p < 2] = "
+      "int16(W[jb / 2, k, jb % 2 * 8 + l, 2 * p + o])\n"
+      "C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W16[j / 8, k, 0, j % 8, 0]) + "
+      "int32(A[i, 4 * k + 1]) * int32(W16[j / 8, k, 1, j % 8, 0]) + int32(A[i, 4 * k + 2]) * "
+      "int32(W16[j / 8, k, 0, j % 8, 1]) + int32(A[i, 4 * k + 3]) * "
+      "int32(W16[j / 8, k, 1, j % 8, 1]))\n";
+  const std::vector<std::pair<std::string, absl::flat_hash_map<std::string, int64_t>>> programs = {
+      {"A = input(int16, [N, K])\nB[i] = sum(k: int32(A[i, k]) * 3)\n", {{"N", 37}, {"K", 9}}},
+      {widened, {{"M", 5}, {"N", 48}, {"K", 24}}}};
+  for (const auto& [text, shapes] : programs) {
+    auto task = MakeProgramTask("int16_e2e", text, shapes, "llvm", "cpu-int16");
+    ASSERT_TRUE(task.ok()) << task.status();
+    TrackerMeasurerOptions mo;
+    mo.job_id = "int16";
+    mo.device_key = "cpu-int16";
+    mo.timing.set_repeat(1);
+    mo.timing.set_min_repeat_ms(1);
+    TrackerMeasurer measurer((*farm)->client.get(), mo);
+    TuneOptions options;
+    options.trials = std::min<int64_t>(8, task->space->size());
+    options.batch_size = 4;
+    options.top_k = 0;
+    TestRandomSearch search(task->space.get(), 2);
+    auto result = Tune(*task, search, measurer, nullptr, options, nullptr);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->measured, options.trials) << text;
+    EXPECT_EQ(result->errors, 0) << text;
+    EXPECT_GT(result->best_gflops, 0) << text;
+  }
 }
 
 TEST(TuneEndToEnd, UnknownDeviceKey_NotFound) {

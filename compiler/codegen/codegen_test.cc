@@ -450,6 +450,78 @@ TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
   }
 }
 
+// A weight widened to int16 ahead of time, W16[j/8, k, u%2, j%8, u/2] (dense_u8s8_avx2.te):
+// C[i, j] = Σ_k Σ_u int32(A[i, 4k+u]) * int32(W16[...]) is two vpmaddwd per 8 lanes reading
+// W16 as it is, on an AVX2 target, with A unsigned or signed; no shift widens the weight (with
+// A unsigned there is no arithmetic shift at all: A's bytes are widened by vpand and vpsrlw).
+// Every element matches the scalar sum, the weights spanning the whole int16 range.
+TEST(Codegen, WordDotProducts_Avx2_MatchReference) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
+  absl::StatusOr<Target> haswell = ParseTarget("llvm -mcpu=haswell");
+  ASSERT_TRUE(haswell.ok()) << haswell.status();
+  const int m = 3, n = 32, k = 24;
+  for (const bool a_unsigned : {true, false}) {
+    for (const int lanes : {8, 16}) {
+      const std::string what = absl::StrCat(lanes, " lanes, A ", a_unsigned ? "uint8" : "int8");
+      const DataType a_type = a_unsigned ? DataType::UInt(8) : DataType::Int(8);
+      Tensor A = te::Placeholder({m, k}, a_type, "A");
+      Tensor W = te::Placeholder({n / 8, k / 4, 2, 8, 2}, DataType::Int(16), "W16");
+      auto r = te::ReduceAxis(k / 4, "r");
+      Tensor C = *te::Compute(
+          {m, n},
+          [&](const std::vector<Var>& i) {
+            Expr sum;
+            for (int u = 0; u < 4; ++u) {
+              Expr p = ir::cast(DataType::Int(32), A(i[0], r->var * 4 + u)) *
+                       ir::cast(DataType::Int(32), W(ir::floordiv(i[1], 8), r->var, u % 2,
+                                                     ir::floormod(i[1], 8), u / 2));
+              sum = u == 0 ? p : sum + p;
+            }
+            return te::Sum(sum, {r});
+          },
+          "C");
+      auto sch = *schedule::Schedule::Create({C});
+      auto& c = (*sch)[C];
+      auto j = *c.Split(c.axis(1), lanes);
+      ASSERT_TRUE(c.Reorder({c.axis(0), j.first, c.reduce_axis(0), j.second}).ok());
+      ASSERT_TRUE(c.Vectorize(j.second).ok());
+      auto f = lower::Lower(*sch, {A, W, C}, "dot");
+      ASSERT_TRUE(f.ok()) << f.status();
+      auto assembly = BuildAssembly({*f}, *haswell);
+      ASSERT_TRUE(assembly.ok()) << assembly.status();
+      EXPECT_NE(assembly->find("vpmaddwd"), std::string::npos) << what;
+      EXPECT_EQ(assembly->find("vpinsrw"), std::string::npos) << what;
+      EXPECT_EQ(assembly->find("vpextrw"), std::string::npos) << what;
+      if (a_unsigned) EXPECT_EQ(assembly->find("vpsraw"), std::string::npos) << what;
+      std::unique_ptr<JitModule> jit;
+      TfKernelFn fn = JitKernel(*sch, {A, W, C}, "dot", &jit, *haswell);
+      ASSERT_NE(fn, nullptr);
+      auto a = *NDArray::Empty({m, k}, a_type);
+      auto w = *NDArray::Empty({n / 8, k / 4, 2, 8, 2}, DataType::Int(16));
+      auto out = *NDArray::Empty({m, n}, DataType::Int(32));
+      for (int i = 0; i < m * k; ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
+      for (int i = 0; i < n * k; ++i) {
+        w.data<int16_t>()[i] = static_cast<int16_t>(i * 9973 + 7);  // Wraps over all of int16.
+      }
+      ASSERT_TRUE(runtime::Call(fn, {&a, &w, &out}).ok());
+      for (int i = 0; i < m; ++i) {
+        for (int jj = 0; jj < n; ++jj) {
+          int32_t want = 0;
+          for (int kk = 0; kk < k; ++kk) {
+            const uint8_t raw = a.data<uint8_t>()[i * k + kk];
+            const int32_t av = a_unsigned ? raw : static_cast<int8_t>(raw);
+            const int u = kk % 4;
+            want += av *
+                    w.data<int16_t>()[(((jj / 8 * (k / 4) + kk / 4) * 2 + u % 2) * 8 + jj % 8) * 2 +
+                                      u / 2];
+          }
+          ASSERT_EQ(out.data<int32_t>()[i * n + jj], want) << what << ": " << i << " " << jj;
+        }
+      }
+    }
+  }
+}
+
 // A target named by its CPU alone (`llvm -mcpu=skylake-avx512`, no -mattr) has an empty feature
 // string; its AVX-512 comes from the CPU's name, and the code generator must see it there too:
 // a 32-lane reciprocal is two vrcp14ps and a Newton step in zmm registers, not a division.

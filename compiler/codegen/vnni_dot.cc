@@ -1,6 +1,8 @@
 // Sums of byte products as dot products (LLVMEmitter::EmitByteDotProducts): AVX-512 VNNI's
 // vpdpbusd, or on a core with AVX2 and no VNNI, vpmaddwd on the bytes widened to int16 (exact,
-// unlike vpmaddubsw, whose int16 sums of two products saturate).
+// unlike vpmaddubsw, whose int16 sums of two products saturate). A weight the program widened to
+// int16 ahead of time (dense_u8s8_avx2.te) is read as it is, two vpmaddwd per 8 lanes without
+// the shifts that widen its bytes.
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -24,26 +26,29 @@ constexpr int kVnniChunk = 16;  // int32 lanes of one vpdpbusd on zmm.
 constexpr int kAvx2Chunk = 8;   // int32 lanes of one vpmaddwd on ymm.
 constexpr int kGroup = 4;       // Byte products one lane sums.
 
-// One product int32(u) * int32(s) of a byte broadcast to every lane and a byte vector.
+// One product int32(u) * int32(s) of a byte broadcast to every lane and a vector of bytes, or
+// of int16 (`words`: a weight widened ahead of time).
 struct ByteProduct {
   const ir::LoadNode* scalar;  // The broadcast byte's load.
   const ir::LoadNode* vector;  // The vector's load.
+  bool words = false;          // The vector is int16.
 };
 
-// The load under int32(...) of a byte: an 8-bit integer loaded from memory, cast to int32.
-const ir::LoadNode* CastByteLoad(const Expr& e) {
+// The load under int32(...) of an integer of `bits` bits loaded from memory, cast to int32.
+const ir::LoadNode* CastIntLoad(const Expr& e, int bits) {
   const auto* cast = e.as<ir::CastNode>();
   if (cast == nullptr || cast->type.with_lanes(1) != DataType::Int(32)) return nullptr;
   const auto* load = cast->value.as<ir::LoadNode>();
-  if (load == nullptr || load->indices.size() != 1 || load->type.bits != 8 ||
+  if (load == nullptr || load->indices.size() != 1 || load->type.bits != bits ||
       !(load->type.is_int() || load->type.is_uint())) {
     return nullptr;
   }
   return load;
 }
 
-// Matches x_L(int32(S[a])) * int32xL(V[idx]) in either order, with one byte unsigned and the
-// other signed (vpdpbusd's operand types).
+// Matches x_L(int32(S[a])) * int32xL(V[idx]) in either order, S a byte: with V a byte of the
+// other signedness (vpdpbusd's operand types), or V signed int16 (vpmaddwd's; a byte times an
+// int16, two of them summed, stays far inside int32).
 bool MatchByteProduct(const Expr& e, ByteProduct* out) {
   const auto* mul = e.as<ir::BinaryNode>();
   if (mul == nullptr || mul->op != ir::BinaryOp::kMul) return false;
@@ -52,12 +57,17 @@ bool MatchByteProduct(const Expr& e, ByteProduct* out) {
     const Expr& y = swap == 0 ? mul->b : mul->a;
     const auto* bcast = x.as<ir::BroadcastNode>();
     if (bcast == nullptr) continue;
-    const ir::LoadNode* s = CastByteLoad(bcast->value);
-    const ir::LoadNode* v = CastByteLoad(y);
-    if (s == nullptr || v == nullptr || !s->type.is_scalar()) continue;
-    if (s->type.is_uint() == v->type.is_uint()) continue;
-    *out = {s, v};
-    return true;
+    const ir::LoadNode* s = CastIntLoad(bcast->value, 8);
+    if (s == nullptr || !s->type.is_scalar()) continue;
+    if (const ir::LoadNode* v = CastIntLoad(y, 8);
+        v != nullptr && s->type.is_uint() != v->type.is_uint()) {
+      *out = {s, v, false};
+      return true;
+    }
+    if (const ir::LoadNode* v = CastIntLoad(y, 16); v != nullptr && v->type.is_int()) {
+      *out = {s, v, true};
+      return true;
+    }
   }
   return false;
 }
@@ -145,15 +155,16 @@ class NarrowToChunk : public ir::IRMutator {
   arith::Analyzer& analyzer_;
 };
 
-// Where lanes [Lc, Lc + L) of `index` read, L = `lanes`: base + 4·lane, the base (nullopt
+// Where lanes [Lc, Lc + L) of `index` read, L = `lanes`: base + stride·lane, the base (nullopt
 // otherwise).
-std::optional<Expr> ChunkBase(const Expr& index, int chunk, int lanes, arith::Analyzer& analyzer) {
+std::optional<Expr> ChunkBase(const Expr& index, int chunk, int lanes, int stride,
+                              arith::Analyzer& analyzer) {
   Expr narrowed = index;
   if (index.type().lanes != lanes) narrowed = NarrowToChunk(chunk, lanes, analyzer).Mutate(index);
   narrowed = analyzer.Simplify(narrowed);
   const auto* ramp = narrowed.as<ir::RampNode>();
-  const int64_t* stride = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
-  if (stride == nullptr || *stride != kGroup) return std::nullopt;
+  const int64_t* step = ramp != nullptr ? ir::AsConstInt(ramp->stride) : nullptr;
+  if (step == nullptr || *step != stride) return std::nullopt;
   return ramp->base;
 }
 
@@ -171,11 +182,6 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
       !tm_.getTargetTriple().isX86()) {
     return nullptr;
   }
-  const bool vnni = MachineHasFeature(tm_, "+avx512vnni");
-  const int lanes = vnni ? kVnniChunk : MachineHasFeature(tm_, "+avx2") ? kAvx2Chunk : 0;
-  if (lanes == 0 || t.lanes % lanes != 0) return nullptr;
-  const int chunks = t.lanes / lanes;
-  if ((chunks & (chunks - 1)) != 0) return nullptr;
   std::vector<Expr> terms = ir::SumTerms(op->a);
   for (const Expr& e : ir::SumTerms(op->b)) terms.push_back(e);
   std::vector<Expr> rest;
@@ -189,40 +195,68 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
     }
   }
   if (products.empty() || products.size() % kGroup != 0) return nullptr;
-  // Groups of four: the broadcast bytes S[a + u] and the vector bytes V[base_c + 4·lane + u],
-  // u = 0..3, so one 32-bit load of S and one load of V per chunk of lanes feed the dot.
+  // All products of bytes, or all of int16 words (a weight widened ahead of time): words are
+  // vpmaddwd's operands on any core with AVX2, bytes vpdpbusd's where it has VNNI.
+  const bool words = products[0].words;
+  for (const ByteProduct& p : products) {
+    if (p.words != words) return nullptr;
+  }
+  const bool avx2 = MachineHasFeature(tm_, "+avx2");
+  const bool vnni = !words && MachineHasFeature(tm_, "+avx512vnni");
+  const int lanes = vnni ? kVnniChunk : avx2 ? kAvx2Chunk : 0;
+  if (lanes == 0 || t.lanes % lanes != 0) return nullptr;
+  const int chunks = t.lanes / lanes;
+  if ((chunks & (chunks - 1)) != 0) return nullptr;
+  // Groups of four: the broadcast bytes S[a + u], u = 0..3, so one 32-bit load of S feeds the
+  // dot, and per chunk of lanes either the vector bytes V[base_c + 4·lane + u] (one load), or
+  // the int16 words V[even_c + 2·lane + u / 2] for u = 0, 2 and V[odd_c + 2·lane + u / 2] for
+  // u = 1, 3 (two loads: each lane's pairs (u0, u2) and (u1, u3), as the widened broadcast).
   arith::Analyzer analyzer;
   struct Group {
     const ByteProduct* first;
-    std::vector<Expr> bases;  // Per chunk.
+    std::vector<Expr> bases;      // Per chunk: where its bytes, or its even words, start.
+    std::vector<Expr> odd_bases;  // Per chunk, words only: where its odd words start.
   };
+  const int stride = words ? 2 : kGroup;
   std::vector<Group> groups;
   for (size_t g = 0; g < products.size(); g += kGroup) {
     const ByteProduct& p0 = products[g];
-    Group group{&p0, {}};
-    for (int c = 0; c < chunks; ++c) {
-      std::optional<Expr> base = ChunkBase(p0.vector->indices[0], c, lanes, analyzer);
-      if (!base.has_value()) return nullptr;
-      group.bases.push_back(*base);
-    }
-    for (int u = 1; u < kGroup; ++u) {
+    Group group{&p0, {}, {}};
+    std::vector<std::vector<Expr>> bases(kGroup);  // [u][chunk]
+    for (int u = 0; u < kGroup; ++u) {
       const ByteProduct& p = products[g + u];
       if (p.scalar->buffer.get() != p0.scalar->buffer.get() ||
           p.vector->buffer.get() != p0.vector->buffer.get() || p.scalar->type != p0.scalar->type ||
+          p.vector->type != p0.vector->type ||
           !IsConst(p.scalar->indices[0] - p0.scalar->indices[0], u, analyzer)) {
         return nullptr;
       }
       for (int c = 0; c < chunks; ++c) {
-        std::optional<Expr> base = ChunkBase(p.vector->indices[0], c, lanes, analyzer);
-        if (!base.has_value() || !IsConst(*base - group.bases[c], u, analyzer)) return nullptr;
+        std::optional<Expr> base = ChunkBase(p.vector->indices[0], c, lanes, stride, analyzer);
+        if (!base.has_value()) return nullptr;
+        bases[u].push_back(*base);
       }
     }
+    for (int c = 0; c < chunks; ++c) {
+      if (words) {
+        if (!IsConst(bases[2][c] - bases[0][c], 1, analyzer) ||
+            !IsConst(bases[3][c] - bases[1][c], 1, analyzer)) {
+          return nullptr;
+        }
+        continue;
+      }
+      for (int u = 1; u < kGroup; ++u) {
+        if (!IsConst(bases[u][c] - bases[0][c], u, analyzer)) return nullptr;
+      }
+    }
+    group.bases = bases[0];
+    if (words) group.odd_bases = bases[1];
     groups.push_back(std::move(group));
   }
 
   llvm::Type* i32 = b_.getInt32Ty();
-  llvm::Type* words = llvm::FixedVectorType::get(i32, lanes);
-  llvm::Type* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), lanes * kGroup);
+  llvm::Type* words_t = llvm::FixedVectorType::get(i32, lanes);
+  llvm::Type* bytes_t = llvm::FixedVectorType::get(b_.getInt8Ty(), lanes * kGroup);
   llvm::Type* halves = llvm::FixedVectorType::get(b_.getInt16Ty(), lanes * 2);
   // AVX2: the bytes of each int32 lane, read as two int16 (b0 | b1 << 8, b2 | b3 << 8), widened
   // to the int16 pairs (b0, b2) and (b1, b3): zero- or sign-extended as the byte's type is.
@@ -259,13 +293,14 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       const Group& g = groups[gi];
       const ir::BufferNode* vector_buf = g.first->vector->buffer.get();
-      llvm::Value* vec = b_.CreateBitCast(
-          Noted(b_.CreateAlignedLoad(bytes, Address(vector_buf, Emit(g.bases[c])), llvm::Align(1)),
-                vector_buf),
-          words);
+      auto load = [&](llvm::Type* type, const Expr& base) {
+        return Noted(b_.CreateAlignedLoad(type, Address(vector_buf, Emit(base)), llvm::Align(1)),
+                     vector_buf);
+      };
       const bool scalar_unsigned = g.first->scalar->type.is_uint();
       if (vnni) {
         // vpdpbusd(acc, unsigned bytes, signed bytes).
+        llvm::Value* vec = b_.CreateBitCast(load(bytes_t, g.bases[c]), words_t);
         llvm::Value* splat = splats[gi];
         part = b_.CreateIntrinsic(
             llvm::Intrinsic::x86_avx512_vpdpbusd_512, {},
@@ -273,7 +308,9 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
         continue;
       }
       // vpmaddwd: lane += b0·c0 + b2·c2, then += b1·c1 + b3·c3 (int16 products, int32 sums).
-      const auto [v_even, v_odd] = widen(vec, !scalar_unsigned);
+      const auto [v_even, v_odd] =
+          words ? std::make_pair(load(halves, g.bases[c]), load(halves, g.odd_bases[c]))
+                : widen(b_.CreateBitCast(load(bytes_t, g.bases[c]), words_t), !scalar_unsigned);
       const auto [s_even, s_odd] = widened_splats[gi];
       part = b_.CreateAdd(
           part, b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {s_even, v_even}));

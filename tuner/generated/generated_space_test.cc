@@ -61,6 +61,7 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"conv2d_u8s8", {{"N", 1}, {"C", 3}, {"H", 6}, {"W", 9}, {"F", 4}}},
       {"dense_layer", {{"M", 1}, {"N", 19}, {"K", 33}}},
       {"dense_u8s8_vnni", {{"M", 5}, {"N", 48}, {"K", 24}}},
+      {"dense_u8s8_avx2", {{"M", 5}, {"N", 48}, {"K", 24}}},
       {"conv2d_u8s8_vnni", {{"N", 1}, {"C", 1}, {"H", 5}, {"W", 6}, {"F", 2}}},
       // Eight channels: the vector rules on every CPU (AMX reads 64; amx_tiling_test).
       {"conv2d_u8s8_nhwc",

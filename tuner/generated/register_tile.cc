@@ -85,6 +85,17 @@ bool IsByte(const ir::LoadNode* load) {
   return load->type.bits == 8 && (load->type.is_int() || load->type.is_uint());
 }
 
+// Whether loads `a` and `b` read one buffer at indices that differ by constants alone.
+bool SameBases(const ir::LoadNode* a, const ir::LoadNode* b) {
+  if (a->buffer != b->buffer || a->indices.size() != b->indices.size()) return false;
+  for (size_t i = 0; i < a->indices.size(); ++i) {
+    const ir::Expr x = BaseAndOffset(a->indices[i]).first;
+    const ir::Expr y = BaseAndOffset(b->indices[i]).first;
+    if (x.defined() != y.defined() || (x.defined() && !ir::StructuralEqual(x, y))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 VectorRegisterFile TargetVectorRegisters(const codegen::Target& target) {
@@ -130,6 +141,24 @@ std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction, const VectorReg
     }
     for (size_t r : run) grouped[r] = true;
     for (int64_t k = 0; k < file.byte_group_registers; ++k) masks.push_back(finder.masks[a]);
+  }
+  // Word dot groups: four int16 loads of a weight widened ahead of time
+  // (dense_u8s8_avx2.te's W16[j/8, k, u%2, j%8, u/2]) at indices that differ by constants alone,
+  // all indexing the same axes: two vectors, each lane's pairs (u0, u2) and (u1, u3).
+  for (size_t a = 0; a < n; ++a) {
+    const ir::LoadNode* first = finder.loads[a];
+    if (grouped[a] || first->type.bits != 16 || !first->type.is_int()) continue;
+    std::vector<size_t> run = {a};
+    for (size_t b = a + 1; b < n; ++b) {
+      if (!grouped[b] && finder.loads[b]->type == first->type &&
+          finder.masks[b] == finder.masks[a] && SameBases(first, finder.loads[b])) {
+        run.push_back(b);
+      }
+    }
+    if (run.size() != 4) continue;
+    for (size_t r : run) grouped[r] = true;
+    masks.push_back(finder.masks[a]);
+    masks.push_back(finder.masks[a]);
   }
   for (size_t a = 0; a < n; ++a) {
     if (!grouped[a]) masks.push_back(finder.masks[a]);

@@ -102,6 +102,25 @@ TEST(RegisterTile, ByteDotGroups_CountAsOneValueEach) {
   EXPECT_EQ(LiveRegisters({6, 64}, ReadAxisMasks(c, kAvx512Vnni), 4, kAvx512Vnni), 24 + 1 + 4);
 }
 
+// dense_u8s8_avx2.te's reduction: W16's four int16 loads per group of products are two vectors
+// (each lane's pairs), A's four bytes one broadcast widened to two halves: 4 x 16 is 8
+// accumulators + 2 + 2 per weight vector.
+TEST(RegisterTile, WordDotGroups_CountAsTwoVectors) {
+  const te::Tensor c = OutputOf(
+      "A = input(uint8, [M, K])\n"
+      "W = weight(int8, [N / 16, K / 4, 16, 4])\n"
+      "W16[jb < N / 8, k < K / 4, o < 2, l < 8, p < 2] = "
+      "int16(W[jb / 2, k, jb % 2 * 8 + l, 2 * p + o])\n"
+      "C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W16[j / 8, k, 0, j % 8, 0]) + "
+      "int32(A[i, 4 * k + 1]) * int32(W16[j / 8, k, 1, j % 8, 0]) + int32(A[i, 4 * k + 2]) * "
+      "int32(W16[j / 8, k, 0, j % 8, 1]) + int32(A[i, 4 * k + 3]) * "
+      "int32(W16[j / 8, k, 1, j % 8, 1]))\n",
+      {{"M", 64}, {"N", 64}, {"K", 64}});
+  const std::vector<uint64_t> reads = ReadAxisMasks(c, kAvx2);
+  EXPECT_EQ(reads, (std::vector<uint64_t>{Axes({0}), Axes({0}), Axes({1}), Axes({1})}));
+  EXPECT_EQ(LiveRegisters({4, 16}, reads, 4, kAvx2), 8 + 2 + 4);
+}
+
 // Byte loads that are not four consecutive bytes of one run stay one entry each: a plain int8
 // dense layer's A[i, k] and W[j, k], and three of a run.
 TEST(RegisterTile, ByteLoadsOutsideAGroup_CountOneEach) {

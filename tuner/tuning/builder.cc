@@ -19,6 +19,7 @@ v1::DType ToProto(ir::DataType t) {
   if (t == ir::DataType::Float(16)) return v1::DTYPE_FLOAT16;
   if (t == ir::DataType::Float(64)) return v1::DTYPE_FLOAT64;
   if (t == ir::DataType::Int(8)) return v1::DTYPE_INT8;
+  if (t == ir::DataType::Int(16)) return v1::DTYPE_INT16;
   if (t == ir::DataType::Int(32)) return v1::DTYPE_INT32;
   if (t == ir::DataType::Int(64)) return v1::DTYPE_INT64;
   if (t == ir::DataType::UInt(8)) return v1::DTYPE_UINT8;
@@ -111,6 +112,19 @@ BuildResult BuildConfig(const TuneTask& task, std::optional<int64_t> index,
     return r;
   }
   const lower::LoweredFunc* f = &lowered->kernel;
+  // Every argument, and every pack's operator input, in a dtype the measurement protocol
+  // carries (proto/common.proto's DType): else no worker could allocate it.
+  std::vector<const lower::FuncArg*> carried;
+  for (const lower::FuncArg& a : f->args) carried.push_back(&a);
+  for (const LoweredPack& p : lowered->packs) carried.push_back(&p.func.args[0]);
+  for (const lower::FuncArg* a : carried) {
+    if (ToProto(a->buffer->dtype) == v1::DTYPE_UNSPECIFIED) {
+      r.status = absl::InvalidArgumentError(
+          absl::StrCat("argument '", a->buffer->name, "' is ", a->buffer->dtype.ToString(),
+                       ", which the farm does not carry (float16/32/64, int8/16/32/64, uint8)"));
+      return r;
+    }
+  }
   for (size_t i = 0; i < f->args.size(); ++i) {
     v1::TensorArg arg;
     *arg.mutable_spec() = ToTensorSpec(f->args[i]);
