@@ -137,11 +137,21 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
             {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}}});
     }
   }
-  // int8 dense layers on a core with AVX2 and no VNNI also get dense_u8s8_avx2.te: the same
-  // weight, widened to int16 once ahead of the calls, so the kernel's vpmaddwd read it without
-  // the shifts that widen its bytes in every call.
-  if (c.op == Op::kDense && c.int8 && HostHasAvx2WithoutVnni()) {
-    algorithms.push_back({{"", "dense_u8s8_avx2", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}});
+  // int8 dense layers and 3×3 convolutions on a core with AVX2 and no VNNI also get
+  // dense_u8s8_avx2.te and conv2d_u8s8_avx2.te: the same weight, widened to int16 once ahead of
+  // the calls, so the kernel's vpmaddwd read it without the shifts that widen its bytes in
+  // every call.
+  if (c.int8 && HostHasAvx2WithoutVnni()) {
+    if (c.op == Op::kDense) {
+      algorithms.push_back({{"", "dense_u8s8_avx2", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}});
+    }
+    if (c.op == Op::kConv && d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 &&
+        d[7] == 1 && d[8] == 1) {
+      algorithms.push_back(
+          {{"",
+            "conv2d_u8s8_avx2",
+            {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}}});
+    }
   }
   // fp32 1×1 convolutions also get conv2d_nhwc.te, channels last (oneDNN's brgemm convolutions
   // run on NHWC): a strided 1×1 layer reads each pixel's channels as one run there, where the

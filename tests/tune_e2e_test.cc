@@ -2,8 +2,10 @@
 // every measurement in the tuning log, finds a valid best config, and a restarted job with the
 // same log continues without re-measuring.
 #include <algorithm>
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,12 +44,27 @@ class TestRandomSearch : public SearchStrategy {
   std::set<int64_t> visited_;
 };
 
-TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
+// The embedded local farm: `workers` sandboxed workers under device key `key`.
+absl::StatusOr<std::unique_ptr<Farm>> StartTestFarm(const std::string& key, int workers) {
   FarmSetupOptions farm_options;
-  farm_options.num_workers = 2;
-  farm_options.key = "cpu-test";
+  farm_options.num_workers = workers;
+  farm_options.key = key;
   farm_options.sandbox_memory_limit_mb = 2048;
-  auto farm = StartFarm(farm_options);
+  return StartFarm(farm_options);
+}
+
+// Measurement options of job `job` on `key`: `repeat` timed runs of at least 1 ms each.
+TrackerMeasurerOptions MeasureOn(const std::string& job, const std::string& key, int repeat) {
+  TrackerMeasurerOptions mo;
+  mo.job_id = job;
+  mo.device_key = key;
+  mo.timing.set_repeat(repeat);
+  mo.timing.set_min_repeat_ms(1);
+  return mo;
+}
+
+TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
+  auto farm = StartTestFarm("cpu-test", 2);
   ASSERT_TRUE(farm.ok()) << farm.status();
 
   auto task = MakeTask("dense", {32, 64, 48}, "float32", "llvm", "cpu-test");
@@ -67,12 +84,7 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
     EXPECT_EQ(best->front().record.config_index, r.best_index);
     EXPECT_DOUBLE_EQ(best->front().cost_s, r.best_cost_s);
   };
-  TrackerMeasurerOptions mo;
-  mo.job_id = "e2e";
-  mo.device_key = "cpu-test";
-  mo.timing.set_repeat(2);
-  mo.timing.set_min_repeat_ms(1);
-  TrackerMeasurer measurer((*farm)->client.get(), mo);
+  TrackerMeasurer measurer((*farm)->client.get(), MeasureOn("e2e", "cpu-test", 2));
   TuneOptions options;
   options.trials = 24;
   options.batch_size = 8;
@@ -117,33 +129,19 @@ TEST(TuneEndToEnd, DenseOnLocalFarm_RecordsEveryTrialAndResumes) {
 // timing: every trial is measured and checked against the unscheduled program on the local
 // farm's sandboxed workers (until DTYPE_INT16, each failed with "unsupported dtype 0").
 TEST(TuneEndToEnd, Int16ArgumentsOnLocalFarm_EveryTrialMeasured) {
-  FarmSetupOptions farm_options;
-  farm_options.num_workers = 1;
-  farm_options.key = "cpu-int16";
-  farm_options.sandbox_memory_limit_mb = 2048;
-  auto farm = StartFarm(farm_options);
+  auto farm = StartTestFarm("cpu-int16", 1);
   ASSERT_TRUE(farm.ok()) << farm.status();
-  const std::string widened =
-      "A = input(uint8, [M, K])\n"
-      "W = weight(int8, [N / 16, K / 4, 16, 4])\n"
-      "W16[jb < N / 8, k < K / 4, o < 2, l < 8, p < 2] = "
-      "int16(W[jb / 2, k, jb % 2 * 8 + l, 2 * p + o])\n"
-      "C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W16[j / 8, k, 0, j % 8, 0]) + "
-      "int32(A[i, 4 * k + 1]) * int32(W16[j / 8, k, 1, j % 8, 0]) + int32(A[i, 4 * k + 2]) * "
-      "int32(W16[j / 8, k, 0, j % 8, 1]) + int32(A[i, 4 * k + 3]) * "
-      "int32(W16[j / 8, k, 1, j % 8, 1]))\n";
+  std::ifstream in("examples/programs/dense_u8s8_avx2.te");
+  std::stringstream widened;
+  widened << in.rdbuf();
+  ASSERT_FALSE(widened.str().empty()) << "examples/programs/dense_u8s8_avx2.te not found";
   const std::vector<std::pair<std::string, absl::flat_hash_map<std::string, int64_t>>> programs = {
       {"A = input(int16, [N, K])\nB[i] = sum(k: int32(A[i, k]) * 3)\n", {{"N", 37}, {"K", 9}}},
-      {widened, {{"M", 5}, {"N", 48}, {"K", 24}}}};
+      {widened.str(), {{"M", 5}, {"N", 48}, {"K", 24}}}};
   for (const auto& [text, shapes] : programs) {
     auto task = MakeProgramTask("int16_e2e", text, shapes, "llvm", "cpu-int16");
     ASSERT_TRUE(task.ok()) << task.status();
-    TrackerMeasurerOptions mo;
-    mo.job_id = "int16";
-    mo.device_key = "cpu-int16";
-    mo.timing.set_repeat(1);
-    mo.timing.set_min_repeat_ms(1);
-    TrackerMeasurer measurer((*farm)->client.get(), mo);
+    TrackerMeasurer measurer((*farm)->client.get(), MeasureOn("int16", "cpu-int16", 1));
     TuneOptions options;
     options.trials = std::min<int64_t>(8, task->space->size());
     options.batch_size = 4;

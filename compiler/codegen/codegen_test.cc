@@ -368,6 +368,45 @@ TEST(Codegen, TransposedCopies_StoresARowApart_MatchReference) {
   }
 }
 
+// C[i, j] = Σ_{r < k/4} Σ_{u < 4} int32(A[i, 4r + u]) * int32(W[weight_index(j, r, u)]), its j axis
+// split by `lanes` and vectorized inside the reduction: the schedule, and its assembly for
+// `target`.
+struct DotKernel {
+  Tensor C;
+  std::unique_ptr<schedule::Schedule> sch;
+  std::string assembly;
+};
+DotKernel ScheduleDot(const Tensor& A, const Tensor& W, int m, int n, int k, int lanes,
+                      const std::function<std::vector<Expr>(const Var&, const Var&, int)>& w_at,
+                      const Target& target) {
+  auto r = te::ReduceAxis(k / 4, "r");
+  DotKernel d;
+  d.C = *te::Compute(
+      {m, n},
+      [&](const std::vector<Var>& i) {
+        Expr sum;
+        for (int u = 0; u < 4; ++u) {
+          Expr p = ir::cast(DataType::Int(32), A(i[0], r->var * 4 + u)) *
+                   ir::cast(DataType::Int(32), W(w_at(i[1], r->var, u)));
+          sum = u == 0 ? p : sum + p;
+        }
+        return te::Sum(sum, {r});
+      },
+      "C");
+  d.sch = *schedule::Schedule::Create({d.C});
+  auto& c = (*d.sch)[d.C];
+  auto j = *c.Split(c.axis(1), lanes);
+  EXPECT_TRUE(c.Reorder({c.axis(0), j.first, c.reduce_axis(0), j.second}).ok());
+  EXPECT_TRUE(c.Vectorize(j.second).ok());
+  auto f = lower::Lower(*d.sch, {A, W, d.C}, "dot");
+  EXPECT_TRUE(f.ok()) << f.status();
+  if (!f.ok()) return d;
+  auto assembly = BuildAssembly({*f}, target);
+  EXPECT_TRUE(assembly.ok()) << assembly.status();
+  if (assembly.ok()) d.assembly = *assembly;
+  return d;
+}
+
 // int32 sums of four byte products, one byte broadcast and one vector of a weight in the VNNI
 // layout [N/16][K/4][16][4]: C[i, j] = Σ_k Σ_u int32(A[i, 4k+u]) * int32(W[j/16, k, j%16, u]).
 // With A unsigned and W signed, each group of four is one vpdpbusd per 16 lanes on a VNNI target
@@ -393,29 +432,15 @@ TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
         const DataType a_type = a_unsigned ? DataType::UInt(8) : DataType::Int(8);
         Tensor A = te::Placeholder({m, k}, a_type, "A");
         Tensor W = te::Placeholder({n / 16, k / 4, 16, 4}, DataType::Int(8), "W");
-        auto r = te::ReduceAxis(k / 4, "r");
-        Tensor C = *te::Compute(
-            {m, n},
-            [&](const std::vector<Var>& i) {
-              Expr sum;
-              for (int u = 0; u < 4; ++u) {
-                Expr p = ir::cast(DataType::Int(32), A(i[0], r->var * 4 + u)) *
-                         ir::cast(DataType::Int(32),
-                                  W(ir::floordiv(i[1], 16), r->var, ir::floormod(i[1], 16), u));
-                sum = u == 0 ? p : sum + p;
-              }
-              return te::Sum(sum, {r});
+        DotKernel dk = ScheduleDot(
+            A, W, m, n, k, lanes,
+            [](const Var& j, const Var& r, int u) -> std::vector<Expr> {
+              return {ir::floordiv(j, 16), r, ir::floormod(j, 16), u};
             },
-            "C");
-        auto sch = *schedule::Schedule::Create({C});
-        auto& c = (*sch)[C];
-        auto j = *c.Split(c.axis(1), lanes);
-        ASSERT_TRUE(c.Reorder({c.axis(0), j.first, c.reduce_axis(0), j.second}).ok());
-        ASSERT_TRUE(c.Vectorize(j.second).ok());
-        auto f = lower::Lower(*sch, {A, W, C}, "dot");
-        ASSERT_TRUE(f.ok()) << f.status();
-        auto assembly = BuildAssembly({*f}, target);
-        ASSERT_TRUE(assembly.ok()) << assembly.status();
+            target);
+        ASSERT_FALSE(dk.assembly.empty()) << what;
+        const Tensor& C = dk.C;
+        const std::string* assembly = &dk.assembly;
         if (dot == "vpdpbusd") {
           EXPECT_EQ(assembly->find(dot) != std::string::npos, a_unsigned) << what;
         } else if (a_unsigned) {
@@ -425,7 +450,7 @@ TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
           EXPECT_EQ(assembly->find("vpextrb"), std::string::npos) << what;
         }
         std::unique_ptr<JitModule> jit;
-        TfKernelFn fn = JitKernel(*sch, {A, W, C}, "dot", &jit, target);
+        TfKernelFn fn = JitKernel(*dk.sch, {A, W, C}, "dot", &jit, target);
         ASSERT_NE(fn, nullptr);
         auto a = *NDArray::Empty({m, k}, a_type);
         auto w = *NDArray::Empty({n / 16, k / 4, 16, 4}, DataType::Int(8));
@@ -466,35 +491,21 @@ TEST(Codegen, WordDotProducts_Avx2_MatchReference) {
       const DataType a_type = a_unsigned ? DataType::UInt(8) : DataType::Int(8);
       Tensor A = te::Placeholder({m, k}, a_type, "A");
       Tensor W = te::Placeholder({n / 8, k / 4, 2, 8, 2}, DataType::Int(16), "W16");
-      auto r = te::ReduceAxis(k / 4, "r");
-      Tensor C = *te::Compute(
-          {m, n},
-          [&](const std::vector<Var>& i) {
-            Expr sum;
-            for (int u = 0; u < 4; ++u) {
-              Expr p = ir::cast(DataType::Int(32), A(i[0], r->var * 4 + u)) *
-                       ir::cast(DataType::Int(32), W(ir::floordiv(i[1], 8), r->var, u % 2,
-                                                     ir::floormod(i[1], 8), u / 2));
-              sum = u == 0 ? p : sum + p;
-            }
-            return te::Sum(sum, {r});
+      DotKernel dk = ScheduleDot(
+          A, W, m, n, k, lanes,
+          [](const Var& j, const Var& r, int u) -> std::vector<Expr> {
+            return {ir::floordiv(j, 8), r, u % 2, ir::floormod(j, 8), u / 2};
           },
-          "C");
-      auto sch = *schedule::Schedule::Create({C});
-      auto& c = (*sch)[C];
-      auto j = *c.Split(c.axis(1), lanes);
-      ASSERT_TRUE(c.Reorder({c.axis(0), j.first, c.reduce_axis(0), j.second}).ok());
-      ASSERT_TRUE(c.Vectorize(j.second).ok());
-      auto f = lower::Lower(*sch, {A, W, C}, "dot");
-      ASSERT_TRUE(f.ok()) << f.status();
-      auto assembly = BuildAssembly({*f}, *haswell);
-      ASSERT_TRUE(assembly.ok()) << assembly.status();
+          *haswell);
+      ASSERT_FALSE(dk.assembly.empty()) << what;
+      const Tensor& C = dk.C;
+      const std::string* assembly = &dk.assembly;
       EXPECT_NE(assembly->find("vpmaddwd"), std::string::npos) << what;
       EXPECT_EQ(assembly->find("vpinsrw"), std::string::npos) << what;
       EXPECT_EQ(assembly->find("vpextrw"), std::string::npos) << what;
       if (a_unsigned) EXPECT_EQ(assembly->find("vpsraw"), std::string::npos) << what;
       std::unique_ptr<JitModule> jit;
-      TfKernelFn fn = JitKernel(*sch, {A, W, C}, "dot", &jit, *haswell);
+      TfKernelFn fn = JitKernel(*dk.sch, {A, W, C}, "dot", &jit, *haswell);
       ASSERT_NE(fn, nullptr);
       auto a = *NDArray::Empty({m, k}, a_type);
       auto w = *NDArray::Empty({n / 8, k / 4, 2, 8, 2}, DataType::Int(16));

@@ -63,6 +63,7 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"dense_u8s8_vnni", {{"M", 5}, {"N", 48}, {"K", 24}}},
       {"dense_u8s8_avx2", {{"M", 5}, {"N", 48}, {"K", 24}}},
       {"conv2d_u8s8_vnni", {{"N", 1}, {"C", 1}, {"H", 5}, {"W", 6}, {"F", 2}}},
+      {"conv2d_u8s8_avx2", {{"N", 1}, {"C", 1}, {"H", 5}, {"W", 6}, {"F", 2}}},
       // Eight channels: the vector rules on every CPU (AMX reads 64; amx_tiling_test).
       {"conv2d_u8s8_nhwc",
        {{"N", 1},

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "compiler/lang/elaborate.h"
@@ -71,6 +74,14 @@ TEST(RegisterTile, RowOrder_AxisOrderWhereItFitsElseTheFewestLive) {
   EXPECT_EQ(over, (std::vector<int>{0, 1, 2, 3}));
 }
 
+// The text of examples/programs/<name>.te.
+std::string ReadExample(const std::string& name) {
+  std::ifstream in("examples/programs/" + name + ".te");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 // The output stage of a program of the language, elaborated at `shapes`.
 te::Tensor OutputOf(const std::string& text, const lang::ShapeBindings& shapes) {
   absl::StatusOr<lang::Program> program = lang::ParseProgram(text);
@@ -84,13 +95,7 @@ te::Tensor OutputOf(const std::string& text, const lang::ShapeBindings& shapes) 
 // W's four W[j/16, k, j%16, u] one vector (compiler/codegen/vnni_dot.cc), each taking two
 // registers on AVX2 (widened to int16 pairs) and one with VNNI.
 TEST(RegisterTile, ByteDotGroups_CountAsOneValueEach) {
-  const te::Tensor c = OutputOf(
-      "A = input(uint8, [M, K])\n"
-      "W = weight(int8, [N / 16, K / 4, 16, 4])\n"
-      "C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W[j / 16, k, j % 16, 0]) + "
-      "int32(A[i, 4 * k + 1]) * int32(W[j / 16, k, j % 16, 1]) + int32(A[i, 4 * k + 2]) * "
-      "int32(W[j / 16, k, j % 16, 2]) + int32(A[i, 4 * k + 3]) * int32(W[j / 16, k, j % 16, 3]))\n",
-      {{"M", 64}, {"N", 64}, {"K", 64}});
+  const te::Tensor c = OutputOf(ReadExample("dense_u8s8_vnni"), {{"M", 64}, {"N", 64}, {"K", 64}});
   EXPECT_EQ(ReadAxisMasks(c, kAvx2),
             (std::vector<uint64_t>{Axes({0}), Axes({0}), Axes({1}), Axes({1})}));
   EXPECT_EQ(ReadAxisMasks(c, kAvx512Vnni), (std::vector<uint64_t>{Axes({0}), Axes({1})}));
@@ -106,16 +111,7 @@ TEST(RegisterTile, ByteDotGroups_CountAsOneValueEach) {
 // (each lane's pairs), A's four bytes one broadcast widened to two halves: 4 x 16 is 8
 // accumulators + 2 + 2 per weight vector.
 TEST(RegisterTile, WordDotGroups_CountAsTwoVectors) {
-  const te::Tensor c = OutputOf(
-      "A = input(uint8, [M, K])\n"
-      "W = weight(int8, [N / 16, K / 4, 16, 4])\n"
-      "W16[jb < N / 8, k < K / 4, o < 2, l < 8, p < 2] = "
-      "int16(W[jb / 2, k, jb % 2 * 8 + l, 2 * p + o])\n"
-      "C[i, j < N] = sum(k < K / 4: int32(A[i, 4 * k]) * int32(W16[j / 8, k, 0, j % 8, 0]) + "
-      "int32(A[i, 4 * k + 1]) * int32(W16[j / 8, k, 1, j % 8, 0]) + int32(A[i, 4 * k + 2]) * "
-      "int32(W16[j / 8, k, 0, j % 8, 1]) + int32(A[i, 4 * k + 3]) * "
-      "int32(W16[j / 8, k, 1, j % 8, 1]))\n",
-      {{"M", 64}, {"N", 64}, {"K", 64}});
+  const te::Tensor c = OutputOf(ReadExample("dense_u8s8_avx2"), {{"M", 64}, {"N", 64}, {"K", 64}});
   const std::vector<uint64_t> reads = ReadAxisMasks(c, kAvx2);
   EXPECT_EQ(reads, (std::vector<uint64_t>{Axes({0}), Axes({0}), Axes({1}), Axes({1})}));
   EXPECT_EQ(LiveRegisters({4, 16}, reads, 4, kAvx2), 8 + 2 + 4);
