@@ -407,6 +407,27 @@ DotKernel ScheduleDot(const Tensor& A, const Tensor& W, int m, int n, int k, int
   return d;
 }
 
+// Runs the dot kernel `fn` of ScheduleDot on A (m x k bytes, `a_unsigned` or signed, filled
+// over their whole range) and `w`, and checks every output against the scalar sum, the weight of
+// output jj and input kk being `weight(jj, kk)`.
+void ExpectDotMatches(TfKernelFn fn, bool a_unsigned, int m, int n, int k, NDArray& w,
+                      const std::function<int32_t(int, int)>& weight, const std::string& what) {
+  auto a = *NDArray::Empty({m, k}, a_unsigned ? DataType::UInt(8) : DataType::Int(8));
+  auto out = *NDArray::Empty({m, n}, DataType::Int(32));
+  for (int i = 0; i < m * k; ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
+  ASSERT_TRUE(runtime::Call(fn, {&a, &w, &out}).ok());
+  for (int i = 0; i < m; ++i) {
+    for (int jj = 0; jj < n; ++jj) {
+      int32_t want = 0;
+      for (int kk = 0; kk < k; ++kk) {
+        const uint8_t raw = a.data<uint8_t>()[i * k + kk];
+        want += (a_unsigned ? raw : static_cast<int8_t>(raw)) * weight(jj, kk);
+      }
+      ASSERT_EQ(out.data<int32_t>()[i * n + jj], want) << what << ": " << i << " " << jj;
+    }
+  }
+}
+
 // int32 sums of four byte products, one byte broadcast and one vector of a weight in the VNNI
 // layout [N/16][K/4][16][4]: C[i, j] = Σ_k Σ_u int32(A[i, 4k+u]) * int32(W[j/16, k, j%16, u]).
 // With A unsigned and W signed, each group of four is one vpdpbusd per 16 lanes on a VNNI target
@@ -452,24 +473,14 @@ TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
         std::unique_ptr<JitModule> jit;
         TfKernelFn fn = JitKernel(*dk.sch, {A, W, C}, "dot", &jit, target);
         ASSERT_NE(fn, nullptr);
-        auto a = *NDArray::Empty({m, k}, a_type);
         auto w = *NDArray::Empty({n / 16, k / 4, 16, 4}, DataType::Int(8));
-        auto out = *NDArray::Empty({m, n}, DataType::Int(32));
-        for (int i = 0; i < m * k; ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
         for (int i = 0; i < n * k; ++i) w.data<int8_t>()[i] = static_cast<int8_t>(i * 53 + 7);
-        ASSERT_TRUE(runtime::Call(fn, {&a, &w, &out}).ok());
-        for (int i = 0; i < m; ++i) {
-          for (int jj = 0; jj < n; ++jj) {
-            int32_t want = 0;
-            for (int kk = 0; kk < k; ++kk) {
-              const uint8_t raw = a.data<uint8_t>()[i * k + kk];
-              const int32_t av = a_unsigned ? raw : static_cast<int8_t>(raw);
-              want +=
-                  av * w.data<int8_t>()[((jj / 16 * (k / 4) + kk / 4) * 16 + jj % 16) * 4 + kk % 4];
-            }
-            ASSERT_EQ(out.data<int32_t>()[i * n + jj], want) << what << ": " << i << " " << jj;
-          }
-        }
+        ExpectDotMatches(
+            fn, a_unsigned, m, n, k, w,
+            [&](int jj, int kk) {
+              return w.data<int8_t>()[((jj / 16 * (k / 4) + kk / 4) * 16 + jj % 16) * 4 + kk % 4];
+            },
+            what);
       }
     }
   }
@@ -507,28 +518,18 @@ TEST(Codegen, WordDotProducts_Avx2_MatchReference) {
       std::unique_ptr<JitModule> jit;
       TfKernelFn fn = JitKernel(*dk.sch, {A, W, C}, "dot", &jit, *haswell);
       ASSERT_NE(fn, nullptr);
-      auto a = *NDArray::Empty({m, k}, a_type);
       auto w = *NDArray::Empty({n / 8, k / 4, 2, 8, 2}, DataType::Int(16));
-      auto out = *NDArray::Empty({m, n}, DataType::Int(32));
-      for (int i = 0; i < m * k; ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
       for (int i = 0; i < n * k; ++i) {
         w.data<int16_t>()[i] = static_cast<int16_t>(i * 9973 + 7);  // Wraps over all of int16.
       }
-      ASSERT_TRUE(runtime::Call(fn, {&a, &w, &out}).ok());
-      for (int i = 0; i < m; ++i) {
-        for (int jj = 0; jj < n; ++jj) {
-          int32_t want = 0;
-          for (int kk = 0; kk < k; ++kk) {
-            const uint8_t raw = a.data<uint8_t>()[i * k + kk];
-            const int32_t av = a_unsigned ? raw : static_cast<int8_t>(raw);
+      ExpectDotMatches(
+          fn, a_unsigned, m, n, k, w,
+          [&](int jj, int kk) {
             const int u = kk % 4;
-            want += av *
-                    w.data<int16_t>()[(((jj / 8 * (k / 4) + kk / 4) * 2 + u % 2) * 8 + jj % 8) * 2 +
-                                      u / 2];
-          }
-          ASSERT_EQ(out.data<int32_t>()[i * n + jj], want) << what << ": " << i << " " << jj;
-        }
-      }
+            return w.data<int16_t>()[(((jj / 8 * (k / 4) + kk / 4) * 2 + u % 2) * 8 + jj % 8) * 2 +
+                                     u / 2];
+          },
+          what);
     }
   }
 }
