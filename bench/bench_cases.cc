@@ -40,6 +40,23 @@ absl::flat_hash_map<std::string, int64_t> NhwcShapes(const std::vector<int64_t>&
           {"R", d[5]}, {"S", d[6]}, {"St", d[7]}, {"Pd", d[8]}};
 }
 
+// The shape bindings of the dense programs for a dense case's dims {M, N, K}.
+absl::flat_hash_map<std::string, int64_t> DenseShapes(const std::vector<int64_t>& d) {
+  return {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}};
+}
+
+// Whether a convolution case's dims are a 3×3 stride-1 layer of whole 16-channel blocks, with
+// padding 1: what the programs in 16-channel blocks for that kernel (conv2d_u8s8_vnni.te,
+// conv2d_u8s8_avx2.te, the Winograd ones) compute.
+bool Blocked3x3(const std::vector<int64_t>& d) {
+  return d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 && d[7] == 1 && d[8] == 1;
+}
+
+// Their shape bindings, channels counted in blocks of 16.
+absl::flat_hash_map<std::string, int64_t> Blocked3x3Shapes(const std::vector<int64_t>& d) {
+  return {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}};
+}
+
 bool HostHasAmx() { return codegen::TargetHasFeature(codegen::HostTarget(), "amx-int8"); }
 
 bool HostHasAvx2WithoutVnni() {
@@ -58,10 +75,9 @@ std::vector<Space> SpacesFor(const Case& c) {
       if (c.int8) {
         // The weight in the VNNI layout (its generated space on AMX tiles where the CPU has
         // them, tuner/generated/amx_tiling.h), plain bytes where the shape does not allow it.
-        return {{"", "dense_u8s8_vnni", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}},
-                {"", "dense_u8s8", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}};
+        return {{"", "dense_u8s8_vnni", DenseShapes(d)}, {"", "dense_u8s8", DenseShapes(d)}};
       }
-      return {{"", "dense_layer", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}, {"dense", "", {}}};
+      return {{"", "dense_layer", DenseShapes(d)}, {"dense", "", {}}};
     case Op::kBatchMatmul:
       return {{"", "batch_matmul", {{"B", d[0]}, {"M", d[1]}, {"N", d[2]}, {"K", d[3]}}},
               {"batch_matmul", "", {}}};
@@ -76,11 +92,8 @@ std::vector<Space> SpacesFor(const Case& c) {
         if (HostHasAmx() && d[1] % 64 == 0 && d[4] % 16 == 0) {
           spaces.push_back({"", "conv2d_u8s8_nhwc", NhwcShapes(d)});
         }
-        if (d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 && d[7] == 1 && d[8] == 1) {
-          spaces.push_back(
-              {"",
-               "conv2d_u8s8_vnni",
-               {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}});
+        if (Blocked3x3(d)) {
+          spaces.push_back({"", "conv2d_u8s8_vnni", Blocked3x3Shapes(d)});
         }
         spaces.push_back(
             {"", "conv2d_u8s8", {{"N", d[0]}, {"C", d[1]}, {"H", d[2]}, {"W", d[3]}, {"F", d[4]}}});
@@ -128,13 +141,9 @@ std::vector<Space> SpacesFor(const Case& c) {
 std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
   std::vector<std::vector<Space>> algorithms = {SpacesFor(c)};
   const std::vector<int64_t>& d = c.dims;
-  if (c.op == Op::kConv && !c.int8 && d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 &&
-      d[7] == 1 && d[8] == 1) {
+  if (c.op == Op::kConv && !c.int8 && Blocked3x3(d)) {
     for (const char* program : {"conv2d_winograd", "conv2d_winograd_f2"}) {
-      algorithms.push_back(
-          {{"",
-            program,
-            {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}}});
+      algorithms.push_back({{"", program, Blocked3x3Shapes(d)}});
     }
   }
   // int8 dense layers and 3×3 convolutions on a core with AVX2 and no VNNI also get
@@ -143,14 +152,10 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
   // every call.
   if (c.int8 && HostHasAvx2WithoutVnni()) {
     if (c.op == Op::kDense) {
-      algorithms.push_back({{"", "dense_u8s8_avx2", {{"M", d[0]}, {"N", d[1]}, {"K", d[2]}}}});
+      algorithms.push_back({{"", "dense_u8s8_avx2", DenseShapes(d)}});
     }
-    if (c.op == Op::kConv && d[1] % 16 == 0 && d[4] % 16 == 0 && d[5] == 3 && d[6] == 3 &&
-        d[7] == 1 && d[8] == 1) {
-      algorithms.push_back(
-          {{"",
-            "conv2d_u8s8_avx2",
-            {{"N", d[0]}, {"C", d[1] / 16}, {"H", d[2]}, {"W", d[3]}, {"F", d[4] / 16}}}});
+    if (c.op == Op::kConv && Blocked3x3(d)) {
+      algorithms.push_back({{"", "conv2d_u8s8_avx2", Blocked3x3Shapes(d)}});
     }
   }
   // fp32 1×1 convolutions also get conv2d_nhwc.te, channels last (oneDNN's brgemm convolutions

@@ -56,7 +56,7 @@ class ReadAxes : public ir::IRVisitor {
   std::vector<const ir::LoadNode*> seen_;  // Nodes of the body, alive with it.
 };
 
-// A load's last index as base + offset, the offset a constant (0 where there is none).
+// An index as base + offset, the offset a constant (base undefined for a constant index).
 std::pair<ir::Expr, int64_t> BaseAndOffset(const ir::Expr& index) {
   if (const int64_t* c = ir::AsConstInt(index)) return {ir::Expr(), *c};
   if (const auto* add = index.as<ir::BinaryNode>();
@@ -67,33 +67,38 @@ std::pair<ir::Expr, int64_t> BaseAndOffset(const ir::Expr& index) {
   return {index, 0};
 }
 
-// Whether loads `a` and `b` read one buffer at the same index but the last, and there at the
-// same base (BaseAndOffset).
-bool SameRun(const ir::LoadNode* a, const ir::LoadNode* b) {
-  if (a->buffer != b->buffer || a->indices.size() != b->indices.size() || a->indices.empty()) {
-    return false;
+// A load's indices as bases and constant offsets (BaseAndOffset).
+struct SplitIndices {
+  std::vector<ir::Expr> bases;
+  std::vector<int64_t> offsets;
+};
+SplitIndices Split(const ir::LoadNode* load) {
+  SplitIndices s;
+  for (const ir::Expr& i : load->indices) {
+    auto [base, offset] = BaseAndOffset(i);
+    s.bases.push_back(base);
+    s.offsets.push_back(offset);
   }
-  for (size_t i = 0; i + 1 < a->indices.size(); ++i) {
-    if (!ir::StructuralEqual(a->indices[i], b->indices[i])) return false;
-  }
-  const ir::Expr x = BaseAndOffset(a->indices.back()).first;
-  const ir::Expr y = BaseAndOffset(b->indices.back()).first;
-  return x.defined() == y.defined() && (!x.defined() || ir::StructuralEqual(x, y));
+  return s;
 }
 
-bool IsByte(const ir::LoadNode* load) {
-  return load->type.bits == 8 && (load->type.is_int() || load->type.is_uint());
-}
-
-// Whether loads `a` and `b` read one buffer at indices that differ by constants alone.
-bool SameBases(const ir::LoadNode* a, const ir::LoadNode* b) {
-  if (a->buffer != b->buffer || a->indices.size() != b->indices.size()) return false;
-  for (size_t i = 0; i < a->indices.size(); ++i) {
-    const ir::Expr x = BaseAndOffset(a->indices[i]).first;
-    const ir::Expr y = BaseAndOffset(b->indices[i]).first;
+bool SameBases(const SplitIndices& a, const SplitIndices& b) {
+  if (a.bases.size() != b.bases.size()) return false;
+  for (size_t i = 0; i < a.bases.size(); ++i) {
+    const ir::Expr& x = a.bases[i];
+    const ir::Expr& y = b.bases[i];
     if (x.defined() != y.defined() || (x.defined() && !ir::StructuralEqual(x, y))) return false;
   }
   return true;
+}
+
+// The registers a dot group led by `first` takes (see ReadAxisMasks), 0 where its loads are not
+// the operands of one: 8-bit integers (a byte group) or signed int16 (a word group).
+int64_t DotGroupRegisters(const ir::LoadNode* first, const VectorRegisterFile& file) {
+  const bool integer = first->type.is_int() || first->type.is_uint();
+  if (integer && first->type.bits == 8) return file.byte_group_registers;
+  if (first->type.is_int() && first->type.bits == 16) return 2;
+  return 0;
 }
 
 }  // namespace
@@ -118,47 +123,46 @@ std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction, const VectorReg
   if (c == nullptr) return {};
   ReadAxes finder(c->axis);
   finder.Visit(c->body);
-  // Byte dot groups: four byte loads of one run (SameRun) at four consecutive offsets from the
-  // smallest, all indexing the same axes.
+  // Dot groups: four loads of one buffer, of the same type, indexing the same axes, at indices
+  // that differ by constants alone. Bytes: four consecutive bytes of one run (the indices but
+  // the last equal, the last at offsets o..o+3), one 32-bit value, `byte_group_registers`. Words
+  // (dense_u8s8_avx2.te's W16[j/8, k, u%2, j%8, u/2], a weight widened ahead of time): two
+  // vectors, each lane's pairs (u0, u2) and (u1, u3).
   const size_t n = finder.loads.size();
+  std::vector<SplitIndices> split;
+  for (const ir::LoadNode* load : finder.loads) split.push_back(Split(load));
   std::vector<bool> grouped(n, false);
   std::vector<uint64_t> masks;
   for (size_t a = 0; a < n; ++a) {
-    if (grouped[a] || !IsByte(finder.loads[a])) continue;
-    std::vector<size_t> run = {a};
-    for (size_t b = a + 1; b < n; ++b) {
-      if (!grouped[b] && IsByte(finder.loads[b]) && finder.masks[b] == finder.masks[a] &&
-          SameRun(finder.loads[a], finder.loads[b])) {
-        run.push_back(b);
-      }
-    }
-    std::vector<int64_t> offsets;
-    for (size_t r : run) offsets.push_back(BaseAndOffset(finder.loads[r]->indices.back()).second);
-    std::sort(offsets.begin(), offsets.end());
-    if (offsets.size() != 4 || offsets[3] - offsets[0] != 3 ||
-        std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end()) {
-      continue;
-    }
-    for (size_t r : run) grouped[r] = true;
-    for (int64_t k = 0; k < file.byte_group_registers; ++k) masks.push_back(finder.masks[a]);
-  }
-  // Word dot groups: four int16 loads of a weight widened ahead of time
-  // (dense_u8s8_avx2.te's W16[j/8, k, u%2, j%8, u/2]) at indices that differ by constants alone,
-  // all indexing the same axes: two vectors, each lane's pairs (u0, u2) and (u1, u3).
-  for (size_t a = 0; a < n; ++a) {
     const ir::LoadNode* first = finder.loads[a];
-    if (grouped[a] || first->type.bits != 16 || !first->type.is_int()) continue;
+    const int64_t registers = DotGroupRegisters(first, file);
+    if (grouped[a] || registers == 0 || first->indices.empty()) continue;
+    const bool bytes = first->type.bits == 8;
     std::vector<size_t> run = {a};
     for (size_t b = a + 1; b < n; ++b) {
-      if (!grouped[b] && finder.loads[b]->type == first->type &&
-          finder.masks[b] == finder.masks[a] && SameBases(first, finder.loads[b])) {
-        run.push_back(b);
+      const ir::LoadNode* load = finder.loads[b];
+      if (grouped[b] || load->buffer != first->buffer || load->type != first->type ||
+          finder.masks[b] != finder.masks[a] || !SameBases(split[a], split[b])) {
+        continue;
       }
+      // A byte run: the offsets of the indices but the last equal too.
+      if (bytes && !std::equal(split[a].offsets.begin(), split[a].offsets.end() - 1,
+                               split[b].offsets.begin())) {
+        continue;
+      }
+      run.push_back(b);
     }
     if (run.size() != 4) continue;
+    if (bytes) {
+      std::vector<int64_t> last;
+      for (size_t r : run) last.push_back(split[r].offsets.back());
+      std::sort(last.begin(), last.end());
+      if (last[3] - last[0] != 3 || std::adjacent_find(last.begin(), last.end()) != last.end()) {
+        continue;
+      }
+    }
     for (size_t r : run) grouped[r] = true;
-    masks.push_back(finder.masks[a]);
-    masks.push_back(finder.masks[a]);
+    for (int64_t k = 0; k < registers; ++k) masks.push_back(finder.masks[a]);
   }
   for (size_t a = 0; a < n; ++a) {
     if (!grouped[a]) masks.push_back(finder.masks[a]);
