@@ -149,7 +149,7 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
   // int8 dense layers and 3×3 convolutions on a core with AVX2 and no VNNI also get
   // dense_u8s8_avx2.te and conv2d_u8s8_avx2.te: the same weight, widened to int16 once ahead of
   // the calls, so the kernel's vpmaddwd read it without the shifts that widen its bytes in
-  // every call.
+  // every call (and the dense layer's A widened once per call, ahead of its loops).
   if (c.int8 && HostHasAvx2WithoutVnni()) {
     if (c.op == Op::kDense) {
       algorithms.push_back({{"", "dense_u8s8_avx2", DenseShapes(d)}});

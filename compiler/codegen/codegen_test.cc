@@ -407,23 +407,38 @@ DotKernel ScheduleDot(const Tensor& A, const Tensor& W, int m, int n, int k, int
   return d;
 }
 
-// Runs the dot kernel `fn` of ScheduleDot on A (m x k bytes, `a_unsigned` or signed, filled
-// over their whole range) and `w`, and checks every output against the scalar sum, the weight of
-// output jj and input kk being `weight(jj, kk)`.
-void ExpectDotMatches(TfKernelFn fn, bool a_unsigned, int m, int n, int k, NDArray& w,
+// Runs the dot kernel `fn` of ScheduleDot on A (m x k of `a_type`: uint8, int8 or int16, filled
+// over its whole range) and `w`, and checks every output against the scalar sum, the weight of
+// output jj and input kk being `weight(jj, kk)` (int32 wrapping, as the program's sums do).
+void ExpectDotMatches(TfKernelFn fn, DataType a_type, int m, int n, int k, NDArray& w,
                       const std::function<int32_t(int, int)>& weight, const std::string& what) {
-  auto a = *NDArray::Empty({m, k}, a_unsigned ? DataType::UInt(8) : DataType::Int(8));
+  auto a = *NDArray::Empty({m, k}, a_type);
   auto out = *NDArray::Empty({m, n}, DataType::Int(32));
-  for (int i = 0; i < m * k; ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
+  const bool words = a_type.bits == 16;
+  for (int i = 0; i < m * k; ++i) {
+    if (words) {
+      a.data<int16_t>()[i] = static_cast<int16_t>(i * 7919 + 11);  // Wraps over all of int16.
+    } else {
+      a.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37 + 11);
+    }
+  }
+  // Row 0's first pair of int16 at -32768: with a weight pair at -32768 too, vpmaddwd's one
+  // sum that leaves int32 (2^31).
+  if (words) a.data<int16_t>()[0] = a.data<int16_t>()[1] = -32768;
+  auto a_at = [&](int i) -> int64_t {
+    if (words) return a.data<int16_t>()[i];
+    const uint8_t raw = a.data<uint8_t>()[i];
+    return a_type.is_uint() ? raw : static_cast<int8_t>(raw);
+  };
   ASSERT_TRUE(runtime::Call(fn, {&a, &w, &out}).ok());
   for (int i = 0; i < m; ++i) {
     for (int jj = 0; jj < n; ++jj) {
-      int32_t want = 0;
+      uint32_t want = 0;
       for (int kk = 0; kk < k; ++kk) {
-        const uint8_t raw = a.data<uint8_t>()[i * k + kk];
-        want += (a_unsigned ? raw : static_cast<int8_t>(raw)) * weight(jj, kk);
+        want += static_cast<uint32_t>(a_at(i * k + kk) * weight(jj, kk));
       }
-      ASSERT_EQ(out.data<int32_t>()[i * n + jj], want) << what << ": " << i << " " << jj;
+      ASSERT_EQ(out.data<int32_t>()[i * n + jj], static_cast<int32_t>(want))
+          << what << ": " << i << " " << jj;
     }
   }
 }
@@ -476,7 +491,7 @@ TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
         auto w = *NDArray::Empty({n / 16, k / 4, 16, 4}, DataType::Int(8));
         for (int i = 0; i < n * k; ++i) w.data<int8_t>()[i] = static_cast<int8_t>(i * 53 + 7);
         ExpectDotMatches(
-            fn, a_unsigned, m, n, k, w,
+            fn, a_type, m, n, k, w,
             [&](int jj, int kk) {
               return w.data<int8_t>()[((jj / 16 * (k / 4) + kk / 4) * 16 + jj % 16) * 4 + kk % 4];
             },
@@ -486,26 +501,32 @@ TEST(Codegen, ByteDotProducts_VnniAndAvx2_MatchReference) {
   }
 }
 
-// A weight widened to int16 ahead of time, W16[j/8, k, u%2, j%8, u/2] (dense_u8s8_avx2.te):
-// C[i, j] = Σ_k Σ_u int32(A[i, 4k+u]) * int32(W16[...]) is two vpmaddwd per 8 lanes reading
-// W16 as it is, on an AVX2 target, with A unsigned or signed; no shift widens the weight (with
-// A unsigned there is no arithmetic shift at all: A's bytes are widened by vpand and vpsrlw).
-// Every element matches the scalar sum, the weights spanning the whole int16 range.
+// A weight widened to int16 ahead of time: C[i, j] = Σ_k Σ_u int32(A[i, 4k+u]) * int32(W16[...])
+// is two vpmaddwd per 8 lanes reading W16 as it is, on an AVX2 target. With A bytes (unsigned or
+// signed), W16[j/8, k, u%2, j%8, u/2], each lane's pairs (u0, u2) and (u1, u3) as A's widened
+// bytes are (no shift widens the weight; with A unsigned no arithmetic shift at all: A's bytes
+// are widened by vpand and vpsrlw). With A int16 too (dense_u8s8_avx2.te), W16[j/8, k, u/2,
+// j%8, u%2], the pairs (u0, u1) and (u2, u3), each one 32-bit broadcast of A: no shift, no
+// mask. Every element matches the scalar sum, the int16 values spanning the whole of int16
+// (products of two -32768 included, whose pair sum wraps in int32 as the program's does).
 TEST(Codegen, WordDotProducts_Avx2_MatchReference) {
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
   absl::StatusOr<Target> haswell = ParseTarget("llvm -mcpu=haswell");
   ASSERT_TRUE(haswell.ok()) << haswell.status();
   const int m = 3, n = 32, k = 24;
-  for (const bool a_unsigned : {true, false}) {
+  for (const DataType a_type : {DataType::UInt(8), DataType::Int(8), DataType::Int(16)}) {
+    const bool a_words = a_type.bits == 16;
     for (const int lanes : {8, 16}) {
-      const std::string what = absl::StrCat(lanes, " lanes, A ", a_unsigned ? "uint8" : "int8");
-      const DataType a_type = a_unsigned ? DataType::UInt(8) : DataType::Int(8);
+      const std::string what = absl::StrCat(lanes, " lanes, A ", a_type.ToString());
       Tensor A = te::Placeholder({m, k}, a_type, "A");
       Tensor W = te::Placeholder({n / 8, k / 4, 2, 8, 2}, DataType::Int(16), "W16");
+      // The pair of input u (o) and its place in the pair (p).
+      auto pair = [a_words](int u) { return a_words ? u / 2 : u % 2; };
+      auto place = [a_words](int u) { return a_words ? u % 2 : u / 2; };
       DotKernel dk = ScheduleDot(
           A, W, m, n, k, lanes,
-          [](const Var& j, const Var& r, int u) -> std::vector<Expr> {
-            return {ir::floordiv(j, 8), r, u % 2, ir::floormod(j, 8), u / 2};
+          [&](const Var& j, const Var& r, int u) -> std::vector<Expr> {
+            return {ir::floordiv(j, 8), r, pair(u), ir::floormod(j, 8), place(u)};
           },
           *haswell);
       ASSERT_FALSE(dk.assembly.empty()) << what;
@@ -514,7 +535,12 @@ TEST(Codegen, WordDotProducts_Avx2_MatchReference) {
       EXPECT_NE(assembly->find("vpmaddwd"), std::string::npos) << what;
       EXPECT_EQ(assembly->find("vpinsrw"), std::string::npos) << what;
       EXPECT_EQ(assembly->find("vpextrw"), std::string::npos) << what;
-      if (a_unsigned) EXPECT_EQ(assembly->find("vpsraw"), std::string::npos) << what;
+      if (!a_type.is_int() || a_words)
+        EXPECT_EQ(assembly->find("vpsraw"), std::string::npos) << what;
+      if (a_words) {
+        EXPECT_EQ(assembly->find("vpsrlw"), std::string::npos) << what;
+        EXPECT_EQ(assembly->find("vpand"), std::string::npos) << what;
+      }
       std::unique_ptr<JitModule> jit;
       TfKernelFn fn = JitKernel(*dk.sch, {A, W, C}, "dot", &jit, *haswell);
       ASSERT_NE(fn, nullptr);
@@ -522,12 +548,14 @@ TEST(Codegen, WordDotProducts_Avx2_MatchReference) {
       for (int i = 0; i < n * k; ++i) {
         w.data<int16_t>()[i] = static_cast<int16_t>(i * 9973 + 7);  // Wraps over all of int16.
       }
+      w.data<int16_t>()[0] = w.data<int16_t>()[1] = -32768;
       ExpectDotMatches(
-          fn, a_unsigned, m, n, k, w,
+          fn, a_type, m, n, k, w,
           [&](int jj, int kk) {
             const int u = kk % 4;
-            return w.data<int16_t>()[(((jj / 8 * (k / 4) + kk / 4) * 2 + u % 2) * 8 + jj % 8) * 2 +
-                                     u / 2];
+            return w
+                .data<int16_t>()[(((jj / 8 * (k / 4) + kk / 4) * 2 + pair(u)) * 8 + jj % 8) * 2 +
+                                 place(u)];
           },
           what);
     }

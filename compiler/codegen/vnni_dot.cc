@@ -27,11 +27,13 @@ constexpr int kAvx2Chunk = 8;   // int32 lanes of one vpmaddwd on ymm.
 constexpr int kGroup = 4;       // Byte products one lane sums.
 
 // One product int32(u) * int32(s) of a byte broadcast to every lane and a vector of bytes, or
-// of int16 (`words`: a weight widened ahead of time).
+// of int16 (`words`: a weight widened ahead of time), or of an int16 broadcast to every lane
+// and a vector of int16 (`scalar_words`: both widened, dense_u8s8_avx2.te).
 struct ByteProduct {
-  const ir::LoadNode* scalar;  // The broadcast byte's load.
+  const ir::LoadNode* scalar;  // The broadcast value's load.
   const ir::LoadNode* vector;  // The vector's load.
   bool words = false;          // The vector is int16.
+  bool scalar_words = false;   // The broadcast value is int16 too.
 };
 
 // The load under int32(...) of an integer of `bits` bits loaded from memory, cast to int32.
@@ -48,7 +50,8 @@ const ir::LoadNode* CastIntLoad(const Expr& e, int bits) {
 
 // Matches x_L(int32(S[a])) * int32xL(V[idx]) in either order, S a byte: with V a byte of the
 // other signedness (vpdpbusd's operand types), or V signed int16 (vpmaddwd's; a byte times an
-// int16, two of them summed, stays far inside int32).
+// int16, two of them summed, stays far inside int32); or S and V both signed int16 (vpmaddwd's
+// own operands; its one wrapping sum, 2·(-32768)², wraps in the program's int32 as well).
 bool MatchByteProduct(const Expr& e, ByteProduct* out) {
   const auto* mul = e.as<ir::BinaryNode>();
   if (mul == nullptr || mul->op != ir::BinaryOp::kMul) return false;
@@ -57,6 +60,14 @@ bool MatchByteProduct(const Expr& e, ByteProduct* out) {
     const Expr& y = swap == 0 ? mul->b : mul->a;
     const auto* bcast = x.as<ir::BroadcastNode>();
     if (bcast == nullptr) continue;
+    if (const ir::LoadNode* s = CastIntLoad(bcast->value, 16);
+        s != nullptr && s->type.is_scalar() && s->type.is_int()) {
+      if (const ir::LoadNode* v = CastIntLoad(y, 16); v != nullptr && v->type.is_int()) {
+        *out = {s, v, true, true};
+        return true;
+      }
+      continue;
+    }
     const ir::LoadNode* s = CastIntLoad(bcast->value, 8);
     if (s == nullptr || !s->type.is_scalar()) continue;
     if (const ir::LoadNode* v = CastIntLoad(y, 8);
@@ -198,8 +209,9 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
   // All products of bytes, or all of int16 words (a weight widened ahead of time): words are
   // vpmaddwd's operands on any core with AVX2, bytes vpdpbusd's where it has VNNI.
   const bool words = products[0].words;
+  const bool scalar_words = products[0].scalar_words;
   for (const ByteProduct& p : products) {
-    if (p.words != words) return nullptr;
+    if (p.words != words || p.scalar_words != scalar_words) return nullptr;
   }
   const bool avx2 = MachineHasFeature(tm_, "+avx2");
   const bool vnni = !words && MachineHasFeature(tm_, "+avx512vnni");
@@ -211,6 +223,8 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
   // dot, and per chunk of lanes either the vector bytes V[base_c + 4·lane + u] (one load), or
   // the int16 words V[even_c + 2·lane + u / 2] for u = 0, 2 and V[odd_c + 2·lane + u / 2] for
   // u = 1, 3 (two loads: each lane's pairs (u0, u2) and (u1, u3), as the widened broadcast).
+  // Broadcast int16 S[a + u]: two 32-bit loads, the pairs (u0, u1) and (u2, u3), and the words
+  // V[even_c + 2·lane + u] for u = 0, 1 and V[odd_c + 2·lane + u - 2] for u = 2, 3.
   arith::Analyzer analyzer;
   struct Group {
     const ByteProduct* first;
@@ -239,8 +253,9 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
     }
     for (int c = 0; c < chunks; ++c) {
       if (words) {
-        if (!IsConst(bases[2][c] - bases[0][c], 1, analyzer) ||
-            !IsConst(bases[3][c] - bases[1][c], 1, analyzer)) {
+        const int pair = scalar_words ? 1 : 2;  // The group's product paired with u = 0.
+        if (!IsConst(bases[pair][c] - bases[0][c], 1, analyzer) ||
+            !IsConst(bases[3][c] - bases[3 - pair][c], 1, analyzer)) {
           return nullptr;
         }
         continue;
@@ -250,7 +265,7 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
       }
     }
     group.bases = bases[0];
-    if (words) group.odd_bases = bases[1];
+    if (words) group.odd_bases = bases[scalar_words ? 2 : 1];
     groups.push_back(std::move(group));
   }
 
@@ -278,11 +293,20 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
   std::vector<std::pair<llvm::Value*, llvm::Value*>> widened_splats;
   for (const Group& g : groups) {
     const ir::BufferNode* scalar_buf = g.first->scalar->buffer.get();
-    llvm::Value* four =
-        Noted(b_.CreateAlignedLoad(i32, Address(scalar_buf, Emit(g.first->scalar->indices[0])),
-                                   llvm::Align(1)),
-              scalar_buf);
-    splats.push_back(b_.CreateVectorSplat(lanes, four));
+    auto splat = [&](const Expr& index) {
+      llvm::Value* four = Noted(
+          b_.CreateAlignedLoad(i32, Address(scalar_buf, Emit(index)), llvm::Align(1)), scalar_buf);
+      return b_.CreateVectorSplat(lanes, four);
+    };
+    const Expr& index = g.first->scalar->indices[0];
+    if (scalar_words) {
+      // Already int16: the pairs (u0, u1) and (u2, u3), each one 32-bit broadcast.
+      widened_splats.push_back(
+          {b_.CreateBitCast(splat(index), halves),
+           b_.CreateBitCast(splat(index + ir::MakeConst(index.type(), 2)), halves)});
+      continue;
+    }
+    splats.push_back(splat(index));
     if (!vnni) widened_splats.push_back(widen(splats.back(), g.first->scalar->type.is_uint()));
   }
   std::vector<llvm::Value*> parts;

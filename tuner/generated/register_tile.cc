@@ -126,8 +126,8 @@ std::vector<uint64_t> ReadAxisMasks(const te::Tensor& reduction, const VectorReg
   // Dot groups: four loads of one buffer, of the same type, indexing the same axes, at indices
   // that differ by constants alone. Bytes: four consecutive bytes of one run (the indices but
   // the last equal, the last at offsets o..o+3), one 32-bit value, `byte_group_registers`. Words
-  // (dense_u8s8_avx2.te's W16[j/8, k, u%2, j%8, u/2], a weight widened ahead of time): two
-  // vectors, each lane's pairs (u0, u2) and (u1, u3).
+  // (dense_u8s8_avx2.te's W16[j/8, k, u/2, j%8, u%2], a weight widened ahead of time): two
+  // vectors, each lane's pairs (u0, u1) and (u2, u3); or (its A16[i, 4k + u]) two broadcasts.
   const size_t n = finder.loads.size();
   std::vector<SplitIndices> split;
   for (const ir::LoadNode* load : finder.loads) split.push_back(Split(load));

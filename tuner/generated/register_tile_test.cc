@@ -108,8 +108,8 @@ TEST(RegisterTile, ByteDotGroups_CountAsOneValueEach) {
 }
 
 // dense_u8s8_avx2.te's reduction: W16's four int16 loads per group of products are two vectors
-// (each lane's pairs), A's four bytes one broadcast widened to two halves: 4 x 16 is 8
-// accumulators + 2 + 2 per weight vector.
+// (each lane's pairs), A16's four int16 two broadcasts (its pairs): 4 x 16 is 8 accumulators + 2
+// + 2 per weight vector.
 TEST(RegisterTile, WordDotGroups_CountAsTwoVectors) {
   const te::Tensor c = OutputOf(ReadExample("dense_u8s8_avx2"), {{"M", 64}, {"N", 64}, {"K", 64}});
   const std::vector<uint64_t> reads = ReadAxisMasks(c, kAvx2);
