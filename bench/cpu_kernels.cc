@@ -69,6 +69,7 @@
 #include "bench/openblas_env.h"
 #include "bench/tune_common.h"
 #include "common/machine_peak.h"
+#include "tuner/tuning/winner.h"
 
 ABSL_FLAG(bool, quick, false, "A short run (few trials, fewer timed rounds) of every shape.");
 ABSL_FLAG(std::string, only, "", "Run only the shapes whose label contains this; default all.");
@@ -223,6 +224,24 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
         "%d\n",
         ours->result.best_gflops, best_trial, TrialsToReach(curve, 0.9 * ours->result.best_gflops),
         TrialsToReach(curve, 0.9 * best_trial));
+    // The top-k re-measurement in full: each config's first score, then each round's, in the
+    // task's count. The first scores are the fastest of hundreds of trials, so on a machine whose
+    // speed moves they were read in its fast stretches; the rounds show how far the same
+    // kernel's rate moves from one second to the next.
+    const double gflop_per_call = ours->result.best_gflops * ours->result.best_cost_s;
+    std::string rounds;
+    for (const tuner::RemeasuredConfig& rc : ours->result.top_k) {
+      absl::StrAppend(&rounds, rounds.empty() ? "" : "; ", "#", rc.index,
+                      rc.index == ours->result.best_index ? " (winner)" : "", " ",
+                      Fixed(gflop_per_call / rc.first_cost_s, 1), ", then");
+      for (const double cost : rc.remeasured_costs_s) {
+        absl::StrAppend(&rounds, " ", Fixed(gflop_per_call / cost, 1));
+      }
+    }
+    if (!rounds.empty()) {
+      std::printf("  top %zu re-measured, GFLOP/s: %s\n", ours->result.top_k.size(),
+                  rounds.c_str());
+    }
     std::fflush(stdout);
     bucket.push_back(ratio);
     if (c.int8 && c.threads == 1) int8_ratios_1t.push_back(ratio);
