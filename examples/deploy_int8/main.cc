@@ -1,14 +1,17 @@
-// An application that links a kernel library made by `tunefarm export` from the
-// dense_u8s8_amx template (a quantized dense layer on AMX tiles) and runs it the way a
-// deployment does: the int8 weight reordered once into the VNNI layout the kernel reads
-// (W[N/16][K/4][16][4], as oneDNN reorders its own), then the kernel on each input. The
-// library asks Linux for the AMX tile state itself on the first call (TF_KERNEL_NO_TILE_STATE
-// where it is refused). It checks the int32 output exactly against a plain loop and prints the
-// median time of the kernel (run.sh puts it beside the same config measured again on the farm).
+// An application that links a kernel library made by `tunefarm export` from a quantized dense
+// layer (uint8 × int8 → int32: the dense_u8s8_amx template on AMX tiles, or
+// examples/programs/dense_u8s8_vnni.te or dense_u8s8_avx2.te) and runs it the way a deployment
+// does: the int8 weight reordered once into the VNNI layout the kernels read (W[N/16][K/4][16][4],
+// as oneDNN reorders its own) and, with -DPACK (dense_u8s8_avx2.te), widened once more by the
+// library's pack kernel into the int16 layout that program's kernel takes; then the kernel on
+// each input. An AMX library asks Linux for the tile state itself on the first call
+// (TF_KERNEL_NO_TILE_STATE where it is refused). It checks the int32 output exactly against a
+// plain loop and prints the median time of the kernel (run.sh puts it beside the same config
+// measured again on the farm).
 //
 // run.sh tunes, exports, builds and runs it. By hand:
-//   g++ -O2 -I. -DM=1024 -DN=1024 -DK=1024 -DKERNEL=<symbol> main.cc -L. -lkernels \
-//       -Wl,-rpath,. -o int8_app && ./int8_app
+//   g++ -O2 -I. -DM=1024 -DN=1024 -DK=1024 -DKERNEL=<symbol> [-DPACK=<symbol>_pack_W] main.cc \
+//       -L. -lkernels -Wl,-rpath,. -o int8_app && ./int8_app
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -55,7 +58,20 @@ int main() {
   std::fill(c.begin(), c.end(), 0x5a5a5a5a);  // Not zeros: the kernel must initialize C.
   std::vector<int64_t> sa = {M, K}, sw = {N / 16, K / 4, 16, 4}, sc = {M, N};
   DLTensor ta = Tensor(a, sa, kDLUInt), tw = Tensor(packed, sw, kDLInt), tc = Tensor(c, sc, kDLInt);
+#ifdef PACK
+  // dense_u8s8_avx2.te's W16 [N/8][K/4][2][8][2], int16: computed from the weight once.
+  Buffer<int16_t> widened(w.size());
+  std::vector<int64_t> sw16 = {N / 8, K / 4, 2, 8, 2};
+  DLTensor tw16 = Tensor(widened, sw16, kDLInt);
+  DLTensor* pack_args[] = {&tw, &tw16};
+  if (int32_t rc = PACK(pack_args, 2); rc != TF_KERNEL_OK) {
+    std::printf("weight pack failed with code %d\n", rc);
+    return 1;
+  }
+  DLTensor* args[] = {&ta, &tw16, &tc};
+#else
   DLTensor* args[] = {&ta, &tw, &tc};
+#endif
   if (int32_t rc = KERNEL(args, 3); rc != TF_KERNEL_OK) {
     std::printf("kernel failed with code %d%s\n", rc,
                 rc == TF_KERNEL_NO_TILE_STATE ? " (the OS refused the AMX tile state)" : "");
