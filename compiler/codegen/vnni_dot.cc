@@ -206,8 +206,9 @@ llvm::Value* LLVMEmitter::EmitByteDotProducts(const ir::BinaryNode* op) {
     }
   }
   if (products.empty() || products.size() % kGroup != 0) return nullptr;
-  // All products of bytes, or all of int16 words (a weight widened ahead of time): words are
-  // vpmaddwd's operands on any core with AVX2, bytes vpdpbusd's where it has VNNI.
+  // All products of bytes, or all with an int16 vector (a weight widened ahead of time), or all
+  // of two int16 (the broadcast input widened too): words are vpmaddwd's operands on any core
+  // with AVX2, bytes vpdpbusd's where it has VNNI.
   const bool words = products[0].words;
   const bool scalar_words = products[0].scalar_words;
   for (const ByteProduct& p : products) {
