@@ -535,8 +535,9 @@ TEST(Codegen, WordDotProducts_Avx2_MatchReference) {
       EXPECT_NE(assembly->find("vpmaddwd"), std::string::npos) << what;
       EXPECT_EQ(assembly->find("vpinsrw"), std::string::npos) << what;
       EXPECT_EQ(assembly->find("vpextrw"), std::string::npos) << what;
-      if (!a_type.is_int() || a_words)
+      if (!a_type.is_int() || a_words) {
         EXPECT_EQ(assembly->find("vpsraw"), std::string::npos) << what;
+      }
       if (a_words) {
         EXPECT_EQ(assembly->find("vpsrlw"), std::string::npos) << what;
         EXPECT_EQ(assembly->find("vpand"), std::string::npos) << what;
