@@ -3,8 +3,10 @@
 #include "tuner/tuning/builder.h"
 
 #include "absl/strings/match.h"
+#include "compiler/te/tensor.h"
 #include "gtest/gtest.h"
 #include "proto/gpu_module.pb.h"
+#include "tuner/space/config_space.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -66,6 +68,62 @@ TEST(Builder, KernelOverSizeBound_ResourceExhaustedNotCompiled) {
   EXPECT_TRUE(r.artifact.empty());
   EXPECT_EQ(r.tensors.size(), 3u);
   EXPECT_TRUE(BuildConfig(*task, 0).status.ok());
+}
+
+// A copy of a uint32 vector: a dtype the language and the registry's templates never produce,
+// and the measurement protocol does not carry.
+class Uint32CopyTemplate : public Template {
+ public:
+  std::string name() const override { return "uint32_copy"; }
+  std::string args_doc() const override { return "N"; }
+  absl::StatusOr<Workload> MakeWorkload(const std::vector<int64_t>& args,
+                                        ir::DataType dtype) const override {
+    return Workload{name(), args, dtype, static_cast<double>(args[0])};
+  }
+  absl::Status DefineSpace(const Workload&, const codegen::Target&, ConfigSpace*) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Instance> Instantiate(const Workload& w, const codegen::Target&,
+                                       const Config*) const override {
+    const ir::Expr n(static_cast<int32_t>(w.args[0]));
+    te::Tensor x = te::Placeholder({n}, w.dtype, "X");
+    auto y = te::Compute(
+        {n}, [&](const std::vector<ir::Var>& i) { return x(i[0]); }, "Y");
+    if (!y.ok()) return y.status();
+    auto sch = schedule::Schedule::Create({*y});
+    if (!sch.ok()) return sch.status();
+    Instance inst;
+    inst.args = {x, *y};
+    inst.sch = *std::move(sch);
+    return inst;
+  }
+};
+
+// An argument in a dtype no worker could allocate is refused by name before anything is
+// compiled or sent to the farm.
+TEST(Builder, ArgumentDtypeTheFarmDoesNotCarry_InvalidArgumentNamingIt) {
+  TuneTask task;
+  task.tmpl = std::make_shared<Uint32CopyTemplate>();
+  auto w = task.tmpl->MakeWorkload({64}, ir::DataType::UInt(32));
+  ASSERT_TRUE(w.ok()) << w.status();
+  task.workload = *w;
+  auto target = codegen::ParseTarget("llvm");
+  ASSERT_TRUE(target.ok()) << target.status();
+  task.target = *target;
+  task.device_key = "cpu-test";
+  task.space = std::make_shared<ConfigSpace>();
+  BuildResult r = BuildConfig(task, std::nullopt);
+  EXPECT_EQ(r.status.code(), absl::StatusCode::kInvalidArgument) << r.status;
+  EXPECT_TRUE(absl::StrContains(r.status.message(), "argument 'X' is uint32")) << r.status;
+  EXPECT_TRUE(absl::StrContains(r.status.message(), "does not carry")) << r.status;
+  EXPECT_TRUE(r.artifact.empty());
+  EXPECT_TRUE(r.tensors.empty());
+
+  // The same copy in a carried dtype builds.
+  task.workload.dtype = ir::DataType::UInt(8);
+  BuildResult carried = BuildConfig(task, std::nullopt);
+  EXPECT_TRUE(carried.status.ok()) << carried.status;
+  EXPECT_TRUE(IsElf(carried.artifact));
 }
 
 }  // namespace
