@@ -1,8 +1,9 @@
-# Sourced by the deploy examples' run.sh: ROUNDS times in turn, the farm measures a tuned
-# config again (`tunefarm measure`, the way tuning timed it) and the application times the
-# deployed kernel (its output's "median X ms"); prints their medians side by side with the
-# tuning log's time for the config beside them (`best`: the median of its re-measurements when
-# the job measured it again, as it does its top configs; from another moment of the machine).
+# Sourced by the deploy examples' run.sh. side_by_side: ROUNDS times in turn, the farm
+# measures a tuned config again (`tunefarm measure`, the way tuning timed it) and the
+# application times the deployed kernel (its output's "median X ms"); prints their medians
+# side by side with the tuning log's time for the config beside them (`best`: the median of its
+# re-measurements when the job measured it again, as it does its top configs; from another
+# moment of the machine).
 #
 #   side_by_side TUNEFARM DB WORKLOAD ROUNDS TUNED_MS APP
 # Runs in the current directory (writes measure_*.out, app_*.out, farm_ms.txt, app_ms.txt).
@@ -22,6 +23,14 @@ side_by_side() {
   deployed_ms=$(_median app_ms.txt)
   awk -v t="$tuned_ms" -v f="$farm_ms" -v d="$deployed_ms" -v w="$workload" -v n="$rounds" 'BEGIN {
     printf "%s: tuning log %.4f ms; side by side, %d rounds: farm %.4f ms, deployed %.4f ms: deployed/farm %.3f (deployed/log %.3f)\n", w, t, n, f, d, d / f, d / t }'
+}
+
+# The workload name `tunefarm export` and `measure` take for a program's tuned task, from the
+# output of `tunefarm best`: "expr:NAME:<hash>|[args] on llvm ..." -> "expr:NAME:<hash>:[args]".
+#
+#   program_workload NAME BEST_OUT
+program_workload() {
+  sed -nE "s/^(expr:$1:[0-9a-f]+)\|(\[[^]]*\]).*/\1:\2/p" "$2" | head -1
 }
 
 _median() {

@@ -24,8 +24,7 @@ cd "$out"
 "$bin" tune --expr "$program" --shape "N=1,$shape" --trials "$trials" --threads_per_worker 1 \
   --db "$out/tuning.db" > tune.out 2> tune.err || { cat tune.out tune.err; exit 1; }
 "$bin" best --db "$out/tuning.db" > best.out
-# "expr:conv2d_winograd:<hash>|[args] on llvm ..." -> "expr:conv2d_winograd:<hash>:[args]".
-workload=$(sed -nE 's/^(expr:conv2d_winograd:[0-9a-f]+)\|(\[[^]]*\]).*/\1:\2/p' best.out | head -1)
+workload=$(program_workload conv2d_winograd best.out)
 tuned_ms=$(awk '$1 == "1" && $2 ~ /^[0-9.]+$/ {print $3; exit}' best.out)
 "$bin" export --db "$out/tuning.db" --workload "$workload" --target llvm \
   -o "$out/libkernels.so" > export.out

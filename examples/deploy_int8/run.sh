@@ -50,8 +50,7 @@ else
     --threads_per_worker 1 --db "$out/tuning.db" > tune.out 2> tune.err ||
     { cat tune.out tune.err; exit 1; }
   "$bin" best --db "$out/tuning.db" > best_all.out
-  # "expr:NAME:<hash>|[args] on llvm ..." -> "expr:NAME:<hash>:[args]".
-  workload=$(sed -nE "s/^(expr:$name:[0-9a-f]+)\|(\[[^]]*\]).*/\1:\2/p" best_all.out | head -1)
+  workload=$(program_workload "$name" best_all.out)
   prefix="expr_${name}_"
 fi
 echo "int8 kernel for this CPU: $kind ($workload)"

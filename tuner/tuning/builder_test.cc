@@ -3,6 +3,7 @@
 #include "tuner/tuning/builder.h"
 
 #include "absl/strings/match.h"
+#include "compiler/schedule/schedule.h"
 #include "compiler/te/tensor.h"
 #include "gtest/gtest.h"
 #include "proto/gpu_module.pb.h"
