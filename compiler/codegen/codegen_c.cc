@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/lower/inject_prefetch.h"
 #include "compiler/lower/storage_flatten.h"
 
 namespace tunefarm::codegen {
@@ -214,6 +215,11 @@ class CPrinter {
         }
       }
       return out;
+    }
+    if (op->name == lower::kPrefetchIntrinsic) {
+      const auto* ld = op->args.size() == 1 ? op->args[0].as<ir::LoadNode>() : nullptr;
+      if (ld == nullptr) return "0";
+      return absl::StrCat("__builtin_prefetch(&", E(op->args[0], lane), ", 0, 3)");
     }
     std::vector<std::string> args;
     for (const Expr& a : op->args) args.push_back(E(a, lane));

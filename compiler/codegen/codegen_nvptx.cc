@@ -12,6 +12,7 @@
 #include "compiler/codegen/wmma_nest.h"
 #include "compiler/ir/ir_util.h"
 #include "compiler/ir/ir_visitor.h"
+#include "compiler/lower/inject_prefetch.h"
 #include "compiler/lower/insert_barriers.h"
 #include "compiler/lower/storage_flatten.h"
 #include "llvm/Config/llvm-config.h"
@@ -215,6 +216,8 @@ class NvptxEmitter : public LLVMEmitter {
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
       return b_.getInt32(0);
     }
+    // The CPU's software prefetch has no use here: the GPU spaces stage tiles in shared memory.
+    if (op->name == lower::kPrefetchIntrinsic) return b_.getInt32(0);
     static const char* const kMath[] = {"exp", "log", "sigmoid", "tanh", "pow"};
     if (std::find_if(std::begin(kMath), std::end(kMath),
                      [&](const char* n) { return op->name == n; }) == std::end(kMath)) {

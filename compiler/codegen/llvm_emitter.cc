@@ -12,6 +12,7 @@
 #include "compiler/codegen/plain_broadcast_addresses.h"
 #include "compiler/ir/ir_operators.h"
 #include "compiler/ir/ir_util.h"
+#include "compiler/lower/inject_prefetch.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Intrinsics.h"
@@ -247,6 +248,7 @@ llvm::Value* LLVMEmitter::EmitCast(DataType to, DataType from, llvm::Value* v) {
 llvm::Value* LLVMEmitter::EmitCall(const ir::CallNode* op) {
   if (op->name == "likely") return Emit(op->args[0]);
   if (llvm::Value* v = EmitTargetCall(op)) return v;
+  if (op->name == lower::kPrefetchIntrinsic) return EmitPrefetch(op);
   std::vector<llvm::Value*> args;
   for (const Expr& a : op->args) args.push_back(Emit(a));
   if (op->horizontal()) return EmitHorizontalReduce(op->name, op->type, args);
@@ -275,6 +277,21 @@ llvm::Value* LLVMEmitter::EmitCall(const ir::CallNode* op) {
   }
   Fail(absl::InvalidArgumentError(absl::StrCat("codegen: unknown intrinsic '", op->name, "'")));
   return llvm::UndefValue::get(LLVMType(op->type));
+}
+
+llvm::Value* LLVMEmitter::EmitPrefetch(const ir::CallNode* op) {
+  const auto* ld = op->args.size() == 1 ? op->args[0].as<ir::LoadNode>() : nullptr;
+  if (ld == nullptr || ld->indices.size() != 1 || ld->type.lanes != 1) return b_.getInt32(0);
+  auto it = bufs_.find(ld->buffer.get());
+  if (it == bufs_.end()) return b_.getInt32(0);
+  // Not inbounds: the look-ahead of the last iterations points past the buffer, which a prefetch
+  // may do (it never faults) but an inbounds address may not.
+  llvm::Value* address =
+      b_.CreateGEP(StorageType(ld->buffer->dtype), it->second, Emit(ld->indices[0]));
+  // Read (0), keep in every cache level (locality 3), data cache (1).
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                     {address, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+  return b_.getInt32(0);
 }
 
 llvm::Value* LLVMEmitter::EmitHorizontalReduce(const std::string& name, ir::DataType type,

@@ -98,6 +98,8 @@ class LLVMEmitter {
   llvm::Value* EmitBinary(const ir::BinaryNode* op);
   llvm::Value* EmitCast(ir::DataType to, ir::DataType from, llvm::Value* v);
   llvm::Value* EmitCall(const ir::CallNode* op);
+  // llvm.prefetch of the address its load names (lower/inject_prefetch.h); nothing is read.
+  llvm::Value* EmitPrefetch(const ir::CallNode* op);
   // e^x: inline and vectorizable for float32 (llvm.exp on a vector becomes one libm call per
   // lane on CPUs); the llvm.exp intrinsic for other types.
   llvm::Value* EmitExp(llvm::Value* x);

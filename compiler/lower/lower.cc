@@ -7,6 +7,7 @@
 #include "compiler/ir/ir_printer.h"
 #include "compiler/lower/fold_table_loads.h"
 #include "compiler/lower/infer_bound.h"
+#include "compiler/lower/inject_prefetch.h"
 #include "compiler/lower/inline_stages.h"
 #include "compiler/lower/insert_barriers.h"
 #include "compiler/lower/loop_partition.h"
@@ -107,6 +108,8 @@ absl::StatusOr<LoweredFunc> Lower(const schedule::Schedule& sch,
   dump("insert_barriers", s);
   s = VectorizeLoops(s);
   dump("vectorize_loops", s);
+  s = InjectPrefetch(s);
+  dump("inject_prefetch", s);
   s = UnrollLoops(s, options.auto_unroll_max_step);
   dump("unroll_loops", s);
   s = FoldTableLoads(s, bindings);

@@ -275,6 +275,28 @@ absl::Status Stage::Pragma(const IterVar& iv, const std::string& key, int64_t va
   return absl::OkStatus();
 }
 
+absl::Status Stage::Prefetch(const Tensor& t, const IterVar& iv, int64_t distance_bytes) {
+  if (absl::Status s = CheckLeaf(iv, "prefetch"); !s.ok()) return s;
+  if (!t.defined()) {
+    return absl::InvalidArgumentError(absl::StrCat("prefetch on '", Name(), "': undefined tensor"));
+  }
+  bool reads = false;
+  if (body_.defined()) {
+    for (const auto* in : te::InputsOf(body_)) reads = reads || in == t.op();
+  }
+  if (!reads) {
+    return absl::InvalidArgumentError(absl::StrCat("prefetch on '", Name(), "': '", t.name(),
+                                                   "' is not read by this stage"));
+  }
+  if (distance_bytes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("prefetch of '", t.name(), "' on '", Name(),
+                                                   "': distance must be >= 1 byte, got ",
+                                                   distance_bytes));
+  }
+  MutableAttr(iv).pragmas[absl::StrCat(kPrefetchPragmaPrefix, t.name())] = distance_bytes;
+  return absl::OkStatus();
+}
+
 absl::Status Stage::Tensorize(const IterVar& iv, TensorIntrinsic op) {
   if (absl::Status s = CheckLeaf(iv, "tensorize"); !s.ok()) return s;
   MutableAttr(iv).pragmas[kTensorizePragma] = static_cast<int64_t>(op);

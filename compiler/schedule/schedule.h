@@ -62,6 +62,9 @@ enum class TensorIntrinsic : int64_t {
 };
 // The loop pragma Tensorize sets (value: the TensorIntrinsic).
 inline constexpr char kTensorizePragma[] = "tensorize";
+// The prefix of the loop pragma Stage::Prefetch sets: "prefetch:<tensor name>", valued the
+// distance in bytes (lower/inject_prefetch.h).
+inline constexpr char kPrefetchPragmaPrefix[] = "prefetch:";
 // A loop pragma (value 1): loop partitioning (lower/loop_partition.h) also splits the loop on
 // the conditions of the selects in its body that guard a load, such as a padding's bounds.
 inline constexpr char kPartitionSelectsPragma[] = "partition_selects";
@@ -150,6 +153,14 @@ class Stage {
   // A hint on a loop, e.g. ("auto_unroll_max_step", 16): unroll inner loops whose total
   // trip count is at most the value; or (kPartitionSelectsPragma, 1).
   absl::Status Pragma(const IterVar& iv, const std::string& key, int64_t value);
+  // Software prefetch, as TVM's `prefetch`, but with the distance in bytes: at the start of each
+  // iteration of loop `iv`, prefetches (into L1, for reading) the elements of `t` that the loop's
+  // body reads `distance_bytes` further along each of its streams (the iteration that many bytes
+  // ahead, rounded up to whole iterations), so the memory system fetches them before they are
+  // needed instead of after a miss. Only a hint: the results never change, and a read that the
+  // lowering cannot describe as a few affine streams is left without one. InvalidArgument: not a
+  // leaf of this stage, t not read by this stage, or distance_bytes < 1.
+  absl::Status Prefetch(const Tensor& t, const IterVar& iv, int64_t distance_bytes);
   // Marks the loop nest starting at `iv` (its two or three innermost leaves, each of extent
   // 16) to become `op` at GPU code generation; the code generator checks that the nest has
   // the intrinsic's form and rejects it otherwise. InvalidArgument: not a leaf of this stage.

@@ -188,6 +188,21 @@ TEST(MustFail, VectorizeReductionOnDataAxis_InvalidArgument) {
                "is a data-parallel axis; use vectorize");
 }
 
+TEST(MustFail, PrefetchOfATensorNotRead_OrNoDistance_InvalidArgument) {
+  Net n;
+  // C reads B and W, not A (B does).
+  EXPECT_ERROR(n.c().Prefetch(n.A, n.c().reduce_axis(0), 256), StatusCode::kInvalidArgument,
+               "'A' is not read by this stage");
+  EXPECT_ERROR(n.c().Prefetch(n.W, n.c().reduce_axis(0), 0), StatusCode::kInvalidArgument,
+               "distance must be >= 1 byte");
+  EXPECT_ERROR(n.c().Prefetch(n.W, n.b().axis(0), 256), StatusCode::kInvalidArgument,
+               "is not a current loop of this stage");
+  EXPECT_ERROR(n.c().Prefetch(Tensor(), n.c().reduce_axis(0), 256), StatusCode::kInvalidArgument,
+               "undefined tensor");
+  EXPECT_TRUE(n.c().Prefetch(n.W, n.c().reduce_axis(0), 256).ok());
+  EXPECT_TRUE(n.Lower().ok());
+}
+
 TEST(MustFail, AxisIndexOutOfRange_InvalidArgumentAtPrimitive) {
   Net n;
   EXPECT_EQ(n.c().axis(2), nullptr);

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "compiler/ir/ir_visitor.h"
+#include "compiler/lower/inject_prefetch.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -221,6 +222,9 @@ class BodyAnalyzer : public ir::IRVisitor {
     ir::IRVisitor::Visit_(op);
   }
   void Visit_(const ir::CallNode* op) override {
+    // A software prefetch reads nothing: its load only names an address (the knob that asks for
+    // it is among the config's own features).
+    if (op->name == lower::kPrefetchIntrinsic) return;
     if (op->type.is_float()) divs += op->type.lanes * mult_;
     ir::IRVisitor::Visit_(op);
   }

@@ -52,6 +52,15 @@ constexpr int64_t kTransposeBlock = 16;
 // Unrolled register tiles stay small enough for LLVM to compile in milliseconds.
 constexpr int64_t kMaxUnrolledRows = 32;
 constexpr int64_t kMaxUnrolledPoints = 256;
+// The "prefetch" knob: software prefetch of what a single-row reduction streams (a GEMV's
+// weights), this many bytes ahead, or none (0). A hand-written GEMV over the packed layout
+// (docs/cpu_kernels.md, "Software prefetch for the GEMV rows") ran as fast at 512 to 4,096 bytes
+// ahead: one distance besides none keeps the space small.
+constexpr char kPrefetchKnob[] = "prefetch";
+const std::vector<int64_t>& PrefetchDistances() {
+  static const std::vector<int64_t> kDistances = {0, 1024};
+  return kDistances;
+}
 
 int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
 
@@ -330,6 +339,20 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
       if (absl::Status s = l.Unroll(iv); !s.ok()) return s;
     }
   }
+  // Software prefetch of every global buffer the reduction reads (an input, a weight or its
+  // packed copy) at the innermost outer reduction loop, where a config asks for it.
+  if (config.space->KnobIndex(kPrefetchKnob) >= 0 && !r_outer.empty()) {
+    absl::StatusOr<int64_t> distance = config.Other(kPrefetchKnob);
+    if (!distance.ok()) return distance.status();
+    for (const te::OperationNode* in : *distance > 0 ? te::InputsOf(l.body())
+                                                     : std::vector<const te::OperationNode*>{}) {
+      const schedule::Stage* st = sch->Find(in);
+      if (st == nullptr || st->scope() != "global") continue;
+      if (absl::Status s = l.Prefetch(Tensor(st->op_ptr()), r_outer.back(), *distance); !s.ok()) {
+        return s;
+      }
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -351,6 +374,21 @@ std::vector<std::pair<Tensor, int64_t>> SplitCandidates(const std::vector<Tensor
     }
   }
   return out;
+}
+
+// Whether a stage of the program is a reduction with a single row of outputs (all but its last
+// axis of extent 1: a GEMV, a batch-1 dense layer), which reads each element of its other
+// operand once: a stream from memory, where the prefetch knob is offered. Elsewhere each element
+// loaded is reused across a register tile, and the hardware prefetchers keep up.
+bool StreamsASingleRow(const std::vector<Tensor>& args) {
+  for (const Tensor& t : ComputeStages(args.back())) {
+    const te::ComputeOpNode* c = t.compute();
+    if (c->reduce_axis.empty() || c->axis.empty()) continue;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < c->axis.size(); ++d) rows *= Extent(c->axis[d]);
+    if (rows == 1) return true;
+  }
+  return false;
 }
 
 // The program with `candidates` split (all of them, or those whose `rfactor` knob is on when
@@ -878,6 +916,7 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
   for (const auto& [reduction, lanes] : candidates) {
     space->DefineOther(KnobName(reduction, "rfactor"), {0, lanes});
   }
+  if (StreamsASingleRow(args)) space->DefineOther(kPrefetchKnob, PrefetchDistances());
   // Row fusion (row_fusion.h): 0, each stage over the whole program, or the rows of a block
   // (RowTiles that divide the extent).
   // Only where the output is a plain elementwise writer: a reduction fused into the output's

@@ -357,6 +357,56 @@ TEST(ProgramTemplate, SplitReductions_RandomConfigsMatch) {
   }
 }
 
+// The prefetch knob (software prefetch of what a single-row reduction streams) exists for a
+// batch-1 dense layer, fp32 and int8, and not for 16 rows; configs spread over the space with it
+// on match the unscheduled program (tails included: no tile divides N = 40 or K = 300), and their
+// kernels prefetch: most configs' reduction loops hold prefetch statements after lowering.
+TEST(ProgramTemplate, Prefetch_OnlyForASingleRow_ConfigsWithItMatch) {
+  struct Case {
+    std::string file;
+    absl::flat_hash_map<std::string, int64_t> shapes;
+    bool has_knob;
+    ir::DataType dtype = ir::DataType::Float(32);
+  };
+  const std::vector<Case> cases = {
+      {"dense_layer", {{"M", 1}, {"N", 40}, {"K", 300}}, true},
+      {"dense_layer", {{"M", 16}, {"N", 40}, {"K", 300}}, false},
+      {"dense_u8s8_vnni", {{"M", 1}, {"N", 48}, {"K", 256}}, true, ir::DataType::Int(32)},
+  };
+  const codegen::Target host = codegen::HostTarget();
+  for (const Case& c : cases) {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace(c.file, c.shapes, host, c.dtype);
+    ASSERT_TRUE(p.ok()) << c.file << ": " << p.status();
+    const ConfigSpace& space = *p->space;
+    const int knob = space.KnobIndex("prefetch");
+    ASSERT_EQ(knob >= 0, c.has_knob) << c.file << ": " << space.Describe();
+    if (knob < 0) continue;
+    absl::StatusOr<std::vector<runtime::NDArray>> ref =
+        RunConfig(*p->tmpl, p->workload, host, nullptr, 11);
+    ASSERT_TRUE(ref.ok()) << ref.status();
+    int prefetching = 0;
+    for (int i = 0; i < kConfigsPerSpace; ++i) {
+      std::vector<int64_t> choices = space.Decompose((space.size() - 1) / 7 * (i + 1));
+      choices[knob] = 1;  // 1,024 bytes ahead.
+      absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+      ASSERT_TRUE(config.ok());
+      absl::StatusOr<std::vector<runtime::NDArray>> out =
+          RunConfig(*p->tmpl, p->workload, host, &*config, 11);
+      ASSERT_TRUE(out.ok()) << c.file << " " << config->ToJson() << ": " << out.status();
+      EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0)
+          << c.file << " " << config->ToJson();
+      absl::StatusOr<Instance> inst = p->tmpl->Instantiate(p->workload, host, &*config);
+      ASSERT_TRUE(inst.ok()) << inst.status();
+      absl::StatusOr<lower::LoweredFunc> f = lower::Lower(*inst->sch, inst->args, "k");
+      ASSERT_TRUE(f.ok()) << f.status();
+      std::ostringstream ir_text;
+      ir_text << f->body;
+      if (absl::StrContains(ir_text.str(), "prefetch(")) ++prefetching;
+    }
+    EXPECT_GE(prefetching * 2, kConfigsPerSpace) << c.file;
+  }
+}
+
 // Register-tile rows only where they reuse loads: a dense layer's rows (the weights are
 // shared) and a pooling window's rows (windows overlap), not a batch (every read indexes it);
 // the order knob exists for every tiled reduction of rank 2 or more.
