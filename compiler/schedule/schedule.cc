@@ -285,8 +285,8 @@ absl::Status Stage::Prefetch(const Tensor& t, const IterVar& iv, int64_t distanc
     for (const auto* in : te::InputsOf(body_)) reads = reads || in == t.op();
   }
   if (!reads) {
-    return absl::InvalidArgumentError(absl::StrCat("prefetch on '", Name(), "': '", t.name(),
-                                                   "' is not read by this stage"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("prefetch on '", Name(), "': '", t.name(), "' is not read by this stage"));
   }
   if (distance_bytes < 1) {
     return absl::InvalidArgumentError(absl::StrCat("prefetch of '", t.name(), "' on '", Name(),

@@ -344,8 +344,8 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
   if (config.space->KnobIndex(kPrefetchKnob) >= 0 && !r_outer.empty()) {
     absl::StatusOr<int64_t> distance = config.Other(kPrefetchKnob);
     if (!distance.ok()) return distance.status();
-    for (const te::OperationNode* in : *distance > 0 ? te::InputsOf(l.body())
-                                                     : std::vector<const te::OperationNode*>{}) {
+    for (const te::OperationNode* in :
+         *distance > 0 ? te::InputsOf(l.body()) : std::vector<const te::OperationNode*>{}) {
       const schedule::Stage* st = sch->Find(in);
       if (st == nullptr || st->scope() != "global") continue;
       if (absl::Status s = l.Prefetch(Tensor(st->op_ptr()), r_outer.back(), *distance); !s.ok()) {
