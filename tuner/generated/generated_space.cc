@@ -62,6 +62,20 @@ const std::vector<int64_t>& PrefetchDistances() {
   return kDistances;
 }
 
+// Whether all of `t` fits a core's L1 data cache (32 KiB and more on the CPUs we target), where
+// it stays once read: a GEMV's input row, which every block of outputs reads again. Prefetching
+// it would only add instructions (one a reduction step, several a line).
+bool FitsL1(const Tensor& t) {
+  constexpr int64_t kL1Bytes = 32 * 1024;
+  int64_t bytes = t.dtype().bytes();
+  for (const ir::Expr& d : t.shape()) {
+    const int64_t* n = ir::AsConstInt(d);
+    if (n == nullptr) return false;
+    bytes *= *n;
+  }
+  return bytes <= kL1Bytes;
+}
+
 int64_t Extent(const IterVar& iv) { return *ir::AsConstInt(iv->dom.extent); }
 
 // The order knob's value that moves the second axis's outer loop inside the other outer loops.
@@ -347,7 +361,7 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
     for (const te::OperationNode* in :
          *distance > 0 ? te::InputsOf(l.body()) : std::vector<const te::OperationNode*>{}) {
       const schedule::Stage* st = sch->Find(in);
-      if (st == nullptr || st->scope() != "global") continue;
+      if (st == nullptr || st->scope() != "global" || FitsL1(Tensor(st->op_ptr()))) continue;
       if (absl::Status s = l.Prefetch(Tensor(st->op_ptr()), r_outer.back(), *distance); !s.ok()) {
         return s;
       }
