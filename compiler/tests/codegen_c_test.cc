@@ -135,24 +135,20 @@ TEST(CodegenC, ScheduledGemm_ReadableSource) {
   }
 }
 
-// A reduce axis vectorized as a horizontal reduction prints as its lanes combined, and the
-// printed kernel matches the JIT and the reference.
-TEST(CodegenC, VectorizedReduction_MatchesJitAndReference) {
-  const Program p = Matmul(8, 8, 16);
-  auto sch = *schedule::Schedule::Create(p.outputs);
-  auto& c = (*sch)[p.outputs[0]];
-  ASSERT_TRUE(c.VectorizeReduction(c.reduce_axis(0)).ok());
-  auto f = lower::Lower(*sch, p.args(), "kernel");
-  ASSERT_TRUE(f.ok()) << f.status();
-  auto source = codegen::PrintC(*f);
+// Prints `f` (a kernel of `p`) as C, checks the source holds `want`, and checks the compiled C
+// against the JIT and the reference.
+void CheckPrintedC(const Program& p, const lower::LoweredFunc& f, const std::string& tag,
+                   const std::string& want) {
+  auto source = codegen::PrintC(f);
   ASSERT_TRUE(source.ok()) << source.status();
-  void* lib = BuildC(*source, "vectorized_reduction");
+  EXPECT_TRUE(absl::StrContains(*source, want)) << want << "\n" << *source;
+  void* lib = BuildC(*source, tag);
   ASSERT_NE(lib, nullptr) << "cc rejected the printed C\n" << *source;
-  void* c_fn = dlsym(lib, "kernel");
+  void* c_fn = dlsym(lib, f.name.c_str());
   ASSERT_NE(c_fn, nullptr);
-  auto jit = codegen::BuildJit({*f}, codegen::HostTarget());
+  auto jit = codegen::BuildJit({f}, codegen::HostTarget());
   ASSERT_TRUE(jit.ok()) << jit.status();
-  TfKernelFn jit_fn = *(*jit)->Lookup("kernel");
+  TfKernelFn jit_fn = *(*jit)->Lookup(f.name);
   std::vector<runtime::NDArray> c_args = MakeArgs(p, 5);
   std::vector<runtime::NDArray> jit_args = MakeArgs(p, 5);
   std::vector<runtime::NDArray> refs = ReferenceOutputs(p, c_args);
@@ -164,6 +160,32 @@ TEST(CodegenC, VectorizedReduction_MatchesJitAndReference) {
   EXPECT_LE(runtime::MaxRelError(c_args[o], jit_args[o], 1e-4, 1e-4), 1.0) << *source;
   EXPECT_LE(runtime::MaxRelError(c_args[o], refs[0], 1e-4, 1e-4), 1.0) << *source;
   dlclose(lib);
+}
+
+// A reduce axis vectorized as a horizontal reduction prints as its lanes combined, and the
+// printed kernel matches the JIT and the reference.
+TEST(CodegenC, VectorizedReduction_MatchesJitAndReference) {
+  const Program p = Matmul(8, 8, 16);
+  auto sch = *schedule::Schedule::Create(p.outputs);
+  auto& c = (*sch)[p.outputs[0]];
+  ASSERT_TRUE(c.VectorizeReduction(c.reduce_axis(0)).ok());
+  auto f = lower::Lower(*sch, p.args(), "kernel");
+  ASSERT_TRUE(f.ok()) << f.status();
+  CheckPrintedC(p, *f, "vectorized_reduction", "kernel");
+}
+
+// Software prefetches (Stage::Prefetch) print as __builtin_prefetch of the element's address,
+// and the printed kernel matches the JIT and the reference.
+TEST(CodegenC, Prefetch_PrintedAsBuiltin_MatchesJitAndReference) {
+  const Program p = Matmul(6, 40, 70);
+  auto sch = *schedule::Schedule::Create(p.outputs);
+  auto& c = (*sch)[p.outputs[0]];
+  auto ks = *c.Split(c.reduce_axis(0), 4);
+  ASSERT_TRUE(c.Reorder({c.axis(0), ks.first, ks.second, c.axis(1)}).ok());
+  ASSERT_TRUE(c.Prefetch(p.inputs[1], ks.first, 512).ok());
+  auto f = lower::Lower(*sch, p.args(), "kernel");
+  ASSERT_TRUE(f.ok()) << f.status();
+  CheckPrintedC(p, *f, "prefetch", "__builtin_prefetch(&B[");
 }
 
 TEST(CodegenC, ThreadBinding_InvalidArgument) {

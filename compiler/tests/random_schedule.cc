@@ -154,7 +154,7 @@ absl::Status RandomScheduler::TransformLoops(Stage& stage) {
   return absl::OkStatus();
 }
 
-absl::Status RandomScheduler::Annotate(Stage& stage, bool at_root) {
+absl::Status RandomScheduler::Annotate(const schedule::Schedule& sch, Stage& stage, bool at_root) {
   const std::string name = stage.op()->name;
   const std::vector<IterVar>& leaves = stage.leaf_ivars();
   if (leaves.empty()) return absl::OkStatus();
@@ -196,6 +196,21 @@ absl::Status RandomScheduler::Annotate(Stage& stage, bool at_root) {
             Note(absl::StrCat(name, ".vectorize(", iv->name(), ")"), stage.Vectorize(iv));
         !s.ok()) {
       return s;
+    }
+  }
+  // A software prefetch of something the stage reads, at any of its loops, near or far ahead.
+  if (stage.body().defined() && Coin(0.3)) {
+    const std::vector<const te::OperationNode*> read = te::InputsOf(stage.body());
+    const schedule::Stage* producer = read.empty() ? nullptr : sch.Find(Pick(read));
+    if (producer != nullptr) {
+      const IterVar iv = Pick(leaves);
+      const int64_t distance = Pick(std::vector<int64_t>{4, 64, 256, 1024});
+      if (absl::Status s = Note(absl::StrCat(name, ".prefetch(", producer->op()->name, ", ",
+                                             iv->name(), ", ", distance, ")"),
+                                stage.Prefetch(te::Tensor(producer->op_ptr()), iv, distance));
+          !s.ok()) {
+        return s;
+      }
     }
   }
   if (Coin(0.2)) {
@@ -334,7 +349,7 @@ absl::Status RandomScheduler::Run(schedule::Schedule* sch) {
       if (absl::Status s = TryInvalid(sch, stage); !s.ok()) return s;
     }
     bool at_root = stage.attach().kind == schedule::Attach::Kind::kRoot;
-    if (absl::Status s = Annotate(stage, at_root); !s.ok()) return s;
+    if (absl::Status s = Annotate(*sch, stage, at_root); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -53,7 +53,7 @@ class RandomScheduler {
   absl::Status ExpectRejected(const std::string& what, const absl::Status& s);
 
   absl::Status TransformLoops(schedule::Stage& stage);
-  absl::Status Annotate(schedule::Stage& stage, bool at_root);
+  absl::Status Annotate(const schedule::Schedule& sch, schedule::Stage& stage, bool at_root);
   absl::Status TryInvalid(schedule::Schedule* sch, schedule::Stage& stage);
 
   // Upper bounds of loop extents (root extents, then propagated through splits and fuses), so
