@@ -72,20 +72,33 @@ void CheckGemm(TfKernelFn fn, int m, int n, int k) {
   EXPECT_LE(runtime::MaxRelError(c, ref, 1e-4, 1e-4), 1.0);
 }
 
+// C in tiles of `rows` × 16, accumulated in a local tile computed at the column tile's loop, K
+// split by 4 outside the rows, the 16 columns in vectors.
+struct TiledGemm {
+  schedule::Stage* c;
+  schedule::Stage* cc;
+  te::IterVar row_tiles;  // The outer loop of C's rows.
+  te::IterVar k_outer;    // The accumulator's outer reduction loop.
+};
+TiledGemm TileGemm(Gemm& g, int rows) {
+  Tensor CC = *g.sch->CacheWrite(g.C, "local");
+  auto& c = (*g.sch)[g.C];
+  auto t = *c.Tile(c.axis(0), c.axis(1), rows, 16);
+  EXPECT_TRUE((*g.sch)[CC].ComputeAt(c, t[1]).ok());
+  auto& cc = (*g.sch)[CC];
+  auto ks = *cc.Split(cc.reduce_axis(0), 4);
+  EXPECT_TRUE(cc.Reorder({ks.first, cc.axis(0), ks.second, cc.axis(1)}).ok());
+  EXPECT_TRUE(cc.Vectorize(cc.axis(1)).ok());
+  EXPECT_TRUE(c.Vectorize(t[3]).ok());
+  return {&c, &cc, t[0], ks.first};
+}
+
 TEST(Codegen, TiledGemm_Jit_MatchesReference) {
   const int m = 67, n = 45, k = 33;  // Nothing divides: guards and partitioned tails.
   Gemm g = MakeGemm(m, n, k);
-  Tensor CC = *g.sch->CacheWrite(g.C, "local");
-  auto& c = (*g.sch)[g.C];
-  auto t = *c.Tile(c.axis(0), c.axis(1), 8, 16);
-  ASSERT_TRUE((*g.sch)[CC].ComputeAt(c, t[1]).ok());
-  auto& cc = (*g.sch)[CC];
-  auto ks = *cc.Split(cc.reduce_axis(0), 4);
-  ASSERT_TRUE(cc.Reorder({ks.first, cc.axis(0), ks.second, cc.axis(1)}).ok());
-  ASSERT_TRUE(cc.Vectorize(cc.axis(1)).ok());
-  ASSERT_TRUE(cc.Unroll(cc.axis(0)).ok());
-  ASSERT_TRUE(c.Vectorize(t[3]).ok());
-  ASSERT_TRUE(c.Parallel(t[0]).ok());
+  TiledGemm t = TileGemm(g, 8);
+  ASSERT_TRUE(t.cc->Unroll(t.cc->axis(0)).ok());
+  ASSERT_TRUE(t.c->Parallel(t.row_tiles).ok());
   auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm");
   ASSERT_TRUE(f.ok()) << f.status();
   auto jit = BuildJit({*f}, HostTarget());
@@ -101,17 +114,9 @@ TEST(Codegen, TiledGemm_Jit_MatchesReference) {
 TEST(Codegen, Prefetch_SameResultsAndPrefetchInstructions) {
   const int m = 5, n = 45, k = 70;
   Gemm g = MakeGemm(m, n, k);
-  Tensor CC = *g.sch->CacheWrite(g.C, "local");
-  auto& c = (*g.sch)[g.C];
-  auto t = *c.Tile(c.axis(0), c.axis(1), 2, 16);
-  ASSERT_TRUE((*g.sch)[CC].ComputeAt(c, t[1]).ok());
-  auto& cc = (*g.sch)[CC];
-  auto ks = *cc.Split(cc.reduce_axis(0), 4);
-  ASSERT_TRUE(cc.Reorder({ks.first, cc.axis(0), ks.second, cc.axis(1)}).ok());
-  ASSERT_TRUE(cc.Vectorize(cc.axis(1)).ok());
-  ASSERT_TRUE(c.Vectorize(t[3]).ok());
-  ASSERT_TRUE(cc.Prefetch(g.B, ks.first, 1024).ok());
-  ASSERT_TRUE(cc.Prefetch(g.A, ks.first, 64).ok());
+  TiledGemm t = TileGemm(g, 2);
+  ASSERT_TRUE(t.cc->Prefetch(g.B, t.k_outer, 1024).ok());
+  ASSERT_TRUE(t.cc->Prefetch(g.A, t.k_outer, 64).ok());
   auto f = lower::Lower(*g.sch, {g.A, g.B, g.C}, "gemm_prefetch");
   ASSERT_TRUE(f.ok()) << f.status();
   auto jit = BuildJit({*f}, HostTarget());
