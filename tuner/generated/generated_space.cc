@@ -57,10 +57,7 @@ constexpr int64_t kMaxUnrolledPoints = 256;
 // (docs/cpu_kernels.md, "Software prefetch for the GEMV rows") ran as fast at 512 to 4,096 bytes
 // ahead: one distance besides none keeps the space small.
 constexpr char kPrefetchKnob[] = "prefetch";
-const std::vector<int64_t>& PrefetchDistances() {
-  static const std::vector<int64_t> kDistances = {0, 1024};
-  return kDistances;
-}
+constexpr int64_t kPrefetchBytes = 1024;
 
 // Whether all of `t` fits a core's L1 data cache (32 KiB and more on the CPUs we target), where
 // it stays once read: a GEMV's input row, which every block of outputs reads again. Prefetching
@@ -355,11 +352,11 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
   }
   // Software prefetch of every global buffer the reduction reads (an input, a weight or its
   // packed copy) at the innermost outer reduction loop, where a config asks for it.
-  if (config.space->KnobIndex(kPrefetchKnob) >= 0 && !r_outer.empty()) {
-    absl::StatusOr<int64_t> distance = config.Other(kPrefetchKnob);
-    if (!distance.ok()) return distance.status();
-    for (const te::OperationNode* in :
-         *distance > 0 ? te::InputsOf(l.body()) : std::vector<const te::OperationNode*>{}) {
+  absl::StatusOr<int64_t> distance =
+      config.space->KnobIndex(kPrefetchKnob) >= 0 ? config.Other(kPrefetchKnob) : 0;
+  if (!distance.ok()) return distance.status();
+  if (*distance > 0 && !r_outer.empty()) {
+    for (const te::OperationNode* in : te::InputsOf(l.body())) {
       const schedule::Stage* st = sch->Find(in);
       if (st == nullptr || st->scope() != "global" || FitsL1(Tensor(st->op_ptr()))) continue;
       if (absl::Status s = l.Prefetch(Tensor(st->op_ptr()), r_outer.back(), *distance); !s.ok()) {
@@ -368,6 +365,13 @@ absl::Status ApplyTiled(const TiledStage& ts, const Config& config,
     }
   }
   return absl::OkStatus();
+}
+
+// The rows of a stage's output: the product of its axes but the last.
+int64_t Rows(const te::ComputeOpNode* c) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < c->axis.size(); ++d) rows *= Extent(c->axis[d]);
+  return rows;
 }
 
 // The reductions of the program that can be split along their contiguous axis (see
@@ -381,9 +385,7 @@ std::vector<std::pair<Tensor, int64_t>> SplitCandidates(const std::vector<Tensor
     const int64_t lanes = SplitReductionLanes(t);
     if (lanes == 0) continue;
     const te::ComputeOpNode* c = t.compute();
-    int64_t rows = 1;
-    for (size_t d = 0; d + 1 < c->axis.size(); ++d) rows *= Extent(c->axis[d]);
-    if (rows == 1 || !ReusedAlong(t, static_cast<int>(c->axis.size()) - 1)) {
+    if (Rows(c) == 1 || !ReusedAlong(t, static_cast<int>(c->axis.size()) - 1)) {
       out.push_back({t, lanes});
     }
   }
@@ -397,10 +399,7 @@ std::vector<std::pair<Tensor, int64_t>> SplitCandidates(const std::vector<Tensor
 bool StreamsASingleRow(const std::vector<Tensor>& args) {
   for (const Tensor& t : ComputeStages(args.back())) {
     const te::ComputeOpNode* c = t.compute();
-    if (c->reduce_axis.empty() || c->axis.empty()) continue;
-    int64_t rows = 1;
-    for (size_t d = 0; d + 1 < c->axis.size(); ++d) rows *= Extent(c->axis[d]);
-    if (rows == 1) return true;
+    if (!c->reduce_axis.empty() && !c->axis.empty() && Rows(c) == 1) return true;
   }
   return false;
 }
@@ -930,7 +929,7 @@ absl::Status DefineGeneratedSpace(const std::vector<te::Tensor>& all_args,
   for (const auto& [reduction, lanes] : candidates) {
     space->DefineOther(KnobName(reduction, "rfactor"), {0, lanes});
   }
-  if (StreamsASingleRow(args)) space->DefineOther(kPrefetchKnob, PrefetchDistances());
+  if (StreamsASingleRow(args)) space->DefineOther(kPrefetchKnob, {0, kPrefetchBytes});
   // Row fusion (row_fusion.h): 0, each stage over the whole program, or the rows of a block
   // (RowTiles that divide the extent).
   // Only where the output is a plain elementwise writer: a reduction fused into the output's
