@@ -158,6 +158,13 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
       algorithms.push_back({{"", "conv2d_u8s8_avx2", Blocked3x3Shapes(d)}});
     }
   }
+  // fp32 dense layers of 16 outputs or fewer (one vector register) also get dense_pairs.te,
+  // the weight in pairs of inputs: dense_layer.te's kernel there broadcasts one input for every
+  // multiply-add, and those loads bound it (0.85-0.89 of the FMA peak on a Zen 5; the pairs
+  // program's kernel 0.95-0.99 there, kernel_probe at 512×16×512).
+  if (c.op == Op::kDense && !c.int8 && d[1] <= 16 && d[2] % 2 == 0) {
+    algorithms.push_back({{"", "dense_pairs", DenseShapes(d)}});
+  }
   // fp32 1×1 convolutions also get conv2d_nhwc.te, channels last (oneDNN's brgemm convolutions
   // run on NHWC): a strided 1×1 layer reads each pixel's channels as one run there, where the
   // blocked layout reads 64 bytes of every other 128 and the prefetchers fetch the rest.
@@ -231,6 +238,8 @@ int FastestSideBySide(std::vector<TunedKernel>& kernels, int repeats, int rounds
 
 double DirectFlop(const Case& c, const tuner::TuneTask& task) {
   const std::vector<int64_t>& d = c.dims;
+  // dense_pairs.te also counts the additions of its two partial sums.
+  if (c.op == Op::kDense) return 2.0 * d[0] * d[1] * d[2];
   if (c.op != Op::kConv && c.op != Op::kDepthwise) return task.workload.flop;
   const int64_t ho = (d[2] + 2 * d[8] - d[5]) / d[7] + 1, wo = (d[3] + 2 * d[8] - d[6]) / d[7] + 1;
   const double per_output = 2.0 * d[5] * d[6] * (c.op == Op::kDepthwise ? 1 : d[1]);

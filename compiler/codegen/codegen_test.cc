@@ -335,6 +335,41 @@ TfKernelFn JitCopyWithoutPerLaneLoads(const schedule::Schedule& sch,
   return JitKernel(sch, args, name, keep);
 }
 
+// A vector whose lanes read a group of `period` consecutive elements in turn (lane i reads
+// X[g * period + (i + phase) mod period] for the g-th vector; examples/programs/dense_pairs.te
+// reads A that way) is one load of the group, repeated: no per-lane loads in the assembly, and
+// every lane gets its element, for groups of 2 and 4 and a phase of 0 and 1.
+TEST(Codegen, PeriodicVectorLoad_OneGroupRepeated_MatchesReference) {
+  const int groups = 8;
+  for (int period : {2, 4}) {
+    for (int phase : {0, 1}) {
+      Tensor X = te::Placeholder({groups * period}, DataType::Float(32), "X");
+      Tensor Y = *te::Compute(
+          {groups * 16},
+          [&](const std::vector<Var>& i) {
+            return X(ir::floordiv(i[0], 16) * period + ir::floormod(i[0] + phase, period)) + 1.0f;
+          },
+          "Y");
+      auto sch = *schedule::Schedule::Create({Y});
+      auto& y = (*sch)[Y];
+      auto split = *y.Split(y.axis(0), 16);
+      ASSERT_TRUE(y.Vectorize(split.second).ok());
+      std::unique_ptr<JitModule> jit;
+      TfKernelFn fn = JitCopyWithoutPerLaneLoads(*sch, {X, Y}, "periodic", &jit);
+      ASSERT_NE(fn, nullptr);
+      auto x = *NDArray::Empty({groups * period}, DataType::Float(32));
+      auto y_out = *NDArray::Empty({groups * 16}, DataType::Float(32));
+      for (int i = 0; i < groups * period; ++i) x.data<float>()[i] = static_cast<float>(i);
+      ASSERT_TRUE(runtime::Call(fn, {&x, &y_out}).ok());
+      for (int i = 0; i < groups * 16; ++i) {
+        const int want = (i / 16) * period + (i + phase) % period;
+        EXPECT_EQ(y_out.data<float>()[i], static_cast<float>(want + 1))
+            << period << " " << phase << " " << i;
+      }
+    }
+  }
+}
+
 // A packed copy's transpose, B[jo, d, ji] = A[jo * L + ji, d] with d unrolled by 16 and ji
 // vectorized: 16 strided copies become contiguous loads of A and an in-register transpose
 // (no per-lane loads or gathers in the code), for vectors of 16 and of 32 lanes, and every

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +32,63 @@ namespace {
 // Vector loads with a constant stride up to this are one contiguous load and a shuffle;
 // larger strides are gathered lane by lane.
 constexpr int64_t kMaxShuffledStride = 4;
+
+// A vector index whose lanes read a group of `period` consecutive elements over and over:
+// x(base) + floormod(ramp(phase, 1, lanes), x(period)), lane i reading base + (phase + i) mod
+// period. It is the index of an input read along a vector axis that fuses an output axis with a
+// group of consecutive reduction inputs (examples/programs/dense_pairs.te: the lanes of a
+// register are 8 outputs times 2 inputs each), and it is loaded as one group and repeated
+// (vbroadcastsd, vbroadcastf32x4 on x86) instead of lane by lane.
+struct PeriodicIndex {
+  ir::Expr base;  // Undefined: no base, the group starts at element 0.
+  int64_t period = 0;
+  int64_t phase = 0;
+};
+
+// The periodic term floormod(ramp(phase, 1, lanes), x(period)) alone, with no base.
+std::optional<PeriodicIndex> MatchPeriodicTerm(const ir::Expr& e) {
+  const auto* mod = e.as<ir::BinaryNode>();
+  if (mod == nullptr || mod->op != ir::BinaryOp::kFloorMod) return std::nullopt;
+  const auto* ramp = mod->a.as<ir::RampNode>();
+  const auto* period = mod->b.as<ir::BroadcastNode>();
+  if (ramp == nullptr || period == nullptr) return std::nullopt;
+  const int64_t* stride = ir::AsConstInt(ramp->stride);
+  const int64_t* phase = ir::AsConstInt(ramp->base);
+  const int64_t* p = ir::AsConstInt(period->value);
+  if (stride == nullptr || *stride != 1 || phase == nullptr || p == nullptr || *p < 2 ||
+      ramp->lanes % *p != 0) {
+    return std::nullopt;
+  }
+  return PeriodicIndex{ir::Expr(), *p, ((*phase % *p) + *p) % *p};
+}
+
+// Splits a sum into its broadcast terms (`bases`) and its one periodic term; false for any
+// other term, or a second periodic one.
+bool SplitPeriodicSum(const ir::Expr& e, std::vector<ir::Expr>* bases,
+                      std::optional<PeriodicIndex>* periodic) {
+  if (const auto* add = e.as<ir::BinaryNode>(); add != nullptr && add->op == ir::BinaryOp::kAdd) {
+    return SplitPeriodicSum(add->a, bases, periodic) && SplitPeriodicSum(add->b, bases, periodic);
+  }
+  if (const auto* broadcast = e.as<ir::BroadcastNode>()) {
+    bases->push_back(broadcast->value);
+    return true;
+  }
+  std::optional<PeriodicIndex> term = MatchPeriodicTerm(e);
+  if (!term.has_value() || periodic->has_value()) return false;
+  *periodic = term;
+  return true;
+}
+
+// The periodic form of `index` (a sum of broadcasts and one periodic term, in any order and
+// nesting, as the vectorizer leaves a tile's offsets), if it has one.
+std::optional<PeriodicIndex> MatchPeriodic(const ir::Expr& index) {
+  std::vector<ir::Expr> bases;
+  std::optional<PeriodicIndex> periodic;
+  if (!SplitPeriodicSum(index, &bases, &periodic) || !periodic.has_value()) return std::nullopt;
+  for (const ir::Expr& b : bases)
+    periodic->base = periodic->base.defined() ? periodic->base + b : b;
+  return periodic;
+}
 
 }  // namespace
 
@@ -482,6 +541,21 @@ llvm::Value* LLVMEmitter::EmitLoad(const ir::LoadNode* op) {
     std::vector<int> mask;
     for (int i = 0; i < op->type.lanes; ++i) mask.push_back(i * static_cast<int>(*stride));
     return fix_bool(b_.CreateShuffleVector(wide, mask));
+  }
+  if (std::optional<PeriodicIndex> periodic = MatchPeriodic(index)) {
+    llvm::Value* base = periodic->base.defined()
+                            ? Emit(periodic->base)
+                            : llvm::ConstantInt::get(LLVMType(index.type().element_of()), 0);
+    auto* group = Noted(
+        b_.CreateAlignedLoad(
+            llvm::FixedVectorType::get(elem, periodic->period), Address(op->buffer.get(), base),
+            llvm::Align(std::max<uint64_t>(1, elem->getPrimitiveSizeInBits() / 8))),
+        op->buffer.get());
+    std::vector<int> mask;
+    for (int i = 0; i < op->type.lanes; ++i) {
+      mask.push_back(static_cast<int>((periodic->phase + i) % periodic->period));
+    }
+    return fix_bool(b_.CreateShuffleVector(group, mask));
   }
   // Gather lane by lane.
   llvm::Value* idx = Emit(index);

@@ -60,6 +60,7 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"dense_u8s8", {{"M", 3}, {"N", 21}, {"K", 37}}},
       {"conv2d_u8s8", {{"N", 1}, {"C", 3}, {"H", 6}, {"W", 9}, {"F", 4}}},
       {"dense_layer", {{"M", 1}, {"N", 19}, {"K", 33}}},
+      {"dense_pairs", {{"M", 7}, {"N", 11}, {"K", 26}}},
       {"dense_u8s8_vnni", {{"M", 5}, {"N", 48}, {"K", 24}}},
       {"dense_u8s8_avx2", {{"M", 5}, {"N", 48}, {"K", 24}}},
       {"conv2d_u8s8_vnni", {{"N", 1}, {"C", 1}, {"H", 5}, {"W", 6}, {"F", 2}}},
@@ -936,6 +937,67 @@ TEST(ProgramTemplate, OneVectorTile_BroadcastOperandsAddressedFromOneRegisterAnd
       RunConfig(*host.tmpl, host.workload, codegen::HostTarget(), &host_config, 13);
   ASSERT_TRUE(ref.ok() && out.ok()) << ref.status() << " " << out.status();
   EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0);
+}
+
+// dense_pairs.te (the weight in pairs of inputs, W[k][n][t] for input 2k + t of output n)
+// computes a dense layer, A·Wᵀ, checked here against the sum itself and not only against the
+// program's unscheduled self (ProgramSpaceTest): 13 rows, a tail after the 8-row tile, and an
+// odd number of input pairs. On AVX-512 each pair of A is one 8-byte load repeated across the
+// register (vbroadcastsd), never gathered, in the tile of 8 rows and in the tail's.
+TEST(ProgramTemplate, DensePairs_BroadcastsInputPairs_ComputesADenseLayer) {
+  const int64_t m = 13, n = 16, k = 22;
+  const absl::flat_hash_map<std::string, int64_t> shape = {{"M", m}, {"N", n}, {"K", k}};
+  // The space for `target` and its config with `rows` rows of 32 lanes (16 outputs × 2 inputs).
+  auto tile = [&](const codegen::Target& target, int64_t rows) -> std::pair<ProgramSpace, Config> {
+    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense_pairs", shape, target);
+    EXPECT_TRUE(p.ok()) << p.status();
+    if (!p.ok()) return {};
+    const ConfigSpace& space = *p->space;
+    std::vector<int64_t> choices = WithInnerFactors(
+        space, space.Decompose(0), {{"P.tile_i", rows}, {"P.tile_l", 32}, {"P.tile_k", 1}});
+    EXPECT_TRUE(space.Admits(choices)) << rows << " rows on " << target.str;
+    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+    EXPECT_TRUE(config.ok());
+    if (!config.ok()) return {};
+    return {*std::move(p), *std::move(config)};
+  };
+  absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
+  ASSERT_TRUE(avx512.ok());
+  auto [p, config] = tile(*avx512, 8);
+  ASSERT_NE(p.tmpl, nullptr);
+  absl::StatusOr<std::string> assembly = ConfigAssembly(*p.tmpl, p.workload, *avx512, config);
+  ASSERT_TRUE(assembly.ok()) << assembly.status();
+  EXPECT_TRUE(absl::StrContains(*assembly, "vbroadcastsd")) << *assembly;
+  // (C's every-other-element loads of P are one load of 31 elements and a shuffle, whose last
+  // element LLVM inserts with vinsertps: insertps is not a per-lane load here.)
+  for (const char* per_lane : {"vpinsr", "gather"}) {
+    EXPECT_FALSE(absl::StrContains(*assembly, per_lane)) << per_lane << "\n" << *assembly;
+  }
+
+  // On a host without AVX-512, 8 rows of four ymm accumulators exceed the register file: 2 rows.
+  const codegen::Target host_target = codegen::HostTarget();
+  const bool host_avx512 = absl::StartsWith(host_target.triple, "x86_64") &&
+                           codegen::TargetHasFeature(host_target, "avx512f");
+  auto [host, host_config] = tile(host_target, host_avx512 ? 8 : 2);
+  ASSERT_NE(host.tmpl, nullptr);
+  for (const Config* c : std::vector<const Config*>{nullptr, &host_config}) {
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        RunConfig(*host.tmpl, host.workload, codegen::HostTarget(), c, 17);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 3);  // A, W, C.
+    const float* a = (*out)[0].data<float>();
+    const float* w = (*out)[1].data<float>();
+    auto want = *runtime::NDArray::Empty({m, n}, ir::DataType::Float(32));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t x = 0; x < k; ++x) sum += a[i * k + x] * w[((x / 2) * n + j) * 2 + x % 2];
+        want.data<float>()[i * n + j] = static_cast<float>(sum);
+      }
+    }
+    EXPECT_LE(runtime::MaxRelError(out->back(), want, 1e-4, 1e-4), 1.0)
+        << (c == nullptr ? "unscheduled" : c->ToJson());
+  }
 }
 
 // An elementwise stage computed at the top level because a reduction reads it (attention's
