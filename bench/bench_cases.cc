@@ -158,11 +158,11 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
       algorithms.push_back({{"", "conv2d_u8s8_avx2", Blocked3x3Shapes(d)}});
     }
   }
-  // fp32 dense layers of 16 outputs or fewer (one vector register) also get dense_pairs.te,
-  // the weight in pairs of inputs: dense_layer.te's kernel there broadcasts one input for every
-  // multiply-add, and those loads bound it (0.85-0.89 of the FMA peak on a Zen 5; the pairs
-  // program's kernel 0.95-0.99 there, kernel_probe at 512×16×512).
-  if (c.op == Op::kDense && !c.int8 && d[1] <= 16 && d[2] % 2 == 0) {
+  // fp32 dense layers of 8 or 16 outputs also get dense_pairs.te, the weight in pairs of
+  // inputs: dense_layer.te's kernel there broadcasts one input for every multiply-add of its
+  // one vector of outputs, and those loads bound it (0.85-0.89 of the FMA peak on a Zen 5 at
+  // 512×16×512; the pairs program's 0.93-0.98, kernel_probe and cli tune).
+  if (c.op == Op::kDense && !c.int8 && d[1] <= 16 && d[1] % 8 == 0 && d[2] % 2 == 0) {
     algorithms.push_back({{"", "dense_pairs", DenseShapes(d)}});
   }
   // fp32 1×1 convolutions also get conv2d_nhwc.te, channels last (oneDNN's brgemm convolutions

@@ -60,7 +60,7 @@ const std::vector<ProgramCase>& ProgramCases() {
       {"dense_u8s8", {{"M", 3}, {"N", 21}, {"K", 37}}},
       {"conv2d_u8s8", {{"N", 1}, {"C", 3}, {"H", 6}, {"W", 9}, {"F", 4}}},
       {"dense_layer", {{"M", 1}, {"N", 19}, {"K", 33}}},
-      {"dense_pairs", {{"M", 7}, {"N", 11}, {"K", 26}}},
+      {"dense_pairs", {{"M", 7}, {"N", 24}, {"K", 26}}},
       {"dense_u8s8_vnni", {{"M", 5}, {"N", 48}, {"K", 24}}},
       {"dense_u8s8_avx2", {{"M", 5}, {"N", 48}, {"K", 24}}},
       {"conv2d_u8s8_vnni", {{"N", 1}, {"C", 1}, {"H", 5}, {"W", 6}, {"F", 2}}},
@@ -939,22 +939,22 @@ TEST(ProgramTemplate, OneVectorTile_BroadcastOperandsAddressedFromOneRegisterAnd
   EXPECT_LE(runtime::MaxRelError(out->back(), ref->back(), 1e-4, 1e-4), 1.0);
 }
 
-// dense_pairs.te (the weight in pairs of inputs, W[k][n][t] for input 2k + t of output n)
-// computes a dense layer, A·Wᵀ, checked here against the sum itself and not only against the
-// program's unscheduled self (ProgramSpaceTest): 13 rows, a tail after the 8-row tile, and an
-// odd number of input pairs. On AVX-512 each pair of A is one 8-byte load repeated across the
-// register (vbroadcastsd), never gathered, in the tile of 8 rows and in the tail's.
+// dense_pairs.te (the weight in pairs of inputs, W[k][n / 8][n % 8][t] for input 2k + t of
+// output n) computes a dense layer, A·Wᵀ, checked here against the sum itself and not only
+// against the program's unscheduled self (ProgramSpaceTest), with an odd number of input pairs.
+// On AVX-512 each pair of A is one 8-byte load repeated across the register (vbroadcastsd),
+// never gathered, and serves both blocks of 8 outputs.
 TEST(ProgramTemplate, DensePairs_BroadcastsInputPairs_ComputesADenseLayer) {
-  const int64_t m = 13, n = 16, k = 22;
+  const int64_t m = 16, n = 16, k = 22;
   const absl::flat_hash_map<std::string, int64_t> shape = {{"M", m}, {"N", n}, {"K", k}};
-  // The space for `target` and its config with `rows` rows of 32 lanes (16 outputs × 2 inputs).
+  // The space for `target` and its config with `rows` rows of both blocks of 8 outputs.
   auto tile = [&](const codegen::Target& target, int64_t rows) -> std::pair<ProgramSpace, Config> {
     absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense_pairs", shape, target);
     EXPECT_TRUE(p.ok()) << p.status();
     if (!p.ok()) return {};
     const ConfigSpace& space = *p->space;
     std::vector<int64_t> choices = WithInnerFactors(
-        space, space.Decompose(0), {{"P.tile_i", rows}, {"P.tile_l", 32}, {"P.tile_k", 1}});
+        space, space.Decompose(0), {{"P.tile_i", rows}, {"P.tile_b", 2}, {"P.tile_k", 1}});
     EXPECT_TRUE(space.Admits(choices)) << rows << " rows on " << target.str;
     absl::StatusOr<Config> config = space.Get(space.Compose(choices));
     EXPECT_TRUE(config.ok());
@@ -974,7 +974,7 @@ TEST(ProgramTemplate, DensePairs_BroadcastsInputPairs_ComputesADenseLayer) {
     EXPECT_FALSE(absl::StrContains(*assembly, per_lane)) << per_lane << "\n" << *assembly;
   }
 
-  // On a host without AVX-512, 8 rows of four ymm accumulators exceed the register file: 2 rows.
+  // On a host without AVX-512, 8 rows of four ymm accumulators exceed the register file: 2.
   const codegen::Target host_target = codegen::HostTarget();
   const bool host_avx512 = absl::StartsWith(host_target.triple, "x86_64") &&
                            codegen::TargetHasFeature(host_target, "avx512f");
