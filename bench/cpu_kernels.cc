@@ -10,10 +10,11 @@
 // AMX-INT8 (and the channels are multiples of 64 and 16), conv2d_u8s8_nhwc.te, whose generated
 // spaces compute on AMX tiles there (tuner/generated/amx_tiling.h); elsewhere
 // conv2d_u8s8_vnni.te; weights in the VNNI layout. A fp32 3×3 convolution has three algorithms,
-// the direct program and two Winograd ones, and a fp32 1×1 one two, conv2d_blocked.te and the
-// channels-last conv2d_nhwc.te, each tuned; their winners are then timed in turn in
-// this process (alternating rounds, see below) and the fastest is ours. stderr gives each one's
-// time there beside the farm's score of it, in the direct algorithm's count.
+// the direct program and two Winograd ones, a fp32 1×1 one two, conv2d_blocked.te and the
+// channels-last conv2d_nhwc.te, and a fp32 dense layer of 8 or 16 outputs two, dense_layer.te
+// and dense_pairs.te (the weight in pairs of inputs), each tuned; their winners are then timed
+// in turn in this process (alternating rounds, see below) and the fastest is ours. stderr gives
+// each one's time there beside the farm's score of it, in the direct algorithm's count.
 // Then our winner and every library that has the operation are timed side by side in this
 // process, with the same thread count, in the same rounds: each round times ours and every
 // library kernel over `repeats` calls each (the median), in turn (the order reversed every
