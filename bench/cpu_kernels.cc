@@ -18,9 +18,10 @@
 // Then our winner and every library that has the operation are timed side by side in this
 // process, with the same thread count, in the same rounds: each round times ours and every
 // library kernel over `repeats` calls each (the median), in turn (the order reversed every
-// other round), and the rounds go on for at least 7 and until they span --side_by_side_seconds
-// (default 2 s; the median of one call is a few microseconds to tens of milliseconds, and this
-// shared machine's speed moves twofold within seconds). A library kernel's ratio is the median
+// other round), and the rounds go on for at least 25 (3 with --quick; 7 until 2026-12-07) and
+// until they span --side_by_side_seconds (default 2 s; the median of one call is a few
+// microseconds to tens of milliseconds, and this shared machine's speed moves twofold within
+// seconds). A library kernel's ratio is the median
 // over the rounds of its time over ours in the same round; the GFLOP/s columns are medians over
 // the same rounds, so their quotient can differ a little from the ratio. The libraries:
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
@@ -119,7 +120,9 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
   TuneBenchOptions o;
   o.trials = trials > 0 ? trials : quick ? 16 : 400;
   const int repeats = quick ? 3 : 10;
-  const int rounds = quick ? 3 : 7;
+  // At least 25 rounds: the large GEMMs (4-5 ms a call) fit only 7-9 rounds in 2 s, and the
+  // median of so few per-round ratios moved by 2-4% from one run to the next (runs 31-32).
+  const int rounds = quick ? 3 : 25;
   const double min_seconds =
       side_by_side_seconds >= 0 ? side_by_side_seconds : SideBySideSeconds(quick);
   const double peak[] = {0, MeasureFmaPeakGflops(1), MeasureFmaPeakGflops(2)};
