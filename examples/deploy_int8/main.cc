@@ -10,37 +10,21 @@
 // measured again on the farm).
 //
 // run.sh tunes, exports, builds and runs it. By hand:
-//   g++ -O2 -I. -DM=1024 -DN=1024 -DK=1024 -DKERNEL=<symbol> [-DPACK=<symbol>_pack_W] main.cc \
-//       -L. -lkernels -Wl,-rpath,. -o int8_app && ./int8_app
-#include <algorithm>
-#include <chrono>
+//   g++ -O2 -I. -I<repo>/examples -DM=1024 -DN=1024 -DK=1024 -DKERNEL=<symbol> \
+//       [-DPACK=<symbol>_pack_W] main.cc -L. -lkernels -Wl,-rpath,. -o int8_app && ./int8_app
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
+#include "deploy_util.h"
 #include "kernels.h"
 
 #ifndef KERNEL
 #error "build with -DKERNEL=<kernel symbol> -DM= -DN= -DK="
 #endif
 
-namespace {
-
-template <typename T>
-using Buffer = std::vector<T, tf_kernel_allocator<T>>;
-
-template <typename T>
-DLTensor Tensor(Buffer<T>& data, std::vector<int64_t>& shape, uint8_t code) {
-  DLTensor t{};
-  t.data = data.data();
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = DLDataType{code, static_cast<uint8_t>(8 * sizeof(T)), 1};
-  t.shape = shape.data();
-  return t;
-}
-
-}  // namespace
+using deploy::Buffer;
+using deploy::Tensor;
 
 int main() {
   Buffer<uint8_t> a(static_cast<size_t>(M) * K);
@@ -57,12 +41,12 @@ int main() {
   }
   std::fill(c.begin(), c.end(), 0x5a5a5a5a);  // Not zeros: the kernel must initialize C.
   std::vector<int64_t> sa = {M, K}, sw = {N / 16, K / 4, 16, 4}, sc = {M, N};
-  DLTensor ta = Tensor(a, sa, kDLUInt), tw = Tensor(packed, sw, kDLInt), tc = Tensor(c, sc, kDLInt);
+  DLTensor ta = Tensor(a, sa), tw = Tensor(packed, sw), tc = Tensor(c, sc);
 #ifdef PACK
   // dense_u8s8_avx2.te's W16 [N/8][K/4][2][8][2], int16: computed from the weight once.
   Buffer<int16_t> widened(w.size());
   std::vector<int64_t> sw16 = {N / 8, K / 4, 2, 8, 2};
-  DLTensor tw16 = Tensor(widened, sw16, kDLInt);
+  DLTensor tw16 = Tensor(widened, sw16);
   DLTensor* pack_args[] = {&tw, &tw16};
   if (int32_t rc = PACK(pack_args, 2); rc != TF_KERNEL_OK) {
     std::printf("weight pack failed with code %d\n", rc);
@@ -90,23 +74,7 @@ int main() {
                 static_cast<long long>(wrong), static_cast<long long>(c.size()));
     return 1;
   }
-  // Median of 7 timed runs, each the mean of enough calls to last about 20 ms.
-  auto now = [] { return std::chrono::steady_clock::now(); };
-  int calls = 1;
-  for (;;) {
-    auto t0 = now();
-    for (int i = 0; i < calls; ++i) KERNEL(args, 3);
-    if (std::chrono::duration<double>(now() - t0).count() > 0.02 || calls > (1 << 20)) break;
-    calls *= 2;
-  }
-  std::vector<double> ms;
-  for (int r = 0; r < 7; ++r) {
-    auto t0 = now();
-    for (int i = 0; i < calls; ++i) KERNEL(args, 3);
-    ms.push_back(std::chrono::duration<double, std::milli>(now() - t0).count() / calls);
-  }
-  std::sort(ms.begin(), ms.end());
-  const double med = ms[ms.size() / 2];
+  const double med = deploy::MedianMs([&] { KERNEL(args, 3); });
   std::printf("ok, median %.4f ms, %.1f GOP/s\n", med, 2.0 * M * N * K / (med * 1e6));
   return 0;
 }

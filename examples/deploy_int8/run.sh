@@ -61,7 +61,8 @@ tuned_ms=$(awk '$1 == "1" && $2 ~ /^[0-9.]+$/ {print $3; exit}' best.out)
 kernel=$(awk -v p="$prefix" 'index($1, p) == 1 && $1 !~ /_pack_/ {print $1; exit}' export.out)
 # dense_u8s8_avx2.te's int16 weight, widened once by the pack kernel exported beside it.
 if [ "$kind" = avx2 ]; then pack=(-DPACK="${kernel}_pack_W"); fi
-g++ -O2 -I"$out" -DM="$m" -DN="$n" -DK="$k" -DKERNEL="$kernel" "${pack[@]}" "$here/main.cc" \
+g++ -O2 -I"$out" -I"$here/.." -DM="$m" -DN="$n" -DK="$k" -DKERNEL="$kernel" "${pack[@]}" \
+  "$here/main.cc" \
   -L"$out" -lkernels -Wl,-rpath,"$out" -o int8_app
 OMP_NUM_THREADS=1 ./int8_app | tee app.out
 grep -q "^ok," app.out

@@ -703,6 +703,24 @@ std::vector<int64_t> WithInnerFactors(const ConfigSpace& space, std::vector<int6
   return base;
 }
 
+// The generated space of `program` at `shape` for `target`, and its config whose split knobs in
+// `tiles` have those inner factors (the other knobs as in config 0), which the space must admit
+// (a test failure, and an empty space, otherwise).
+std::pair<ProgramSpace, Config> SpaceWithTiles(
+    const std::string& program, const absl::flat_hash_map<std::string, int64_t>& shape,
+    const codegen::Target& target, const std::vector<std::pair<std::string, int64_t>>& tiles) {
+  absl::StatusOr<ProgramSpace> p = MakeProgramSpace(program, shape, target);
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return {};
+  const ConfigSpace& space = *p->space;
+  std::vector<int64_t> choices = WithInnerFactors(space, space.Decompose(0), tiles);
+  EXPECT_TRUE(space.Admits(choices)) << program << " on " << target.str;
+  absl::StatusOr<Config> config = space.Get(space.Compose(choices));
+  EXPECT_TRUE(config.ok());
+  if (!config.ok()) return {};
+  return {*std::move(p), *std::move(config)};
+}
+
 // ResNet-50's 1x1 stride-2 convolution, 256 -> 512 channels at 56 x 56, with fewer channels.
 const absl::flat_hash_map<std::string, int64_t> kConv1x1Stride2 = {
     {"N", 1},   {"C", 2}, {"CB", 16}, {"H", 56}, {"W", 56}, {"F", 8},
@@ -894,18 +912,9 @@ TEST(ProgramTemplate, RegisterTile_AdmittedTilesDoNotSpill) {
 TEST(ProgramTemplate, OneVectorTile_BroadcastOperandsAddressedFromOneRegisterAndMatch) {
   const absl::flat_hash_map<std::string, int64_t> shape = {{"M", 40}, {"N", 16}, {"K", 64}};
   // The space for `target` and its config with the `rows` x 16 tile, unrolled 4 steps along k.
-  auto tile = [&](const codegen::Target& target, int64_t rows) -> std::pair<ProgramSpace, Config> {
-    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense_layer", shape, target);
-    EXPECT_TRUE(p.ok()) << p.status();
-    if (!p.ok()) return {};
-    const ConfigSpace& space = *p->space;
-    std::vector<int64_t> choices = WithInnerFactors(
-        space, space.Decompose(0), {{"C.tile_i", rows}, {"C.tile_j", 16}, {"C.tile_k", 4}});
-    EXPECT_TRUE(space.Admits(choices)) << rows << " x 16 on " << target.str;
-    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
-    EXPECT_TRUE(config.ok());
-    if (!config.ok()) return {};
-    return {*std::move(p), *std::move(config)};
+  auto tile = [&](const codegen::Target& target, int64_t rows) {
+    return SpaceWithTiles("dense_layer", shape, target,
+                          {{"C.tile_i", rows}, {"C.tile_j", 16}, {"C.tile_k", 4}});
   };
   absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
   ASSERT_TRUE(avx512.ok());
@@ -948,18 +957,9 @@ TEST(ProgramTemplate, DensePairs_BroadcastsInputPairs_ComputesADenseLayer) {
   const int64_t m = 16, n = 16, k = 22;
   const absl::flat_hash_map<std::string, int64_t> shape = {{"M", m}, {"N", n}, {"K", k}};
   // The space for `target` and its config with `rows` rows of both blocks of 8 outputs.
-  auto tile = [&](const codegen::Target& target, int64_t rows) -> std::pair<ProgramSpace, Config> {
-    absl::StatusOr<ProgramSpace> p = MakeProgramSpace("dense_pairs", shape, target);
-    EXPECT_TRUE(p.ok()) << p.status();
-    if (!p.ok()) return {};
-    const ConfigSpace& space = *p->space;
-    std::vector<int64_t> choices = WithInnerFactors(
-        space, space.Decompose(0), {{"P.tile_i", rows}, {"P.tile_b", 2}, {"P.tile_k", 1}});
-    EXPECT_TRUE(space.Admits(choices)) << rows << " rows on " << target.str;
-    absl::StatusOr<Config> config = space.Get(space.Compose(choices));
-    EXPECT_TRUE(config.ok());
-    if (!config.ok()) return {};
-    return {*std::move(p), *std::move(config)};
+  auto tile = [&](const codegen::Target& target, int64_t rows) {
+    return SpaceWithTiles("dense_pairs", shape, target,
+                          {{"P.tile_i", rows}, {"P.tile_b", 2}, {"P.tile_k", 1}});
   };
   absl::StatusOr<codegen::Target> avx512 = codegen::ParseTarget("llvm -mcpu=skylake-avx512");
   ASSERT_TRUE(avx512.ok());
