@@ -27,8 +27,8 @@ using deploy::Tensor;
 
 int main() {
   Buffer<float> a(static_cast<size_t>(M) * K);
-  Buffer<float> w(static_cast<size_t>(N) * K);  // Plain [N][K], as a framework holds it.
-  Buffer<float> pairs(w.size());                // [K/2][N/8][8][2].
+  Buffer<float> w(static_cast<size_t>(N) * K);       // Plain [N][K], as a framework holds it.
+  Buffer<float> pairs(w.size());                     // [K/2][N/8][8][2].
   Buffer<float> c(static_cast<size_t>(M) * N, NAN);  // Not zeros: the kernel must write C.
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7) % 13) / 13.0f - 0.5f;
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 5) % 11) / 11.0f - 0.5f;
