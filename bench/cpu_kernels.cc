@@ -21,9 +21,9 @@
 // other round), and the rounds go on for at least 25 (3 with --quick; 7 until 2026-12-07) and
 // until they span --side_by_side_seconds (default 2 s; the median of one call is a few
 // microseconds to tens of milliseconds, and this shared machine's speed moves twofold within
-// seconds). A library kernel's ratio is the median
-// over the rounds of its time over ours in the same round; the GFLOP/s columns are medians over
-// the same rounds, so their quotient can differ a little from the ratio. The libraries:
+// seconds). A library kernel's ratio is the median over the rounds of its time over ours in the
+// same round; the GFLOP/s columns are medians over the same rounds, so their quotient can differ
+// a little from the ratio. The libraries:
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
 //     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones (openblas_env.h);
 //   - oneDNN with its preferred layouts (format any) and its weights reordered outside the timed
