@@ -9,7 +9,7 @@
 // std::vector's 16-byte aligned storage the same kernel ran about 8% slower.
 //
 // run.sh tunes, exports, builds and runs it. By hand, for ResNet-50's 3×3 layer at 56×56:
-//   g++ -O2 -I. -DC=4 -DH=56 -DW=56 -DF=4 -DKERNEL=<symbol> -DPACK=<symbol>_pack_Wt main.cc \
+//   g++ -O2 -I. -I<repo>/examples -DC=4 -DH=56 -DW=56 -DF=4 -DKERNEL=<symbol> -DPACK=<symbol>_pack_Wt main.cc \
 //       -L. -lkernels -Wl,-rpath,. -o conv_app && ./conv_app
 // C and F count blocks of 16 channels; N is 1.
 #include <algorithm>
@@ -18,28 +18,15 @@
 #include <cstdio>
 #include <vector>
 
+#include "deploy_util.h"
 #include "kernels.h"
 
 #ifndef KERNEL
 #error "build with -DKERNEL=<kernel symbol> -DPACK=<its _pack_Wt symbol> -DC= -DH= -DW= -DF="
 #endif
 
-namespace {
-
-// Storage on TF_KERNEL_ALIGNMENT-byte boundaries (kernels.h).
-using Floats = std::vector<float, tf_kernel_allocator<float>>;
-
-DLTensor Tensor(Floats& data, std::vector<int64_t>& shape) {
-  DLTensor t{};
-  t.data = data.data();
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = DLDataType{kDLFloat, 32, 1};
-  t.shape = shape.data();
-  return t;
-}
-
-}  // namespace
+using Floats = deploy::Buffer<float>;  // On TF_KERNEL_ALIGNMENT-byte boundaries (kernels.h).
+using deploy::Tensor;
 
 int main() {
   const int64_t ci = C * 16, co = F * 16;

@@ -31,7 +31,7 @@ tuned_ms=$(awk '$1 == "1" && $2 ~ /^[0-9.]+$/ {print $3; exit}' best.out)
 kernel=$(awk '/^expr_conv2d_winograd_/ {print $1; exit}' export.out)
 defs=$(echo "$shape" | sed -E 's/([A-Z]+)=([0-9]+)/-D\1=\2/g; s/,/ /g')
 # shellcheck disable=SC2086
-g++ -O2 -I"$out" $defs -DKERNEL="$kernel" -DPACK="${kernel}_pack_Wt" "$here/main.cc" \
+g++ -O2 -I"$out" -I"$here/.." $defs -DKERNEL="$kernel" -DPACK="${kernel}_pack_Wt" "$here/main.cc" \
   -L"$out" -lkernels -Wl,-rpath,"$out" -o conv_app
 OMP_NUM_THREADS=1 ./conv_app | tee app.out
 grep -q "^ok," app.out
