@@ -9,8 +9,8 @@
 // std::vector's 16-byte aligned storage the same kernel ran about 8% slower.
 //
 // run.sh tunes, exports, builds and runs it. By hand, for ResNet-50's 3×3 layer at 56×56:
-//   g++ -O2 -I. -I<repo>/examples -DC=4 -DH=56 -DW=56 -DF=4 -DKERNEL=<symbol> -DPACK=<symbol>_pack_Wt main.cc \
-//       -L. -lkernels -Wl,-rpath,. -o conv_app && ./conv_app
+//   g++ -O2 -I. -I<repo>/examples -DC=4 -DH=56 -DW=56 -DF=4 -DKERNEL=<symbol> \
+//       -DPACK=<symbol>_pack_Wt main.cc -L. -lkernels -Wl,-rpath,. -o conv_app && ./conv_app
 // C and F count blocks of 16 channels; N is 1.
 #include <algorithm>
 #include <chrono>
