@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "bench/bench_util.h"
 #include "compiler/codegen/target.h"
+#include "graph/dense_pairs.h"
 
 extern "C" void omp_set_num_threads(int);
 
@@ -161,8 +162,9 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
   // fp32 dense layers of 8 or 16 outputs also get dense_pairs.te, the weight in pairs of
   // inputs: dense_layer.te's kernel there broadcasts one input for every multiply-add of its
   // one vector of outputs, and those loads bound it (0.85-0.89 of the FMA peak on a Zen 5 at
-  // 512×16×512; the pairs program's 0.95-0.98 there, docs/cpu_kernels.md runs 33-34).
-  if (c.op == Op::kDense && !c.int8 && d[1] <= 16 && d[1] % 8 == 0 && d[2] % 2 == 0) {
+  // 512×16×512; the pairs program's 0.95-0.98 there, docs/cpu_kernels.md runs 33-34). The
+  // model import offers it to the same layers (graph/dense_pairs.h).
+  if (c.op == Op::kDense && !c.int8 && graph::DensePairsFit(d[1], d[2])) {
     algorithms.push_back({{"", "dense_pairs", DenseShapes(d)}});
   }
   // fp32 1×1 convolutions also get conv2d_nhwc.te, channels last (oneDNN's brgemm convolutions

@@ -1,12 +1,14 @@
 #include "graph/group_program.h"
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "graph/dense_pairs.h"
 #include "graph/slice_window.h"
 
 namespace tunefarm::graph {
@@ -426,37 +428,52 @@ int64_t Rows(const std::vector<int64_t>& shape) {
   return rows;
 }
 
-absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& group,
-                                          const LayoutPlan& plan, ProgramWriter& w) {
-  const Node& n = g.nodes[group.nodes[0]];
+// A dense layer's operands: C = A·Wᵀ + bias over M rows (A's leading axes folded), N outputs
+// and K inputs, the weight as Wt[N][K] with Gemm's transB and alpha applied.
+struct DenseLayer {
+  int64_t M = 0, N = 0, K = 0;
+  std::vector<float> wt;
+};
+
+absl::StatusOr<DenseLayer> DenseLayerOf(const Graph& g, const Node& n) {
   const Tensor& a = *g.Find(n.inputs[0]);
   const Tensor& b = *g.Find(n.inputs[1]);
-  const Tensor& y = *g.Find(n.outputs[0]);
   if (b.shape.size() != 2 || a.shape.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(n.op, " '", n.name, "': operand ranks"));
   }
   const bool gemm = n.op == "Gemm";
   // Wt[N][K] = B (Gemm with transB) or Bᵀ, scaled by alpha.
   const bool trans = gemm && n.Int("transB", 0) != 0;
-  const int64_t K = trans ? b.shape[1] : b.shape[0], N = trans ? b.shape[0] : b.shape[1];
-  if (a.shape.back() != K) {
+  DenseLayer d;
+  d.K = trans ? b.shape[1] : b.shape[0];
+  d.N = trans ? b.shape[0] : b.shape[1];
+  if (a.shape.back() != d.K) {
     return absl::InvalidArgumentError(
         absl::StrCat(n.op, " '", n.name, "': inner dimensions differ"));
   }
-  const int64_t M = a.NumElements() / K;
+  d.M = a.NumElements() / d.K;
   const float alpha = gemm ? n.Float("alpha", 1.0f) : 1.0f;
-  std::vector<float> wt(N * K);
-  for (int64_t j = 0; j < N; ++j) {
-    for (int64_t k = 0; k < K; ++k)
-      wt[j * K + k] = alpha * (trans ? b.f32[j * K + k] : b.f32[k * N + j]);
+  d.wt.resize(d.N * d.K);
+  for (int64_t j = 0; j < d.N; ++j) {
+    for (int64_t k = 0; k < d.K; ++k)
+      d.wt[j * d.K + k] = alpha * (trans ? b.f32[j * d.K + k] : b.f32[k * d.N + j]);
   }
-  w.Var("M", M), w.Var("N", N), w.Var("K", K);
-  w.Activation(n.inputs[0], {"M", "K"}, {M, K}, "A");
-  w.Weight("Wt", {"N", "K"}, {N, K}, std::move(wt));
-  w.Stmt("Y[i, j] = sum(k: A[i, k] * Wt[j, k])");
-  const OutputSpace space = RowsSpace(y.shape, "M", "N", M, N);
+  return d;
+}
+
+// Binds M, N and K, declares A, and (through `write_product`, which declares the weight and
+// writes Y[i, j] = A·Wᵀ) the product; then Gemm's beta · C and the group's chain.
+absl::StatusOr<GroupProgram> WriteDenseGroup(
+    const Graph& g, const FusedGroup& group, const DenseLayer& d, const std::string& suffix,
+    ProgramWriter& w, const std::function<void(ProgramWriter&)>& write_product) {
+  const Node& n = g.nodes[group.nodes[0]];
+  const Tensor& y = *g.Find(n.outputs[0]);
+  w.Var("M", d.M), w.Var("N", d.N), w.Var("K", d.K);
+  w.Activation(n.inputs[0], {"M", "K"}, {d.M, d.K}, "A");
+  write_product(w);
+  const OutputSpace space = RowsSpace(y.shape, "M", "N", d.M, d.N);
   std::string value = "Y[i, j]";
-  if (gemm && n.inputs.size() > 2 && !n.inputs[2].empty()) {
+  if (n.op == "Gemm" && n.inputs.size() > 2 && !n.inputs[2].empty()) {
     // beta · C, broadcast into the result.
     Tensor c = *g.Find(n.inputs[2]);
     for (float& v : c.f32) v *= n.Float("beta", 1.0f);
@@ -467,12 +484,44 @@ absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& grou
     if (c.NumElements() == 1) {
       value = absl::StrCat("(", value, " + ", FloatLit(c.f32[0]), ")");
     } else {
-      w.Weight("B", {"N"}, {N}, c.f32);
+      w.Weight("B", {"N"}, {d.N}, c.f32);
       value = absl::StrCat("(", value, " + B[j])");
     }
   }
   if (absl::Status s = WriteEpilogue(w, g, group, value, space); !s.ok()) return s;
-  return w.Finish(group.label, group.output, {M, N});
+  return w.Finish(group.label + suffix, group.output, {d.M, d.N});
+}
+
+absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& group,
+                                          const LayoutPlan& plan, ProgramWriter& w) {
+  absl::StatusOr<DenseLayer> d = DenseLayerOf(g, g.nodes[group.nodes[0]]);
+  if (!d.ok()) return d.status();
+  return WriteDenseGroup(g, group, *d, "", w, [&](ProgramWriter& w) {
+    w.Weight("Wt", {"N", "K"}, {d->N, d->K}, d->wt);
+    w.Stmt("Y[i, j] = sum(k: A[i, k] * Wt[j, k])");
+  });
+}
+
+// A dense layer of 8 or 16 outputs (N a multiple of 8, K even) with its weight in pairs of
+// consecutive inputs (examples/programs/dense_pairs.te): W[k][n / 8][n % 8][t] is Wt[n][2k + t],
+// so one 8-byte broadcast of A[i, 2k], A[i, 2k + 1] serves a multiply-add per block of 8
+// outputs, where the direct program broadcasts one input per multiply-add of its one vector of
+// outputs and is bound by those loads. nullopt for any other group.
+std::optional<GroupProgram> PairsDenseProgram(const Graph& g, const FusedGroup& group,
+                                              ProgramWriter& w) {
+  if (group.kind != GroupKind::kDense) return std::nullopt;
+  absl::StatusOr<DenseLayer> d = DenseLayerOf(g, g.nodes[group.nodes[0]]);
+  if (!d.ok() || !DensePairsFit(d->N, d->K)) return std::nullopt;
+  std::vector<float> pairs = DensePairsWeight(d->wt, d->N, d->K);
+  absl::StatusOr<GroupProgram> p = WriteDenseGroup(g, group, *d, "_pairs", w, [&](ProgramWriter& w) {
+    w.Weight("Wt", {"K / 2", "N / 8", "8", "2"}, {d->K / 2, d->N / 8, 8, 2}, std::move(pairs));
+    w.Stmt(
+        "P[i, b < N / 8, l < 16] = sum(k < K / 2: A[i, 2 * k + l % 2] * Wt[k, b, l / 2, l % 2])");
+    w.Stmt("Y[i, j < N] = P[i, j / 8, 2 * (j % 8)] + P[i, j / 8, 2 * (j % 8) + 1]");
+  });
+  // The direct program (MakeGroupProgram) reports what refuses this group.
+  if (!p.ok()) return std::nullopt;
+  return *std::move(p);
 }
 
 // MatMul of two activations [.., M, K] · [.., K, N], the batch axes (equal in both) folded
@@ -786,6 +835,10 @@ absl::StatusOr<std::vector<GroupProgram>> AlternativePrograms(const Graph& g,
   absl::StatusOr<std::optional<GroupProgram>> winograd = WinogradProgram(g, group, plan, w);
   if (!winograd.ok()) return winograd.status();
   if (winograd->has_value()) out.push_back(**std::move(winograd));
+  ProgramWriter pw(g, plan.read_as.at(group_index));
+  if (std::optional<GroupProgram> pairs = PairsDenseProgram(g, group, pw)) {
+    out.push_back(*std::move(pairs));
+  }
   return out;
 }
 

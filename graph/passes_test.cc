@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/match.h"
+#include "graph/dense_pairs.h"
 #include "graph/fold_batch_norm.h"
 #include "graph/fold_constants.h"
 #include "graph/fold_layer_norm.h"
@@ -411,6 +412,81 @@ TEST(FuseGroups, ValueReadTwiceByItsChain_SiluFusedIntoTheDenseLayer) {
   m = PrepareGraph(g);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->groups.size(), 2u);
+}
+
+// a [rows, k] → Gemm (transB, alpha 2, bias) → y [rows, n].
+Graph GemmGraph(int64_t rows, int64_t n, int64_t k) {
+  Graph g;
+  Add(g, Activation("a", {rows, k}));
+  g.inputs = {"a"};
+  std::vector<float> b(n * k), c(n);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i);
+  for (size_t i = 0; i < c.size(); ++i) c[i] = 0.5f * static_cast<float>(i);
+  Add(g, Constant("b", {n, k}, b));
+  Add(g, Constant("c", {n}, c));
+  Add(g, Activation("y", {rows, n}));
+  Node gemm = MakeNode("Gemm", {"a", "b", "c"}, {"y"});
+  gemm.attrs["transB"] = Attribute{Attribute::Kind::kInt, 1, 0.0f};
+  gemm.attrs["alpha"] = Attribute{Attribute::Kind::kFloat, 0, 2.0f};
+  g.nodes = {gemm};
+  g.outputs = {"y"};
+  return g;
+}
+
+TEST(AlternativePrograms, DenseOf16Outputs_AlsoThePairsProgramWithItsWeightInPairs) {
+  constexpr int64_t kRows = 5, kN = 16, kK = 6;
+  absl::StatusOr<PreparedModel> m = PrepareGraph(GemmGraph(kRows, kN, kK));
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->groups.size(), 1u);
+  ASSERT_EQ(m->alternatives.size(), 1u);
+  ASSERT_EQ(m->alternatives[0].size(), 1u);
+  const GroupProgram& direct = m->programs[0];
+  const GroupProgram& pairs = m->alternatives[0][0];
+  EXPECT_EQ(pairs.name, direct.name + "_pairs");
+  EXPECT_EQ(pairs.output, direct.output);
+  EXPECT_EQ(pairs.output_shape, direct.output_shape);
+  EXPECT_TRUE(absl::StrContains(
+      pairs.text,
+      "P[i, b < N / 8, l < 16] = sum(k < K / 2: A[i, 2 * k + l % 2] * Wt[k, b, l / 2, l % 2])"))
+      << pairs.text;
+  EXPECT_TRUE(absl::StrContains(pairs.text, "Z[i, j] = (Y[i, j] + B[j])")) << pairs.text;
+  // The same activation, the same bias; the weight (alpha applied) reordered into pairs.
+  ASSERT_EQ(pairs.args.size(), 3u);
+  EXPECT_EQ(pairs.args[0].name, "A");
+  EXPECT_EQ(pairs.args[0].tensor, direct.args[0].tensor);
+  const ProgramArg& wp = pairs.args[1];
+  const ProgramArg& wd = direct.args[1];
+  ASSERT_EQ(wp.name, "Wt");
+  ASSERT_TRUE(wp.weight);
+  EXPECT_EQ(wp.shape, (std::vector<int64_t>{kK / 2, kN / 8, 8, 2}));
+  ASSERT_EQ(wd.shape, (std::vector<int64_t>{kN, kK}));
+  ASSERT_EQ(wp.data.size(), wd.data.size());
+  for (int64_t j = 0; j < kN; ++j) {
+    for (int64_t k = 0; k < kK; ++k) {
+      const float want = 2.0f * static_cast<float>(j * kK + k);
+      ASSERT_EQ(wd.data[j * kK + k], want);
+      ASSERT_EQ(wp.data[(((k / 2) * (kN / 8) + j / 8) * 8 + j % 8) * 2 + k % 2], want)
+          << "output " << j << ", input " << k;
+    }
+  }
+  EXPECT_EQ(pairs.args[2].name, "B");
+  EXPECT_EQ(pairs.args[2].data, direct.args[2].data);
+}
+
+TEST(AlternativePrograms, DenseOutsideThePairsRule_NoAlternative) {
+  // 24 and 32 outputs (a broadcast already serves two multiply-adds from 32 on), 12 outputs,
+  // an odd number of inputs.
+  for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
+           {24, 6}, {32, 6}, {12, 6}, {16, 7}}) {
+    absl::StatusOr<PreparedModel> m = PrepareGraph(GemmGraph(4, n, k));
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_EQ(m->alternatives.size(), 1u);
+    EXPECT_TRUE(m->alternatives[0].empty()) << n << "x" << k;
+  }
+  EXPECT_TRUE(DensePairsFit(8, 2));
+  EXPECT_TRUE(DensePairsFit(16, 4096));
+  EXPECT_FALSE(DensePairsFit(0, 2));
+  EXPECT_FALSE(DensePairsFit(16, 0));
 }
 
 TEST(FoldConstants, SliceWithBoundsOnnxCouldNotPropagate_GetsItsShapeOrARefusal) {

@@ -4,7 +4,8 @@ ONNX, and writes an input and PyTorch's output for it.
 
   /usr/bin/python3 tests/models/make_model.py NAME OUT_DIR [--seed S]
 
-NAME: small_cnn (every CNN operator the graph layer covers, in seconds), resnet18, resnet50,
+NAME: small_cnn (every CNN operator the graph layer covers, in seconds), mlp (three dense
+layers, two of them of 16 and 8 outputs), resnet18, resnet50,
 mobilenet_v2 (torchvision, random weights), encoder (torch.nn.TransformerEncoderLayer, 256
 wide, 4 heads, ReLU), encoder_gelu (the same with GELU), bert_layer (BERT-base sizes, GELU).
 Writes OUT_DIR/NAME.onnx, OUT_DIR/NAME.input.bin and OUT_DIR/NAME.expected.bin (float32,
@@ -46,9 +47,26 @@ class SmallCnn(nn.Module):
         return self.fc(x)
 
 
+class Mlp(nn.Module):
+    """Dense layers of 16 and 8 outputs (both also tuned with the weight in pairs of inputs,
+    graph/dense_pairs.h), the first with a ReLU, and one of 10 outputs (not: 10 is not a multiple
+    of 8), over 64 rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(32, 16)
+        self.fc2 = nn.Linear(16, 8)
+        self.fc3 = nn.Linear(8, 10)
+
+    def forward(self, x):
+        return self.fc3(self.fc2(torch.relu(self.fc1(x))))
+
+
 def build(name):
     if name == "small_cnn":
         return SmallCnn(), torch.randn(1, 3, 32, 32)
+    if name == "mlp":
+        return Mlp(), torch.randn(64, 32)
     if name in ("encoder", "encoder_gelu", "bert_layer"):
         # bert_layer: BERT-base's sizes (768 wide, 12 heads, 3072 inner, GELU) at 128 tokens.
         d, heads, inner = (768, 12, 3072) if name == "bert_layer" else (256, 4, 1024)

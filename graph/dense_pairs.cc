@@ -1,0 +1,19 @@
+#include "graph/dense_pairs.h"
+
+namespace tunefarm::graph {
+
+bool DensePairsFit(int64_t n, int64_t k) {
+  return n > 0 && n <= 16 && n % 8 == 0 && k > 0 && k % 2 == 0;
+}
+
+std::vector<float> DensePairsWeight(const std::vector<float>& wt, int64_t n, int64_t k) {
+  std::vector<float> pairs(wt.size());
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < k; ++i) {
+      pairs[(((i / 2) * (n / 8) + j / 8) * 8 + j % 8) * 2 + i % 2] = wt[j * k + i];
+    }
+  }
+  return pairs;
+}
+
+}  // namespace tunefarm::graph
