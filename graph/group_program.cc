@@ -513,12 +513,14 @@ std::optional<GroupProgram> PairsDenseProgram(const Graph& g, const FusedGroup& 
   absl::StatusOr<DenseLayer> d = DenseLayerOf(g, g.nodes[group.nodes[0]]);
   if (!d.ok() || !DensePairsFit(d->N, d->K)) return std::nullopt;
   std::vector<float> pairs = DensePairsWeight(d->wt, d->N, d->K);
-  absl::StatusOr<GroupProgram> p = WriteDenseGroup(g, group, *d, "_pairs", w, [&](ProgramWriter& w) {
-    w.Weight("Wt", {"K / 2", "N / 8", "8", "2"}, {d->K / 2, d->N / 8, 8, 2}, std::move(pairs));
-    w.Stmt(
-        "P[i, b < N / 8, l < 16] = sum(k < K / 2: A[i, 2 * k + l % 2] * Wt[k, b, l / 2, l % 2])");
-    w.Stmt("Y[i, j < N] = P[i, j / 8, 2 * (j % 8)] + P[i, j / 8, 2 * (j % 8) + 1]");
-  });
+  absl::StatusOr<GroupProgram> p =
+      WriteDenseGroup(g, group, *d, "_pairs", w, [&](ProgramWriter& w) {
+        w.Weight("Wt", {"K / 2", "N / 8", "8", "2"}, {d->K / 2, d->N / 8, 8, 2}, std::move(pairs));
+        w.Stmt(
+            "P[i, b < N / 8, l < 16] = sum(k < K / 2: A[i, 2 * k + l % 2] * Wt[k, b, l / 2, l % "
+            "2])");
+        w.Stmt("Y[i, j < N] = P[i, j / 8, 2 * (j % 8)] + P[i, j / 8, 2 * (j % 8) + 1]");
+      });
   // The direct program (MakeGroupProgram) reports what refuses this group.
   if (!p.ok()) return std::nullopt;
   return *std::move(p);

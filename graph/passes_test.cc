@@ -476,8 +476,8 @@ TEST(AlternativePrograms, DenseOf16Outputs_AlsoThePairsProgramWithItsWeightInPai
 TEST(AlternativePrograms, DenseOutsideThePairsRule_NoAlternative) {
   // 24 and 32 outputs (a broadcast already serves two multiply-adds from 32 on), 12 outputs,
   // an odd number of inputs.
-  for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
-           {24, 6}, {32, 6}, {12, 6}, {16, 7}}) {
+  for (const auto& [n, k] :
+       std::vector<std::pair<int64_t, int64_t>>{{24, 6}, {32, 6}, {12, 6}, {16, 7}}) {
     absl::StatusOr<PreparedModel> m = PrepareGraph(GemmGraph(4, n, k));
     ASSERT_TRUE(m.ok()) << m.status();
     ASSERT_EQ(m->alternatives.size(), 1u);
