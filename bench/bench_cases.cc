@@ -173,6 +173,14 @@ std::vector<std::vector<Space>> AlgorithmsFor(const Case& c) {
   if (c.op == Op::kConv && !c.int8 && d[5] == 1 && d[6] == 1) {
     algorithms.push_back({{"", "conv2d_nhwc", NhwcShapes(d)}});
   }
+  // A fp32 1×1 stride-1 convolution channels last is a GEMM, (N·H·W pixels × C)·(C × F): where
+  // its F fits the pairs rule (24 outputs: MobileNetV2's 96→24, whose last 8 channels the
+  // direct programs compute in a half-empty vector), also dense_pairs.te over the pixels.
+  if (c.op == Op::kConv && !c.int8 && d[5] == 1 && d[6] == 1 && d[7] == 1 && d[8] == 0 &&
+      graph::DensePairsFit(d[4], d[1])) {
+    algorithms.push_back(
+        {{"", "dense_pairs", {{"M", d[0] * d[2] * d[3]}, {"N", d[4]}, {"K", d[1]}}}});
+  }
   return algorithms;
 }
 

@@ -3,7 +3,8 @@
 namespace tunefarm::graph {
 
 bool DensePairsFit(int64_t n, int64_t k) {
-  return n > 0 && n <= 16 && n % 8 == 0 && k > 0 && k % 2 == 0;
+  const bool small = n <= 16, half_vector_left = n % 16 == 8 && n <= 56;
+  return n > 0 && n % 8 == 0 && (small || half_vector_left) && k > 0 && k % 2 == 0;
 }
 
 std::vector<float> DensePairsWeight(const std::vector<float>& wt, int64_t n, int64_t k) {

@@ -473,11 +473,18 @@ TEST(AlternativePrograms, DenseOf16Outputs_AlsoThePairsProgramWithItsWeightInPai
   EXPECT_EQ(pairs.args[2].data, direct.args[2].data);
 }
 
+TEST(AlternativePrograms, DenseOf24Outputs_AlsoThePairsProgram) {
+  absl::StatusOr<PreparedModel> m = PrepareGraph(GemmGraph(4, 24, 6));
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->alternatives[0].size(), 1u);
+  EXPECT_EQ(m->alternatives[0][0].args[1].shape, (std::vector<int64_t>{3, 3, 8, 2}));
+}
+
 TEST(AlternativePrograms, DenseOutsideThePairsRule_NoAlternative) {
-  // 24 and 32 outputs (a broadcast already serves two multiply-adds from 32 on), 12 outputs,
-  // an odd number of inputs.
-  for (const auto& [n, k] :
-       std::vector<std::pair<int64_t, int64_t>>{{24, 6}, {32, 6}, {12, 6}, {16, 7}}) {
+  // 32, 48 and 64 outputs (whole vectors, and a broadcast serves two multiply-adds or more),
+  // 72 (a half vector left, a small share), 12 outputs, an odd number of inputs.
+  for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
+           {32, 6}, {48, 6}, {64, 6}, {72, 6}, {12, 6}, {16, 7}}) {
     absl::StatusOr<PreparedModel> m = PrepareGraph(GemmGraph(4, n, k));
     ASSERT_TRUE(m.ok()) << m.status();
     ASSERT_EQ(m->alternatives.size(), 1u);
@@ -485,6 +492,7 @@ TEST(AlternativePrograms, DenseOutsideThePairsRule_NoAlternative) {
   }
   EXPECT_TRUE(DensePairsFit(8, 2));
   EXPECT_TRUE(DensePairsFit(16, 4096));
+  for (int64_t n : {24, 40, 56}) EXPECT_TRUE(DensePairsFit(n, 96)) << n;
   EXPECT_FALSE(DensePairsFit(0, 2));
   EXPECT_FALSE(DensePairsFit(16, 0));
 }
