@@ -826,6 +826,61 @@ absl::StatusOr<std::optional<GroupProgram>> WinogradProgram(const Graph& g, cons
                   MemoryShape(out, plan.layouts.at(group.output)));
 }
 
+// A 1×1, stride-1, unpadded convolution whose output channels fit the pairs rule
+// (DensePairsFit: MobileNetV2's 96→24 projection), over input channel blocks of an even size: a
+// GEMM of pixels × channels with its filter in pairs of input channels, [C/CB][CB/2][F/8][8][2]
+// (dense_pairs.te's weight, the channel blocks one axis more of the reduction), so one 8-byte
+// broadcast of two channels of a pixel serves a multiply-add per block of 8 output channels and
+// 24 of them fill three vectors, where the direct program's last 8 fill half of one. The same
+// bias and fused chain, the output in its planned blocks. nullopt for any other group.
+std::optional<GroupProgram> PairsPointwiseProgram(const Graph& g, const FusedGroup& group,
+                                                  const LayoutPlan& plan, ProgramWriter& w) {
+  if (group.kind != GroupKind::kConv) return std::nullopt;
+  const Node& n = g.nodes[group.nodes[0]];
+  const Tensor& x = *g.Find(n.inputs[0]);
+  const Tensor& wt = *g.Find(n.inputs[1]);
+  const Tensor& y = *g.Find(n.outputs[0]);
+  if (x.shape.size() != 4 || wt.shape.size() != 4 || y.shape.size() != 4) return std::nullopt;
+  const int64_t C = x.shape[1], F = y.shape[1];
+  const int64_t cb = ChannelBlockFor(C), fb = ChannelBlockFor(F);
+  if (wt.shape[2] != 1 || wt.shape[3] != 1 || cb % 2 != 0 || !DensePairsFit(F, C) ||
+      n.Ints("strides", {1, 1}) != std::vector<int64_t>{1, 1} ||
+      n.Ints("pads", {0, 0, 0, 0}) != std::vector<int64_t>{0, 0, 0, 0} ||
+      n.Ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1} || y.shape[2] != x.shape[2] ||
+      y.shape[3] != x.shape[3]) {
+    return std::nullopt;
+  }
+  w.Var("N", x.shape[0]), w.Var("C", C / cb), w.Var("CB", cb), w.Var("H", x.shape[2]);
+  w.Var("W", x.shape[3]), w.Var("F", F / fb), w.Var("FB", fb), w.Var("FT", F);
+  w.Activation(n.inputs[0], {"N", "C", "H", "W", "CB"},
+               {x.shape[0], C / cb, x.shape[2], x.shape[3], cb}, "X");
+  // The filter [F][C][1][1] is the dense weight [F][C]; its pairs of inputs, counted across the
+  // channel blocks, are the blocks' pairs in turn.
+  w.Weight("Wt", {"C", "CB / 2", "FT / 8", "8", "2"}, {C / cb, cb / 2, F / 8, 8, 2},
+           DensePairsWeight(wt.f32, F, C));
+  const bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+  if (has_bias) w.Weight("B", {"F", "FB"}, {F / fb, fb}, BiasOf(g, n, 2, F));
+  w.Stmt(
+      "P[n, y < H, x < W, b < FT / 8, l < 16] = sum(c < C, k < CB / 2: X[n, c, y, x, 2 * k + l % "
+      "2] "
+      "* Wt[c, k, b, l / 2, l % 2])");
+  w.Stmt(
+      "Y[n, f < F, y, x, fb < FB] = P[n, y, x, (f * FB + fb) / 8, 2 * ((f * FB + fb) % 8)] + "
+      "P[n, y, x, (f * FB + fb) / 8, 2 * ((f * FB + fb) % 8) + 1]");
+  OutputSpace space =
+      BlockedSpace("f", "fb", "F", "FB", {y.shape[0], F / fb, y.shape[2], y.shape[3], fb});
+  space.extents = {"N", "F", "H", "W", "FB"};  // the pixels are the input's
+  std::string value = "Y[n, f, y, x, fb]";
+  if (has_bias) value = absl::StrCat(value, " + B[f, fb]");
+  if (WriteEpilogue(w, g, group, value, space).ok()) {
+    const Tensor& out = *g.Find(group.output);
+    return w.Finish(group.label + "_pairs", group.output,
+                    MemoryShape(out, plan.layouts.at(group.output)));
+  }
+  // The direct program (MakeGroupProgram) reports what refuses this group.
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<GroupProgram>> AlternativePrograms(const Graph& g,
@@ -839,6 +894,10 @@ absl::StatusOr<std::vector<GroupProgram>> AlternativePrograms(const Graph& g,
   if (winograd->has_value()) out.push_back(**std::move(winograd));
   ProgramWriter pw(g, plan.read_as.at(group_index));
   if (std::optional<GroupProgram> pairs = PairsDenseProgram(g, group, pw)) {
+    out.push_back(*std::move(pairs));
+  }
+  ProgramWriter cw(g, plan.read_as.at(group_index));
+  if (std::optional<GroupProgram> pairs = PairsPointwiseProgram(g, group, plan, cw)) {
     out.push_back(*std::move(pairs));
   }
   return out;

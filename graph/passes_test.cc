@@ -480,6 +480,51 @@ TEST(AlternativePrograms, DenseOf24Outputs_AlsoThePairsProgram) {
   EXPECT_EQ(m->alternatives[0][0].args[1].shape, (std::vector<int64_t>{3, 3, 8, 2}));
 }
 
+// x [1, C, 8, 8] → Conv 1×1 (stride `stride`) → y.
+Graph PointwiseGraph(int64_t c, int64_t f, int64_t stride) {
+  Graph g;
+  Add(g, Activation("x", {1, c, 8, 8}));
+  g.inputs = {"x"};
+  std::vector<float> w(f * c);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);
+  Add(g, Constant("w", {f, c, 1, 1}, w));
+  Add(g, Activation("y", {1, f, 8 / stride, 8 / stride}));
+  Node conv = MakeNode("Conv", {"x", "w"}, {"y"});
+  conv.attrs["strides"] = Attribute{Attribute::Kind::kInts, 0, 0, {stride, stride}};
+  g.nodes = {conv};
+  g.outputs = {"y"};
+  return g;
+}
+
+TEST(AlternativePrograms, Pointwise24Outputs_PairsProgramOverTheInputBlocks) {
+  absl::StatusOr<PreparedModel> m = PrepareGraph(PointwiseGraph(32, 24, 1));
+  ASSERT_TRUE(m.ok()) << m.status();
+  // to_nchw16c, the convolution, to_nchw.
+  ASSERT_EQ(m->programs.size(), 3u);
+  ASSERT_EQ(m->alternatives[1].size(), 1u);
+  const GroupProgram& pairs = m->alternatives[1][0];
+  EXPECT_EQ(pairs.name, m->programs[1].name + "_pairs");
+  EXPECT_EQ(pairs.output_shape, m->programs[1].output_shape);
+  EXPECT_TRUE(
+      absl::StrContains(pairs.text, "X[n, c, y, x, 2 * k + l % 2] * Wt[c, k, b, l / 2, l % 2]"))
+      << pairs.text;
+  // [C/CB][CB/2][F/8][8][2]: input channel 2k + t of block c, output 8b + l.
+  const ProgramArg& wt = pairs.args[1];
+  ASSERT_EQ(wt.shape, (std::vector<int64_t>{2, 8, 3, 8, 2}));
+  for (int64_t f = 0; f < 24; ++f) {
+    for (int64_t c = 0; c < 32; ++c) {
+      ASSERT_EQ(wt.data[((((c / 16) * 8 + (c % 16) / 2) * 3 + f / 8) * 8 + f % 8) * 2 + c % 2],
+                static_cast<float>(f * 32 + c));
+    }
+  }
+  // Strided, or 32 outputs (whole vectors): none.
+  for (const auto& [f, stride] : std::vector<std::pair<int64_t, int64_t>>{{24, 2}, {32, 1}}) {
+    m = PrepareGraph(PointwiseGraph(32, f, stride));
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_TRUE(m->alternatives[1].empty()) << f << " outputs, stride " << stride;
+  }
+}
+
 TEST(AlternativePrograms, DenseOutsideThePairsRule_NoAlternative) {
   // 32, 48 and 64 outputs (whole vectors, and a broadcast serves two multiply-adds or more),
   // 72 (a half vector left, a small share), 12 outputs, an odd number of inputs.

@@ -5,7 +5,8 @@ ONNX, and writes an input and PyTorch's output for it.
   /usr/bin/python3 tests/models/make_model.py NAME OUT_DIR [--seed S]
 
 NAME: small_cnn (every CNN operator the graph layer covers, in seconds), mlp (three dense
-layers, two of them of 16 and 8 outputs), resnet18, resnet50,
+layers, two of them of 16 and 8 outputs), pointwise (three 1x1 convolutions of 24 and 40
+outputs), resnet18, resnet50,
 mobilenet_v2 (torchvision, random weights), encoder (torch.nn.TransformerEncoderLayer, 256
 wide, 4 heads, ReLU), encoder_gelu (the same with GELU), bert_layer (BERT-base sizes, GELU).
 Writes OUT_DIR/NAME.onnx, OUT_DIR/NAME.input.bin and OUT_DIR/NAME.expected.bin (float32,
@@ -62,11 +63,29 @@ class Mlp(nn.Module):
         return self.fc3(self.fc2(torch.relu(self.fc1(x))))
 
 
+class Pointwise(nn.Module):
+    """1x1 convolutions of 24 and 40 output channels (also tuned with their filter in pairs of
+    input channels, graph/dense_pairs.h): with batch norm and ReLU6, with batch norm, and with a
+    residual add and ReLU, over 8x8 pixels."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Sequential(nn.Conv2d(32, 24, 1), nn.BatchNorm2d(24), nn.ReLU6())
+        self.b = nn.Sequential(nn.Conv2d(24, 40, 1), nn.BatchNorm2d(40))
+        self.c = nn.Conv2d(40, 40, 1)
+
+    def forward(self, x):
+        y = self.b(self.a(x))
+        return torch.relu(self.c(y) + y)
+
+
 def build(name):
     if name == "small_cnn":
         return SmallCnn(), torch.randn(1, 3, 32, 32)
     if name == "mlp":
         return Mlp(), torch.randn(64, 32)
+    if name == "pointwise":
+        return Pointwise(), torch.randn(1, 32, 8, 8)
     if name in ("encoder", "encoder_gelu", "bert_layer"):
         # bert_layer: BERT-base's sizes (768 wide, 12 heads, 3072 inner, GELU) at 128 tokens.
         d, heads, inner = (768, 12, 3072) if name == "bert_layer" else (256, 4, 1024)
