@@ -12,7 +12,8 @@
 // conv2d_u8s8_vnni.te; weights in the VNNI layout. A fp32 3×3 convolution has three algorithms,
 // the direct program and two Winograd ones, a fp32 1×1 one two, conv2d_blocked.te and the
 // channels-last conv2d_nhwc.te, and a fp32 dense layer of 8 or 16 outputs two, dense_layer.te
-// and dense_pairs.te (the weight in pairs of inputs), each tuned; their winners are then timed
+// and dense_pairs.te (the weight in pairs of inputs; a 1×1 stride-1 convolution of 24 outputs
+// also gets dense_pairs.te over its pixels, graph/dense_pairs.h), each tuned; their winners are then timed
 // in turn in this process (alternating rounds, see below) and the fastest is ours. stderr gives
 // each one's time there beside the farm's score of it, in the direct algorithm's count.
 // Then our winner and every library that has the operation are timed side by side in this
