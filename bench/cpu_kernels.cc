@@ -13,10 +13,10 @@
 // the direct program and two Winograd ones, a fp32 1×1 one two, conv2d_blocked.te and the
 // channels-last conv2d_nhwc.te, and a fp32 dense layer of 8 or 16 outputs two, dense_layer.te
 // and dense_pairs.te (the weight in pairs of inputs; a 1×1 stride-1 convolution of 24 outputs
-// also gets dense_pairs.te over its pixels, graph/dense_pairs.h), each tuned; their winners are then timed
-// in turn in this process (alternating rounds, see below) and the fastest is ours. stderr gives
-// each one's time there beside the farm's score of it, in the direct algorithm's count.
-// Then our winner and every library that has the operation are timed side by side in this
+// also gets dense_pairs.te over its pixels, graph/dense_pairs.h), each tuned; their winners are
+// then timed in turn in this process (alternating rounds, see below) and the fastest is ours.
+// stderr gives each one's time there beside the farm's score of it, in the direct algorithm's
+// count. Then our winner and every library that has the operation are timed side by side in this
 // process, with the same thread count, in the same rounds: each round times ours and every
 // library kernel over `repeats` calls each (the median), in turn (the order reversed every
 // other round), and the rounds go on for at least 25 (3 with --quick; 7 until 2026-12-07) and
