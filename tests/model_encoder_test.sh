@@ -34,13 +34,7 @@ grep -q "softmax has no tuned record" "$tmp/warn.txt"
 grep -q "0 of 32768 outside" "$tmp/untuned_run.txt"
 
 # Tuned: every task gets a first round of 4.
-"$T" tune-model "$m.onnx" --trials 56 --batch 4 --top_k 0 --db "$tmp/tuning.db" 2>&1 |
-  tee "$tmp/tune.txt" | tail -3
-grep -q "succeeded" "$tmp/tune.txt"
-"$T" compile "$m.onnx" --db "$tmp/tuning.db" -o "$tmp/model.so" | tee "$tmp/compile.txt"
-grep -q "(0 untuned)" "$tmp/compile.txt"
-"$T" run "$tmp/model.so" --input "$m.input.bin" --expect "$m.expected.bin" | tee "$tmp/run.txt"
-grep -q "0 of 32768 outside" "$tmp/run.txt"
+tuned_model_check "$m" 56 32768
 
 # Opset 17's LayerNormalization (and a softmax after it) against numpy.
 "$T" compile "$tmp/layer_norm17.onnx" -o "$tmp/ln.so" 2>/dev/null

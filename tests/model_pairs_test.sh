@@ -11,6 +11,7 @@ set -euo pipefail
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 T="$PWD/cli/tunefarm"
 PY=/usr/bin/python3
+source tests/test_lib.sh
 
 # keep_pairs DB: deletes every record but the pairs programs'.
 keep_pairs() {
@@ -27,13 +28,7 @@ PY
 # against PyTorch's output; then the same from the pairs programs' records alone.
 tune_compile_run() {
   local m="$tmp/$1"
-  "$T" tune-model "$m.onnx" --trials "$2" --batch 4 --top_k 0 --db "$m.db" 2>&1 |
-    tee "$m.tune.txt" | tail -3
-  grep -q "succeeded" "$m.tune.txt"
-  "$T" compile "$m.onnx" --db "$m.db" -o "$m.so" | tee "$m.compile.txt"
-  grep -q "(0 untuned)" "$m.compile.txt"
-  "$T" run "$m.so" --input "$m.input.bin" --expect "$m.expected.bin" | tee "$m.run.txt"
-  grep -q "0 of $3 outside" "$m.run.txt"
+  tuned_model_check "$m" "$2" "$3"
   keep_pairs "$m.db"
   "$T" compile "$m.onnx" --db "$m.db" -o "$m.pairs.so" 2>"$m.warn.txt" |
     tee "$m.compile_pairs.txt"

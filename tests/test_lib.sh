@@ -37,3 +37,18 @@ expect_fail() {
     exit 1
   fi
 }
+
+# tuned_model_check MODEL TRIALS OUTPUTS: tunes MODEL.onnx on the embedded local farm with
+# `tunefarm` at $T (TRIALS, a first round of 4 per task, no top-k) into MODEL.db, compiles it
+# from the log into MODEL.so and runs it against PyTorch's MODEL.expected.bin: every group
+# tuned, all OUTPUTS outputs within tolerance. MODEL.{tune,compile,run}.txt keep what each said.
+tuned_model_check() {
+  local m=$1
+  "$T" tune-model "$m.onnx" --trials "$2" --batch 4 --top_k 0 --db "$m.db" 2>&1 |
+    tee "$m.tune.txt" | tail -3
+  grep -q "succeeded" "$m.tune.txt"
+  "$T" compile "$m.onnx" --db "$m.db" -o "$m.so" | tee "$m.compile.txt"
+  grep -q "(0 untuned)" "$m.compile.txt"
+  "$T" run "$m.so" --input "$m.input.bin" --expect "$m.expected.bin" | tee "$m.run.txt"
+  grep -q "0 of $3 outside" "$m.run.txt"
+}
