@@ -5,7 +5,7 @@
 # checking the output against PyTorch's.
 #
 #   examples/deploy_model/run.sh                        # ResNet-18, 64 trials per task
-#   TUNEFARM=bazel-bin/cli/tunefarm MODEL=small_cnn TRIALS=56 OUT=/tmp/x examples/deploy_model/run.sh
+#   TUNEFARM=bazel-bin/cli/tunefarm MODEL=small_cnn TRIALS=60 OUT=/tmp/x examples/deploy_model/run.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="${TUNEFARM:-tunefarm}"
