@@ -502,11 +502,10 @@ absl::StatusOr<GroupProgram> DenseProgram(const Graph& g, const FusedGroup& grou
   });
 }
 
-// A dense layer of 8 or 16 outputs (N a multiple of 8, K even) with its weight in pairs of
-// consecutive inputs (examples/programs/dense_pairs.te): W[k][n / 8][n % 8][t] is Wt[n][2k + t],
-// so one 8-byte broadcast of A[i, 2k], A[i, 2k + 1] serves a multiply-add per block of 8
-// outputs, where the direct program broadcasts one input per multiply-add of its one vector of
-// outputs and is bound by those loads. nullopt for any other group.
+// A dense layer whose outputs and inputs fit the pairs rule (DensePairsFit) with its weight in
+// pairs of consecutive inputs (examples/programs/dense_pairs.te): W[k][n / 8][n % 8][t] is
+// Wt[n][2k + t], so one 8-byte broadcast of A[i, 2k], A[i, 2k + 1] serves a multiply-add per
+// block of 8 outputs, every lane used. nullopt for any other group.
 std::optional<GroupProgram> PairsDenseProgram(const Graph& g, const FusedGroup& group,
                                               ProgramWriter& w) {
   if (group.kind != GroupKind::kDense) return std::nullopt;
