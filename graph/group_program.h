@@ -52,7 +52,8 @@ absl::StatusOr<GroupProgram> MakeGroupProgram(const Graph& g, const FusedGroup& 
 // Other algorithms for the same group, each a program of its own computing the same output
 // (TVM's strategies: the tuner measures each, and the compiled model uses the fastest):
 // Winograd F(4×4, 3×3) for a 3×3, stride-1, padding-1 convolution over whole blocks of 16
-// channels, named "<label>_winograd"; for a dense layer that DensePairsFit (dense_pairs.h), its
+// channels, named "<label>_winograd"; for a dense layer, or a 1×1 stride-1 unpadded convolution
+// over input blocks of an even size, whose outputs and inputs DensePairsFit (dense_pairs.h), its
 // weight in pairs of inputs (examples/programs/dense_pairs.te), named "<label>_pairs". Empty for
 // other groups. Errors as MakeGroupProgram's.
 absl::StatusOr<std::vector<GroupProgram>> AlternativePrograms(const Graph& g,
