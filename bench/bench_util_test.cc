@@ -1,6 +1,8 @@
 #include "bench/bench_util.h"
 
+#include <algorithm>
 #include <functional>
+#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -39,6 +41,53 @@ TEST(BenchUtilTest, SplitByState_RatiosOfTheFastAndSlowRoundsApart) {
   EXPECT_DOUBLE_EQ(s.slow_ratio, 0.86);
   EXPECT_EQ(SplitByState(InTurn{}, 1).fast_rounds, 0);  // no probe: nothing to split
   EXPECT_EQ(SplitByState(t, 7).slow_rounds, 0);         // no such kernel
+}
+
+// The order statistics of the median's interval: 25 values at 95% are the 8th and 18th, 100
+// the 40th and 61st; too few values for 95% give their range.
+TEST(BenchUtilTest, MedianInterval_OrderStatisticsOfTheBinomialLaw) {
+  std::vector<double> v;
+  for (int i = 25; i >= 1; --i) v.push_back(i);
+  std::shuffle(v.begin(), v.end(), std::mt19937(7));
+  Interval i25 = MedianInterval(v);
+  EXPECT_EQ(i25.lo, 8);
+  EXPECT_EQ(i25.hi, 18);
+  std::vector<double> w;
+  for (int i = 1; i <= 100; ++i) w.push_back(i);
+  Interval i100 = MedianInterval(w);
+  EXPECT_EQ(i100.lo, 40);
+  EXPECT_EQ(i100.hi, 61);
+  Interval i5 = MedianInterval({1.02, 0.97, 1.01, 0.99, 1.00});
+  EXPECT_EQ(i5.lo, 0.97);
+  EXPECT_EQ(i5.hi, 1.02);
+  Interval none = MedianInterval({});
+  EXPECT_EQ(none.lo, 0);
+  EXPECT_EQ(none.hi, 0);
+  // 4,000 values (TimeInTurn's most rounds) stay finite and bracket the median.
+  std::vector<double> many(4000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<double>(i);
+  Interval i4000 = MedianInterval(many);
+  EXPECT_LT(i4000.lo, 1999.5);
+  EXPECT_GT(i4000.hi, 1999.5);
+  EXPECT_GT(i4000.lo, 1900);
+  EXPECT_LT(i4000.hi, 2100);
+}
+
+// Over many samples of 25 from a law whose median is 0, the interval holds it about 95.7% of the
+// time (1 - 2 P(Binomial(25, 1/2) <= 7)); a fixed seed keeps the count the same on every run.
+TEST(BenchUtilTest, MedianInterval_CoversTheMedianAtItsLevel) {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> noise(0, 0.01);
+  int covered = 0;
+  const int samples = 2000;
+  for (int s = 0; s < samples; ++s) {
+    std::vector<double> v(25);
+    for (double& x : v) x = noise(rng);
+    const Interval i = MedianInterval(v);
+    covered += i.lo <= 0 && 0 <= i.hi;
+  }
+  EXPECT_GE(covered, samples * 94 / 100);
+  EXPECT_LE(covered, samples * 98 / 100);
 }
 
 }  // namespace

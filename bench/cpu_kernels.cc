@@ -55,7 +55,14 @@
 // The last line: `RESULT ratio_min=… ratio_median=… ratio_min_2t=… peak_frac_1024=…
 // int8_ratio_min=…` (ratio_min and ratio_median over the one-thread fp32 and int8 shapes,
 // ratio_min_2t over the two-thread fp32 ones, int8_ratio_min over every int8 shape, the
-// two-thread int8 dense included; a shape whose space cannot be tuned counts as 0).
+// two-thread int8 dense included; a shape whose space cannot be tuned counts as 0), then
+// `slower_rows=… tie_rows_under_1=…`: of the rows under 1.0, those slower beyond the rounds'
+// noise and the ties. Each row prints its ratio to three places with a 95% interval of the
+// median over its rounds (bench_util.h's MedianInterval: the order statistics of the binomial
+// law, no assumption on the noise's shape); a row under 1.0 whose interval's upper end is 1.0 or
+// more is a tie within the rounds' noise (both kernels at the machine's peak, or one noisy
+// stretch), one whose upper end is under 1.0 is slower than the library in that run. The two
+// lists are printed above the RESULT line (since 2026-12-07, stop 69).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -66,6 +73,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "bench/bench_cases.h"
 #include "bench/bench_util.h"
 #include "bench/library_baselines.h"
@@ -148,6 +156,8 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
               "fastest library kernel");
   std::vector<double> ratios_1t, ratios_2t, int8_ratios, int8_ratios_1t;
   std::vector<double> other_ratios;  // Against faster kernels not on the same terms.
+  // Rows under 1.0: slower beyond the rounds' noise (the ratio's interval under 1), or ties.
+  std::vector<std::string> slower, ties_below;
   double peak_frac_1024 = 0;
   for (const Case& c : cases) {
     if (!only.empty() && c.label.find(only) == std::string::npos) continue;
@@ -159,6 +169,7 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
       std::fflush(stdout);
       bucket.push_back(0);
       if (c.int8 && c.threads == 1) int8_ratios_1t.push_back(0);
+      slower.push_back(c.label + " (not tuned)");
       continue;
     }
     TunedKernel* ours = &tuned->kernel;
@@ -219,6 +230,20 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
         "of its fastest reading, ratio %.2f; %d rounds under %.0f%%, ratio %.2f\n",
         t.state.fast_rounds, kFastState * 100, t.state.fast_ratio, t.state.slow_rounds,
         kSlowState * 100, t.state.slow_ratio);
+    // The ratio to three places, with its 95% interval over the rounds (MedianInterval): what
+    // this run can tell of a row that reads 1.00, a tie or a kernel slower beyond the noise.
+    const Interval band = t.fastest_interval;
+    const char* verdict = band.hi < 1   ? "ours slower beyond the rounds' noise"
+                          : band.lo > 1 ? "ours faster beyond the rounds' noise"
+                                        : "a tie within the rounds' noise";
+    if (t.fastest >= 0) {
+      std::printf("  ratio %.3f, its 95%% interval over the %d rounds [%.3f, %.3f]: %s\n", ratio,
+                  t.rounds, band.lo, band.hi, verdict);
+    }
+    if (t.fastest >= 0 && ratio < 1) {
+      (band.hi < 1 ? slower : ties_below)
+          .push_back(absl::StrFormat("%s (%.3f [%.3f, %.3f])", c.label, ratio, band.lo, band.hi));
+    }
     std::printf("  best config %s\n", ours->result.best_config.c_str());
     // The winner's score beside the best single trial, and to_90 against each alone.
     const std::vector<double>& curve = ours->result.curve_gflops;
@@ -252,6 +277,10 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
     if (c.int8 && c.threads == 1) int8_ratios_1t.push_back(ratio);
     if (c.label == "dense 1024x1024x1024") peak_frac_1024 = compute;
   }
+  std::printf("\nrows under 1.0 slower beyond the rounds' noise (95%% interval under 1): %s\n",
+              slower.empty() ? "none" : absl::StrJoin(slower, "; ").c_str());
+  std::printf("rows under 1.0 within it (ties): %s\n",
+              ties_below.empty() ? "none" : absl::StrJoin(ties_below, "; ").c_str());
   std::vector<double> one_thread = ratios_1t;
   one_thread.insert(one_thread.end(), int8_ratios_1t.begin(), int8_ratios_1t.end());
   auto min_of = [](const std::vector<double>& v) {
@@ -263,6 +292,8 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
                {"peak_frac_1024", Fixed(peak_frac_1024)},
                {"int8_ratio_min", Fixed(min_of(int8_ratios))},
                {"ratio_min_vs_other", Fixed(min_of(other_ratios))},
+               {"slower_rows", absl::StrCat(slower.size())},
+               {"tie_rows_under_1", absl::StrCat(ties_below.size())},
                {"fma_peak_gflops", Fixed(peak[1], 1)},
                {"fma_peak_gflops_2t", Fixed(peak[2], 1)},
                {"vnni_peak_gops", Fixed(vnni_peak, 1)},

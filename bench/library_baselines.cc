@@ -139,7 +139,14 @@ SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Base
   if (r.fastest_other >= 0 && r.fastest >= 0 && r.ratio[r.fastest_other] >= r.ratio[r.fastest]) {
     r.fastest_other = -1;
   }
-  if (r.fastest >= 0) r.state = SplitByState(t, r.fastest + 1);
+  if (r.fastest >= 0) {
+    r.state = SplitByState(t, r.fastest + 1);
+    std::vector<double> timed;
+    for (double x : t.round_over_first[r.fastest + 1]) {
+      if (x > 0) timed.push_back(x);
+    }
+    r.fastest_interval = MedianInterval(timed);
+  }
   return r;
 }
 

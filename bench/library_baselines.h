@@ -63,6 +63,10 @@ struct SideBySide {
   // The fastest comparable baseline's ratio in the machine's fast and slow rounds, split by a
   // short FMA loop after each round (SplitByState).
   ByState state;
+  // The 95% interval of the fastest comparable baseline's ratio (MedianInterval over the
+  // rounds' ratios): a row whose interval holds 1 is a tie within this run's noise, one whose
+  // upper end is under 1 is slower than that library beyond it.
+  Interval fastest_interval;
   double fastest_s() const { return fastest < 0 ? 0 : baseline_s[fastest]; }
   double fastest_ratio() const { return fastest < 0 ? 0 : ratio[fastest]; }
 };
