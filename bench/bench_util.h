@@ -93,6 +93,7 @@ struct InTurn {
   // Each kernel's time over the first one's in the same round, the median over the rounds:
   // the ratio of two kernels as they ran side by side (fns[0]'s entry is 1).
   std::vector<double> over_first;
+  std::vector<Interval> over_first_interval;          // Each one's 95% interval (MedianInterval).
   std::vector<std::vector<double>> round_over_first;  // The same per round, before the median.
   std::vector<double> probe;  // The probe's reading after each round (empty without one).
   int rounds = 0;
@@ -129,6 +130,7 @@ inline InTurn TimeInTurn(const std::vector<std::function<void()>>& fns, int repe
       if (x > 0) timed.push_back(x);
     }
     out.over_first.push_back(timed.empty() ? 0 : Median(timed));
+    out.over_first_interval.push_back(MedianInterval(timed));
   }
   out.round_over_first = std::move(ratio);
   return out;

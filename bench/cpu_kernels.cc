@@ -232,17 +232,17 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
         kSlowState * 100, t.state.slow_ratio);
     // The ratio to three places, with its 95% interval over the rounds (MedianInterval): what
     // this run can tell of a row that reads 1.00, a tie or a kernel slower beyond the noise.
-    const Interval band = t.fastest_interval;
-    const char* verdict = band.hi < 1   ? "ours slower beyond the rounds' noise"
-                          : band.lo > 1 ? "ours faster beyond the rounds' noise"
-                                        : "a tie within the rounds' noise";
     if (t.fastest >= 0) {
+      const Interval band = t.fastest_interval;
+      const char* verdict = band.hi < 1   ? "ours slower beyond the rounds' noise"
+                            : band.lo > 1 ? "ours faster beyond the rounds' noise"
+                                          : "a tie within the rounds' noise";
       std::printf("  ratio %.3f, its 95%% interval over the %d rounds [%.3f, %.3f]: %s\n", ratio,
                   t.rounds, band.lo, band.hi, verdict);
-    }
-    if (t.fastest >= 0 && ratio < 1) {
-      (band.hi < 1 ? slower : ties_below)
-          .push_back(absl::StrFormat("%s (%.3f [%.3f, %.3f])", c.label, ratio, band.lo, band.hi));
+      if (ratio < 1) {
+        (band.hi < 1 ? slower : ties_below)
+            .push_back(absl::StrFormat("%s (%.3f [%.3f, %.3f])", c.label, ratio, band.lo, band.hi));
+      }
     }
     std::printf("  best config %s\n", ours->result.best_config.c_str());
     // The winner's score beside the best single trial, and to_90 against each alone.

@@ -141,11 +141,7 @@ SideBySide TimeAgainst(const std::function<void()>& ours, const std::vector<Base
   }
   if (r.fastest >= 0) {
     r.state = SplitByState(t, r.fastest + 1);
-    std::vector<double> timed;
-    for (double x : t.round_over_first[r.fastest + 1]) {
-      if (x > 0) timed.push_back(x);
-    }
-    r.fastest_interval = MedianInterval(timed);
+    r.fastest_interval = t.over_first_interval[r.fastest + 1];
   }
   return r;
 }
