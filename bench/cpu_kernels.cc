@@ -26,7 +26,9 @@
 // same round; the GFLOP/s columns are medians over the same rounds, so their quotient can differ
 // a little from the ratio. The libraries:
 //   - OpenBLAS on this core's best kernels: the benchmark re-executes itself with
-//     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones (openblas_env.h);
+//     OPENBLAS_CORETYPE=SkylakeX where the environment names older ones, and (since stop 70)
+//     with OPENBLAS_THREAD_TIMEOUT=4, so that OpenBLAS's idle threads sleep instead of spinning
+//     beside the next kernel timed (openblas_env.h);
 //   - oneDNN with its preferred layouts (format any) and its weights reordered outside the timed
 //     call: matmul and inner product for GEMMs, direct and Winograd for convolutions, u8s8s32
 //     for int8. A batched matmul has no weight: its W is an activation, written as [n×k] per
@@ -145,11 +147,12 @@ int Run(bool quick, const std::string& only, int trials, double side_by_side_sec
   std::printf(
       "machine: FMA peak %.1f GFLOP/s on 1 thread, %.1f on 2; int8 (%s) peak %.1f GOP/s "
       "on 1; AMX int8 (tdpbusd) peak %.1f GOP/s on 1 (0: no AMX); read bandwidth %.1f GB/s (one "
-      "core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s); buffers of 2 MiB or more on huge "
-      "pages: ours advised, the libraries' %s\n\n",
+      "core); OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s, OPENBLAS_THREAD_TIMEOUT=%s); buffers of "
+      "2 MiB or more on huge pages: ours advised, the libraries' %s\n\n",
       peak[1], peak[2], vnni_peak > 0 ? "vpdpbusd" : "vpmaddwd, no VNNI",
       vnni_peak > 0 ? vnni_peak : madd_peak, amx_peak, bandwidth, OpenBlasCoreName().c_str(),
       std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset",
+      std::getenv("OPENBLAS_THREAD_TIMEOUT") ? std::getenv("OPENBLAS_THREAD_TIMEOUT") : "unset",
       MallocOnHugePages() ? "advised (glibc.malloc.hugetlb=1)" : "no");
   std::printf("%-26s %3s %6s %10s %10s %10s %6s %5s %6s  %-22s %s\n", "shape", "thr", "trials",
               "ours GF/s", "OpenBLAS", "oneDNN", "ratio", "peak", "to_90", "our space",

@@ -50,28 +50,45 @@ bool MallocOnHugePages() {
   return tunables != nullptr && std::strstr(tunables, kHugePageTunable) != nullptr;
 }
 
-void ReexecWithLibrariesAtTheirBest(char** argv) {
-  const char* current = std::getenv("OPENBLAS_CORETYPE");
+std::vector<EnvChange> LibraryEnvChanges(const std::function<const char*(const char*)>& get,
+                                         const std::string& loaded_core) {
+  std::vector<EnvChange> out;
+  const char* current = get("OPENBLAS_CORETYPE");
   const std::string best = BestOpenBlasCoreType();
   // Set where the environment names a weaker core type, and, where it names none, where
   // OpenBLAS's own detection chose weaker kernels (a CPU model newer than the library: an Intel
   // Xeon of family 6, model 207, got its SSE3 "Prescott" kernels from OpenBLAS 0.3.21).
-  const bool set_core =
-      !best.empty() && !RunsAtLeast(current != nullptr ? current : OpenBlasCoreName(), best);
-  if ((!set_core && MallocOnHugePages()) || std::getenv(kReexecMarker) != nullptr) return;
-  if (set_core) {
-    std::fprintf(stderr,
-                 "OPENBLAS_CORETYPE=%s (OpenBLAS's kernels: %s): re-executing with %s, this core's "
-                 "best kernels\n",
-                 current != nullptr ? current : "unset", OpenBlasCoreName().c_str(), best.c_str());
-    setenv("OPENBLAS_CORETYPE", best.c_str(), 1);
+  if (!best.empty() && !RunsAtLeast(current != nullptr ? current : loaded_core, best)) {
+    out.push_back({"OPENBLAS_CORETYPE", best,
+                   std::string("was ") + (current != nullptr ? current : "unset") +
+                       " (OpenBLAS's kernels: " + loaded_core + "); " + best +
+                       " runs this core's best kernels"});
   }
-  if (!MallocOnHugePages()) {
-    const char* tunables = std::getenv("GLIBC_TUNABLES");
-    const std::string all = tunables != nullptr && *tunables != '\0'
-                                ? std::string(tunables) + ":" + kHugePageTunable
-                                : std::string(kHugePageTunable);
-    setenv("GLIBC_TUNABLES", all.c_str(), 1);
+  const char* tunables = get("GLIBC_TUNABLES");
+  if (tunables == nullptr || std::strstr(tunables, kHugePageTunable) == nullptr) {
+    out.push_back({"GLIBC_TUNABLES",
+                   tunables != nullptr && *tunables != '\0'
+                       ? std::string(tunables) + ":" + kHugePageTunable
+                       : std::string(kHugePageTunable),
+                   "the libraries' buffers of 2 MiB or more on huge pages, as ours"});
+  }
+  if (get("OPENBLAS_THREAD_TIMEOUT") == nullptr) {
+    out.push_back({"OPENBLAS_THREAD_TIMEOUT", "4",
+                   "OpenBLAS's idle worker threads asleep instead of spinning on the cores the "
+                   "next kernel runs on"});
+  }
+  return out;
+}
+
+void ReexecWithLibrariesAtTheirBest(char** argv) {
+  if (std::getenv(kReexecMarker) != nullptr) return;
+  const std::vector<EnvChange> changes =
+      LibraryEnvChanges([](const char* name) { return std::getenv(name); }, OpenBlasCoreName());
+  if (changes.empty()) return;
+  for (const EnvChange& c : changes) {
+    std::fprintf(stderr, "re-executing with %s=%s: %s\n", c.name.c_str(), c.value.c_str(),
+                 c.why.c_str());
+    setenv(c.name.c_str(), c.value.c_str(), 1);
   }
   setenv(kReexecMarker, "1", 1);
   execv("/proc/self/exe", argv);
