@@ -34,6 +34,11 @@ bool RunsAtLeast(const std::string& core, const std::string& best) {
   return true;
 }
 
+// Whether a GLIBC_TUNABLES value (or nullptr) holds the huge-page tunable.
+bool HoldsHugePageTunable(const char* tunables) {
+  return tunables != nullptr && std::strstr(tunables, kHugePageTunable) != nullptr;
+}
+
 }  // namespace
 
 std::string BestOpenBlasCoreType() {
@@ -45,10 +50,7 @@ std::string BestOpenBlasCoreType() {
   return "";
 }
 
-bool MallocOnHugePages() {
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  return tunables != nullptr && std::strstr(tunables, kHugePageTunable) != nullptr;
-}
+bool MallocOnHugePages() { return HoldsHugePageTunable(std::getenv("GLIBC_TUNABLES")); }
 
 std::vector<EnvChange> LibraryEnvChanges(const std::function<const char*(const char*)>& get,
                                          const std::string& loaded_core) {
@@ -65,7 +67,7 @@ std::vector<EnvChange> LibraryEnvChanges(const std::function<const char*(const c
                        " runs this core's best kernels"});
   }
   const char* tunables = get("GLIBC_TUNABLES");
-  if (tunables == nullptr || std::strstr(tunables, kHugePageTunable) == nullptr) {
+  if (!HoldsHugePageTunable(tunables)) {
     out.push_back({"GLIBC_TUNABLES",
                    tunables != nullptr && *tunables != '\0'
                        ? std::string(tunables) + ":" + kHugePageTunable

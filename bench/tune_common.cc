@@ -50,8 +50,8 @@ absl::StatusOr<TunedKernel> TuneTaskAndLoad(const tuner::TuneTask& tune_task,
   to.batch_size = options.batch;
   to.build_threads = cores;
   // top_k and top_k_rounds keep the defaults `tunefarm tune` has (5 configs in 3 rounds), so the
-  // winner is picked as a user's job picks it (3 configs until stop 70: on two-thread shapes the
-  // top configs read within 1-2% of one another, and the pick among them moved the ratio).
+  // winner is picked as a user's job picks it (3 configs until stop 70; docs/cpu_kernels.md,
+  // run 44: the five did not change what decides the benchmark's bars).
   TunedKernel out;
   out.task = *task;
   auto result =
